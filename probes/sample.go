@@ -1,0 +1,81 @@
+package probes
+
+import "time"
+
+// Sample is one observation of the target's whole process tree, summed over
+// every live process in it, plus soakd's own CPU and memory. Counters that
+// are cumulative (CPU seconds, context switches, I/O bytes) are kept
+// monotonic across workers that exit: a process's last counted value stays
+// in the total after it is gone.
+type Sample struct {
+	Time time.Time `json:"time"`
+
+	// Identity of the root process. Incarnation starts at 1 and increases
+	// each time the root's {PID, start time} changes (a restart).
+	Alive       bool   `json:"alive"`
+	RootPID     int32  `json:"root_pid"`
+	RootStart   uint64 `json:"root_start_ticks"`
+	Incarnation int    `json:"incarnation"`
+	Procs       int    `json:"procs"`
+
+	// Memory, in bytes.
+	RSS  uint64 `json:"rss_bytes"`
+	VMS  uint64 `json:"vms_bytes"`
+	Swap uint64 `json:"swap_bytes"`
+	// PSS and USS come from smaps_rollup, read less often; SmapsValid says
+	// whether this sample holds a fresh reading.
+	SmapsValid bool   `json:"smaps_valid"`
+	PSS        uint64 `json:"pss_bytes"`
+	USS        uint64 `json:"uss_bytes"`
+
+	// Files and threads. FDsValid is false when /proc/PID/fd was not
+	// readable for the root. FDLimit is the root's soft RLIMIT_NOFILE.
+	FDsValid bool   `json:"fds_valid"`
+	FDs      uint64 `json:"fds"`
+	FDLimit  uint64 `json:"fd_limit"`
+	Threads  uint64 `json:"threads"`
+
+	// CPU, cumulative seconds; context switches, cumulative counts.
+	CPUUser      float64 `json:"cpu_user_seconds"`
+	CPUSystem    float64 `json:"cpu_system_seconds"`
+	CtxVoluntary uint64  `json:"ctx_voluntary"`
+	CtxInvol     uint64  `json:"ctx_involuntary"`
+
+	// I/O bytes, cumulative; IOValid is false when /proc/PID/io was denied.
+	IOValid    bool   `json:"io_valid"`
+	ReadBytes  uint64 `json:"read_bytes"`
+	WriteBytes uint64 `json:"write_bytes"`
+
+	// TCP sockets owned by the tree, by state.
+	TCPEstablished int `json:"tcp_established"`
+	TCPCloseWait   int `json:"tcp_close_wait"`
+	TCPTimeWait    int `json:"tcp_time_wait"`
+	TCPListen      int `json:"tcp_listen"`
+
+	// cgroup v2 memory, for --unit targets (CgroupValid says so), bytes.
+	// MemMax is 0 when the cgroup's memory.max is "max".
+	CgroupValid bool   `json:"cgroup_valid"`
+	MemCurrent  uint64 `json:"mem_current_bytes"`
+	MemMax      uint64 `json:"mem_max_bytes"`
+	MemAnon     uint64 `json:"mem_anon_bytes"`
+	MemFile     uint64 `json:"mem_file_bytes"`
+
+	// soakd's own process, cumulative CPU seconds and RSS bytes.
+	SelfUser   float64 `json:"self_cpu_user_seconds"`
+	SelfSystem float64 `json:"self_cpu_system_seconds"`
+	SelfRSS    uint64  `json:"self_rss_bytes"`
+
+	// Top holds the largest processes of the tree by RSS (at most
+	// SamplerOptions.TopN), for a per-process breakdown.
+	Top []ProcStat `json:"top,omitempty"`
+}
+
+// ProcStat is one process's share of a Sample.
+type ProcStat struct {
+	PID     int32   `json:"pid"`
+	Name    string  `json:"name"`
+	RSS     uint64  `json:"rss_bytes"`
+	FDs     uint64  `json:"fds"`
+	Threads uint64  `json:"threads"`
+	CPU     float64 `json:"cpu_seconds"`
+}

@@ -1,0 +1,113 @@
+package load
+
+import (
+	"regexp"
+	"time"
+)
+
+// Endpoint is one request shape. With several endpoints, each request picks
+// one at random in proportion to Weight.
+type Endpoint struct {
+	Weight int
+	Method string
+	URL    string
+	Body   []byte
+}
+
+// Header is one request header line.
+type Header struct {
+	Name, Value string
+}
+
+// Options configures a load run. The zero value is not valid: New fills
+// defaults and validates.
+type Options struct {
+	Endpoints   []Endpoint
+	Headers     []Header
+	ContentType string // sent as Content-Type when non-empty
+
+	// Concurrency is the number of closed-loop workers, each with its own
+	// connection. In open loop (Rate > 0) it bounds the requests in flight.
+	Concurrency int
+	// Rate, when > 0, selects the open loop: requests are scheduled at a
+	// constant rate and latency is measured from each intended send time.
+	Rate float64
+
+	Requests uint64        // stop after this many completed requests; 0 = no limit
+	Duration time.Duration // stop after this long; 0 = no limit
+
+	KeepAlive bool
+	Timeout   time.Duration // per request
+
+	// ExpectStatus lists accepted status codes or classes, e.g. "200",
+	// "2xx". Empty means any 2xx or 3xx.
+	ExpectStatus []string
+	ExpectBody   *regexp.Regexp
+	CheckLength  bool // fail a response whose body length differs from the first one's
+
+	// Interval is the period of OnInterval calls (default 1s).
+	Interval   time.Duration
+	OnInterval func(Interval)
+}
+
+// Interval is the accounting of one progress interval.
+type Interval struct {
+	Start, End time.Time
+	Requests   uint64  // cumulative completed requests at End
+	Errors     uint64  // cumulative errors at End
+	Count      uint64  // requests completed within the interval
+	Rate       float64 // Count / interval length, req/s
+	MovingRate float64 // moving average of Rate, req/s
+	P50, P99   float64 // latency of this interval's requests, seconds
+	Mean       float64 // mean latency of this interval's requests, seconds
+}
+
+// Error causes, the keys of Summary.ErrorsByCause.
+const (
+	CauseConnRefused = "connect_refused"
+	CauseReset       = "reset"
+	CauseTimeout     = "timeout"
+	CauseAddress     = "address"
+	CauseStatus      = "status_mismatch"
+	CauseBody        = "body_mismatch"
+	CauseLength      = "length_mismatch"
+	CauseOther       = "other"
+)
+
+// LatencySummary is the latency distribution in seconds.
+type LatencySummary struct {
+	Min  float64 `json:"min"`
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p99_9"`
+	Max  float64 `json:"max"`
+}
+
+// Summary is the final accounting of a run: the report's "load" object.
+type Summary struct {
+	Mode        string  `json:"mode"` // "closed" or "open"
+	Concurrency int     `json:"concurrency"`
+	TargetRate  float64 `json:"target_rate,omitempty"`
+	KeepAlive   bool    `json:"keepalive"`
+
+	Requests      uint64            `json:"requests"`
+	Successes     uint64            `json:"successes"`
+	Errors        uint64            `json:"errors"`
+	ErrorsByCause map[string]uint64 `json:"errors_by_cause"`
+	StatusClasses map[string]uint64 `json:"status_classes"`
+	BytesIn       uint64            `json:"bytes_in"`
+	BytesOut      uint64            `json:"bytes_out"`
+	Connections   uint64            `json:"connections"`
+
+	// Open loop only: sends that left after their intended time, and sends
+	// that never left because the run ended or the backlog was full.
+	LateSends   uint64 `json:"late_sends"`
+	MissedSends uint64 `json:"missed_sends"`
+
+	DurationSeconds float64        `json:"duration_seconds"`
+	RPS             float64        `json:"rps"`
+	Latency         LatencySummary `json:"latency_seconds"`
+	StoppedBy       string         `json:"stopped_by"` // "requests", "duration", "interrupt"
+}

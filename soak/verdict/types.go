@@ -1,0 +1,114 @@
+// Package verdict turns a run's samples into verdicts: per-request growth of
+// each resource (leak, stable, plateau, inconclusive), release after the
+// cool-down, time to exhaustion, and whether the target is CPU-bound, waits
+// on I/O, or is held back by the client. It is pure: no I/O.
+package verdict
+
+// Phase of a run that a point belongs to.
+type Phase int
+
+const (
+	Warmup Phase = iota
+	Soak
+	Cooldown
+)
+
+// Point is one sample of one resource.
+type Point struct {
+	Requests    float64 // cumulative completed requests at this sample
+	Seconds     float64 // seconds since the run started
+	Value       float64 // the resource's value (bytes, fds, threads, sockets)
+	Incarnation int     // the target's incarnation; a change is a restart
+	Phase       Phase
+}
+
+// Thresholds are the effect floors a leak must clear.
+type Thresholds struct {
+	Alpha         float64 // significance level, default 0.001
+	MinPerRequest float64 // CI lower bound floor, units per request
+	MinTotal      float64 // minimum total growth over the soak, units
+}
+
+// Defaults for memory in bytes and for fds.
+var (
+	MemoryThresholds = Thresholds{Alpha: 0.001, MinPerRequest: 16, MinTotal: 1 << 20}
+	FDThresholds     = Thresholds{Alpha: 0.001, MinPerRequest: 0.001, MinTotal: 5}
+	CountThresholds  = Thresholds{Alpha: 0.001, MinPerRequest: 0.001, MinTotal: 5}
+)
+
+// Verdicts of a resource.
+const (
+	Leak         = "leak"
+	Stable       = "stable"
+	Plateau      = "plateau"
+	Inconclusive = "inconclusive"
+)
+
+// Resource is the analysis of one resource: the report's
+// "resources.<name>" object.
+type Resource struct {
+	Verdict    string     `json:"verdict"`
+	Unit       string     `json:"unit"` // "bytes", "fds", "threads", "sockets"
+	PerRequest float64    `json:"per_request"`
+	PerHour    float64    `json:"per_hour"`
+	CI95       [2]float64 `json:"ci95"` // per request
+	PValue     float64    `json:"p_value"`
+	// LastThirdPerRequest is the slope over the last third of the soak.
+	LastThirdPerRequest float64 `json:"last_third_per_request"`
+	Start               float64 `json:"start"` // soak start level (lower envelope)
+	End                 float64 `json:"end"`   // soak end level
+	Growth              float64 `json:"growth"`
+	// ReleasedAfterCooldown is nil when no cool-down ran.
+	ReleasedAfterCooldown *bool   `json:"released_after_cooldown"`
+	CooldownLevel         float64 `json:"cooldown_level,omitempty"`
+	Limit                 float64 `json:"limit,omitempty"`
+	// TimeToExhaustionSeconds is nil when the resource is not growing
+	// ("never").
+	TimeToExhaustionSeconds *float64 `json:"time_to_exhaustion_seconds"`
+	Incarnations            int      `json:"incarnations"`
+	Points                  int      `json:"points"`
+	Method                  string   `json:"method"` // which series the verdict fit, e.g. "lower-envelope"
+	Reason                  string   `json:"reason"`
+	// Settle says what would settle an inconclusive verdict.
+	Settle string `json:"settle,omitempty"`
+}
+
+// CPUInput holds the measured figures for the CPU verdict, over the soak
+// phase.
+type CPUInput struct {
+	WallSeconds      float64 // length of the soak window
+	TargetUser       float64 // target CPU user seconds within the window
+	TargetSystem     float64
+	ClientUser       float64 // soakd's own CPU seconds within the window
+	ClientSystem     float64
+	Requests         float64 // completed requests within the window
+	MeanResponse     float64 // R, seconds
+	Concurrency      float64 // N, requests in flight (closed loop: workers)
+	TargetThreads    float64 // mean threads of the target
+	TargetProcs      float64 // mean processes of the target
+	CPUs             int     // cores available
+	P99Seconds       []float64
+	P99AtSeconds     []float64 // time of each P99 figure, for the drift slope
+	RateSeries       []float64 // throughput per interval
+	RateAtSeconds    []float64
+	ClientSaturation float64 // optional override; 0 = computed
+}
+
+// CPU is the report's "cpu" object.
+type CPU struct {
+	Bound                string  `json:"bound"`            // "cpu", "io", "client", "inconclusive"
+	Utilization          float64 `json:"utilization"`      // U, cores
+	Throughput           float64 `json:"throughput"`       // X, req/s
+	DemandSeconds        float64 `json:"demand_seconds"`   // D = U/X
+	ResponseSeconds      float64 `json:"response_seconds"` // R
+	Concurrency          float64 `json:"concurrency"`      // N
+	BusyFraction         float64 `json:"busy_fraction"`    // D·N/R
+	UserShare            float64 `json:"user_share"`
+	SystemShare          float64 `json:"system_share"`
+	KernelHeavy          bool    `json:"kernel_heavy"`
+	CPUSecondsPerRequest float64 `json:"cpu_seconds_per_request"`
+	ClientUtilization    float64 `json:"client_utilization"` // soakd's own CPU, cores
+	P99SlopePerHour      float64 `json:"p99_slope_seconds_per_hour"`
+	ThroughputDecay      float64 `json:"throughput_decay"` // fractional change first→last third
+	Reason               string  `json:"reason"`
+}

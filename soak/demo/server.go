@@ -1,0 +1,201 @@
+// Package demo is soakd's built-in demo target: an HTTP server whose
+// misbehaviour is set by options. It can leak a fixed number of bytes per
+// request (outside the Go heap, so the truth is exact), leak an fd every N
+// requests, burn CPU or sleep per request, or fill a cache that then stays
+// flat. `soakd demo` runs it, and the tests spawn it as a target.
+package demo
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options set what each request to "/" does.
+type Options struct {
+	LeakBytes       int           // bytes leaked per request
+	LeakFDEvery     int           // leak one fd every N requests; 0 = never
+	CPUPerRequest   time.Duration // busy CPU per request
+	Sleep           time.Duration // sleep per request
+	CacheEntries    int           // the first N requests each add a cache entry
+	CacheEntryBytes int           // bytes per cache entry
+	BodyBytes       int           // response body size (default 128)
+	// Fork starts n child processes when /ctl/fork is called; nil disables it.
+	Fork func(n int) error
+	// Exit is called by /ctl/exit; nil disables it.
+	Exit func(code int)
+}
+
+// Server is the demo target's handler.
+type Server struct {
+	opts     Options
+	body     []byte
+	requests atomic.Uint64
+	leak     arena // per-request leaks
+	ctl      arena // /ctl/alloc
+	mu       sync.Mutex
+	fds      []*os.File // leaked or held fds; guarded by mu
+	cache    [][]byte   // guarded by mu
+	mux      *http.ServeMux
+}
+
+// NewServer returns a demo target with the given behaviour.
+func NewServer(opts Options) *Server {
+	if opts.BodyBytes <= 0 {
+		opts.BodyBytes = 128
+	}
+	s := &Server{opts: opts, body: make([]byte, opts.BodyBytes)}
+	for i := range s.body {
+		s.body[i] = 'a' + byte(i%26)
+	}
+	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("/", s.work)
+	s.mux.HandleFunc("/static", s.static)
+	s.mux.HandleFunc("POST /ctl/alloc", s.ctlAlloc)
+	s.mux.HandleFunc("POST /ctl/fds", s.ctlFDs)
+	s.mux.HandleFunc("POST /ctl/fork", s.ctlFork)
+	s.mux.HandleFunc("POST /ctl/exit", s.ctlExit)
+	s.mux.HandleFunc("GET /ctl/stats", s.ctlStats)
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+func (s *Server) static(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain")
+	w.Write(s.body)
+}
+
+func (s *Server) work(w http.ResponseWriter, r *http.Request) {
+	n := s.requests.Add(1)
+	o := &s.opts
+	if o.LeakBytes > 0 {
+		if err := s.leak.take(o.LeakBytes); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	if o.LeakFDEvery > 0 && n%uint64(o.LeakFDEvery) == 0 {
+		if err := s.hold(1); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	if o.CacheEntries > 0 && n <= uint64(o.CacheEntries) {
+		e := make([]byte, o.CacheEntryBytes)
+		for i := 0; i < len(e); i += 512 {
+			e[i] = 1
+		}
+		s.mu.Lock()
+		s.cache = append(s.cache, e)
+		s.mu.Unlock()
+	}
+	if o.CPUPerRequest > 0 {
+		burn(o.CPUPerRequest)
+	}
+	if o.Sleep > 0 {
+		time.Sleep(o.Sleep)
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	w.Write(s.body)
+}
+
+// burn spins for d of wall time, which on an idle core is d of CPU.
+func burn(d time.Duration) {
+	end := time.Now().Add(d)
+	x := uint64(1)
+	for time.Now().Before(end) {
+		for i := 0; i < 1000; i++ {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+	}
+	sink.Store(x)
+}
+
+var sink atomic.Uint64
+
+func (s *Server) hold(n int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := 0; i < n; i++ {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			return fmt.Errorf("demo: open %s: %w", os.DevNull, err)
+		}
+		s.fds = append(s.fds, f)
+	}
+	return nil
+}
+
+func intParam(r *http.Request, name string) (int, error) {
+	v, err := strconv.Atoi(r.URL.Query().Get(name))
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("query parameter %q must be a whole number >= 0, got %q", name, r.URL.Query().Get(name))
+	}
+	return v, nil
+}
+
+func (s *Server) ctlAlloc(w http.ResponseWriter, r *http.Request) {
+	mib, err := intParam(r, "mib")
+	if err == nil {
+		err = s.ctl.take(mib << 20)
+	}
+	reply(w, err)
+}
+
+func (s *Server) ctlFDs(w http.ResponseWriter, r *http.Request) {
+	n, err := intParam(r, "n")
+	if err == nil {
+		err = s.hold(n)
+	}
+	reply(w, err)
+}
+
+func (s *Server) ctlFork(w http.ResponseWriter, r *http.Request) {
+	n, err := intParam(r, "n")
+	if err == nil && s.opts.Fork == nil {
+		err = fmt.Errorf("fork is not enabled")
+	}
+	if err == nil {
+		err = s.opts.Fork(n)
+	}
+	reply(w, err)
+}
+
+func (s *Server) ctlExit(w http.ResponseWriter, r *http.Request) {
+	code, err := intParam(r, "code")
+	if err == nil && s.opts.Exit == nil {
+		err = fmt.Errorf("exit is not enabled")
+	}
+	reply(w, err)
+	if err == nil {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		go func() {
+			time.Sleep(50 * time.Millisecond)
+			s.opts.Exit(code)
+		}()
+	}
+}
+
+func (s *Server) ctlStats(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	fds, cache := len(s.fds), len(s.cache)
+	s.mu.Unlock()
+	fmt.Fprintf(w, "requests %d\nleaked_bytes %d\nheld_fds %d\ncache_entries %d\nallocated_bytes %d\n",
+		s.requests.Load(), s.leak.leaked(), fds, cache, s.ctl.leaked())
+}
+
+func reply(w http.ResponseWriter, err error) {
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Write([]byte("ok\n"))
+}

@@ -48,6 +48,29 @@ type Options struct {
 	// Interval is the period of OnInterval calls (default 1s).
 	Interval   time.Duration
 	OnInterval func(Interval)
+
+	// OnResult, when non-nil, is called once per completed request from the
+	// worker that made it (so from many goroutines at once). It must be
+	// cheap and safe for concurrent use. Abandoned requests are not reported.
+	OnResult func(Result)
+
+	// InsecureTLS skips certificate verification for https:// targets.
+	InsecureTLS bool
+}
+
+// Result is the outcome of one completed request, passed to OnResult.
+type Result struct {
+	Latency  time.Duration
+	Status   int    // 0 when no response was received
+	Cause    string // one of the Cause* constants; "" on success
+	BytesIn  int    // response bytes read, headers included
+	BytesOut int    // request bytes written, headers included
+}
+
+// Percentile is one row of the latency percentile table.
+type Percentile struct {
+	Percent float64 `json:"percent"` // 0..100
+	Seconds float64 `json:"seconds"`
 }
 
 // Interval is the accounting of one progress interval.
@@ -71,6 +94,7 @@ const (
 	CauseStatus      = "status_mismatch"
 	CauseBody        = "body_mismatch"
 	CauseLength      = "length_mismatch"
+	CauseFDUnavail   = "fd_unavailable" // client out of file descriptors (EMFILE/ENFILE)
 	CauseOther       = "other"
 )
 
@@ -109,5 +133,10 @@ type Summary struct {
 	DurationSeconds float64        `json:"duration_seconds"`
 	RPS             float64        `json:"rps"`
 	Latency         LatencySummary `json:"latency_seconds"`
-	StoppedBy       string         `json:"stopped_by"` // "requests", "duration", "interrupt"
+	// Percentiles is the table 50 66 75 80 90 95 98 99 99.9 100, like ab's.
+	Percentiles []Percentile `json:"percentiles"`
+	// Abandoned counts requests in flight when a duration or interrupt stop
+	// came; they are cut short and not counted in Requests.
+	Abandoned uint64 `json:"abandoned"`
+	StoppedBy string `json:"stopped_by"` // "requests", "duration", "interrupt"
 }

@@ -1,0 +1,55 @@
+package load
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+)
+
+// causes lists every cause in report order; causeIndex maps back.
+var causes = [...]string{
+	CauseConnRefused, CauseReset, CauseTimeout, CauseAddress, CauseFDUnavail,
+	CauseStatus, CauseBody, CauseLength, CauseOther,
+}
+
+const nCauses = len(causes)
+
+func causeIndex(c string) int {
+	for i, s := range causes {
+		if s == c {
+			return i
+		}
+	}
+	return nCauses - 1
+}
+
+// classify maps a transport error to one of the Cause* constants.
+func classify(err error) string {
+	var dnsErr *net.DNSError
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return CauseConnRefused
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNABORTED):
+		return CauseReset
+	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return CauseTimeout
+	case errors.As(err, &dnsErr), errors.Is(err, syscall.EADDRNOTAVAIL),
+		errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+		return CauseAddress
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		return CauseFDUnavail
+	}
+	return CauseOther
+}
+
+// connLost tells whether err means the peer closed a connection before
+// answering, so a request on a reused keep-alive connection may be retried.
+func connLost(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE)
+}

@@ -1,0 +1,204 @@
+package load
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Engine drives HTTP/1.1 load with a lean client of its own over net.Conn:
+// each worker sends ready-made request bytes and parses the response in
+// place, so the hot path makes no allocations. Create it with New and call
+// Run once.
+//
+// Stops: Run ends when Requests requests have completed (never more: slots
+// are reserved atomically), when Duration has passed, or when ctx is
+// cancelled, whichever comes first. At a duration or interrupt stop the
+// requests still in flight are abandoned at once (their connections are
+// cut) and counted in Summary.Abandoned, not in Requests.
+type Engine struct {
+	opts        Options
+	targets     []target
+	eps         []endpoint
+	totalWeight int
+	status      *statusSet
+	dialer      net.Dialer
+	tlsConf     *tls.Config
+
+	workersMu sync.Mutex // guards workers
+	workers   []*worker
+
+	reserved  atomic.Uint64 // closed loop: request slots taken
+	firstLen  atomic.Int64  // body length of the first response; -1 unset
+	stopped   atomic.Bool   // set at a duration or interrupt stop
+	stopCtx   context.Context
+	stop      context.CancelFunc
+	stopOnce  sync.Once
+	stoppedBy string // written once under stopOnce, read after workers end
+	ran       atomic.Bool
+
+	late, missed atomic.Uint64 // open loop
+}
+
+// New fills defaults (Concurrency 1, Interval 1s, Timeout 30s, Method GET,
+// Weight 1) and validates opts. In open loop (Rate > 0) a Concurrency left
+// at 0 or 1 becomes ceil(Rate × Timeout) capped at MaxOpenLoopConcurrency;
+// workers are started only as the schedule needs them.
+func New(opts Options) (*Engine, error) {
+	o := withDefaults(opts)
+	if err := validate(o); err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: o, status: newStatusSet(o.ExpectStatus)}
+	e.dialer = net.Dialer{Timeout: o.Timeout, KeepAlive: -1}
+	e.firstLen.Store(-1)
+	e.buildEndpoints()
+	e.tlsConf = &tls.Config{
+		InsecureSkipVerify: o.InsecureTLS, //nolint:gosec // user's explicit choice
+		ClientSessionCache: tls.NewLRUClientSessionCache(64),
+	}
+	return e, nil
+}
+
+// buildEndpoints renders each endpoint's request and groups endpoints by
+// the address they dial.
+func (e *Engine) buildEndpoints() {
+	index := map[target]int{}
+	for _, ep := range e.opts.Endpoints {
+		t, _ := parseTarget(ep.URL) // validated
+		ti, ok := index[t]
+		if !ok {
+			ti = len(e.targets)
+			index[t] = ti
+			e.targets = append(e.targets, t)
+		}
+		e.totalWeight += ep.Weight
+		e.eps = append(e.eps, endpoint{
+			target: ti,
+			req:    buildRequest(ep, t, &e.opts),
+			head:   ep.Method == "HEAD",
+			cumW:   e.totalWeight,
+		})
+	}
+	if e.totalWeight == 0 { // all weights explicitly 0 cannot happen after defaults
+		e.totalWeight = 1
+	}
+}
+
+func (e *Engine) tlsConfig(t *target) *tls.Config {
+	c := e.tlsConf.Clone()
+	c.ServerName = t.serverName
+	return c
+}
+
+// Completed returns the number of requests completed so far (successes
+// and errors). Safe to call from any goroutine; cheap.
+func (e *Engine) Completed() uint64 {
+	var n uint64
+	e.eachWorker(func(w *worker) { n += w.st.completed.Load() })
+	return n
+}
+
+// Errors returns the number of completed requests that failed so far.
+// Safe to call from any goroutine; cheap.
+func (e *Engine) Errors() uint64 {
+	var n uint64
+	e.eachWorker(func(w *worker) { n += w.st.errors.Load() })
+	return n
+}
+
+func (e *Engine) eachWorker(f func(*worker)) {
+	e.workersMu.Lock()
+	defer e.workersMu.Unlock()
+	for _, w := range e.workers {
+		f(w)
+	}
+}
+
+func (e *Engine) addWorker() *worker {
+	e.workersMu.Lock()
+	defer e.workersMu.Unlock()
+	w := newWorker(e, len(e.workers))
+	e.workers = append(e.workers, w)
+	return w
+}
+
+// sameLength reports whether n equals the first response's body length,
+// recording n when it is the first.
+func (e *Engine) sameLength(n int64) bool {
+	if e.firstLen.CompareAndSwap(-1, n) {
+		return true
+	}
+	return e.firstLen.Load() == n
+}
+
+// stopWith ends the run for reason ("duration" or "interrupt"): no new
+// request starts and requests in flight are cut short.
+func (e *Engine) stopWith(reason string) {
+	e.stopOnce.Do(func() {
+		e.stoppedBy = reason
+		e.stopped.Store(true)
+		e.stop()
+		e.eachWorker(func(w *worker) { w.interrupt() })
+	})
+}
+
+// Run makes requests until a stop condition and returns the complete
+// Summary. An unreachable target is not an error: its failures are counted
+// by cause. Run returns an error only if it is called twice.
+func (e *Engine) Run(ctx context.Context) (*Summary, error) {
+	if !e.ran.CompareAndSwap(false, true) {
+		return nil, errors.New("load: Run called twice on one Engine")
+	}
+	e.stopCtx, e.stop = context.WithCancel(context.Background())
+	defer e.stop()
+	start := time.Now()
+	defer context.AfterFunc(ctx, func() { e.stopWith("interrupt") })()
+	if d := e.opts.Duration; d > 0 {
+		t := time.AfterFunc(d, func() { e.stopWith("duration") })
+		defer t.Stop()
+	}
+	rep := newReporter(e, start)
+	repDone := rep.start()
+	if e.opts.Rate > 0 {
+		e.runOpen(start)
+	} else {
+		e.runClosed(start)
+	}
+	end := time.Now()
+	e.stopOnce.Do(func() { e.stoppedBy = "requests" })
+	close(repDone)
+	rep.wait()
+	return e.summary(start, end), nil
+}
+
+// runClosed runs Concurrency workers, each sending its next request as
+// soon as the previous one completes.
+func (e *Engine) runClosed(start time.Time) {
+	var wg sync.WaitGroup
+	for range e.opts.Concurrency {
+		w := e.addWorker()
+		wg.Go(func() {
+			defer w.closeAll()
+			for e.takeSlot() {
+				w.do(time.Now())
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// takeSlot reserves one request of the Requests budget; false means stop.
+func (e *Engine) takeSlot() bool {
+	if e.stopped.Load() {
+		return false
+	}
+	if e.opts.Requests == 0 {
+		return true
+	}
+	return e.reserved.Add(1) <= e.opts.Requests
+}

@@ -1,0 +1,122 @@
+package load
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// target is where requests for one endpoint go: one connection per worker
+// per distinct target.
+type target struct {
+	addr       string // host:port to dial
+	hostHeader string // Host header value
+	serverName string // TLS SNI
+	tls        bool
+}
+
+// endpoint is an Endpoint with its request bytes built once.
+type endpoint struct {
+	target int    // index into Engine.targets
+	req    []byte // the whole request: head and body
+	head   bool   // HEAD responses have no body
+	cumW   int    // cumulative weight, for picking
+}
+
+// parseTarget checks an http:// or https:// URL and returns where to dial.
+func parseTarget(raw string) (target, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return target{}, fmt.Errorf("%q: %w", raw, err)
+	}
+	var t target
+	port := u.Port()
+	switch strings.ToLower(u.Scheme) {
+	case "http":
+		if port == "" {
+			port = "80"
+		}
+	case "https":
+		t.tls = true
+		if port == "" {
+			port = "443"
+		}
+	default:
+		return target{}, fmt.Errorf("%q: scheme must be http or https", raw)
+	}
+	if u.Hostname() == "" {
+		return target{}, fmt.Errorf("%q: no host", raw)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return target{}, fmt.Errorf("%q: bad port %q", raw, port)
+	}
+	t.addr = net.JoinHostPort(u.Hostname(), port)
+	t.hostHeader = u.Host
+	t.serverName = u.Hostname()
+	return t, nil
+}
+
+// requestURI is the path and query to put on the request line.
+func requestURI(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "/"
+	}
+	if uri := u.RequestURI(); uri != "" {
+		return uri
+	}
+	return "/"
+}
+
+// buildRequest renders one endpoint's request once, so that sending it is a
+// single Write of ready bytes.
+func buildRequest(ep Endpoint, t target, o *Options) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\n", ep.Method, requestURI(ep.URL))
+	has := func(name string) bool {
+		for _, h := range o.Headers {
+			if strings.EqualFold(h.Name, name) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has("Host") {
+		fmt.Fprintf(&b, "Host: %s\r\n", t.hostHeader)
+	}
+	if !has("User-Agent") {
+		b.WriteString("User-Agent: soakd\r\n")
+	}
+	for _, h := range o.Headers {
+		fmt.Fprintf(&b, "%s: %s\r\n", h.Name, h.Value)
+	}
+	if o.ContentType != "" && !has("Content-Type") {
+		fmt.Fprintf(&b, "Content-Type: %s\r\n", o.ContentType)
+	}
+	if len(ep.Body) > 0 || methodWantsBody(ep.Method) {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(ep.Body))
+	}
+	if !o.KeepAlive {
+		b.WriteString("Connection: close\r\n")
+	}
+	b.WriteString("\r\n")
+	b.Write(ep.Body)
+	return []byte(b.String())
+}
+
+func methodWantsBody(m string) bool {
+	return m == "POST" || m == "PUT" || m == "PATCH"
+}
+
+// checkHeader rejects header lines that would break the request framing.
+func checkHeader(h Header) error {
+	if h.Name == "" || strings.ContainsAny(h.Name, " \t\r\n:") {
+		return fmt.Errorf("header name %q: must be a non-empty token without spaces or colons", h.Name)
+	}
+	if strings.ContainsAny(h.Value, "\r\n") {
+		return fmt.Errorf("header %s: value must not contain line breaks", h.Name)
+	}
+	return nil
+}

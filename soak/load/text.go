@@ -1,0 +1,111 @@
+package load
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+)
+
+// NewProgress returns an OnInterval printer writing one line per interval:
+//
+//	[    5s] 33464 requests   6782.0 req/s (avg 6469.6 req/s)   p50 0.150 ms   p99 1.200 ms   errors 0
+//
+// "avg" is the exponential moving average of the rate (openload's MaTps).
+// With total > 0 it also prints "N requests completed" each time another
+// 10 % of total is reached, like ab's "Completed 100000 requests".
+func NewProgress(w io.Writer, total uint64) func(Interval) {
+	var start time.Time
+	var nextTenth uint64 = 1
+	return func(iv Interval) {
+		if start.IsZero() {
+			start = iv.Start
+		}
+		for total > 0 && nextTenth <= 10 && iv.Requests >= total*nextTenth/10 {
+			fmt.Fprintf(w, "%d requests completed\n", total*nextTenth/10)
+			nextTenth++
+		}
+		fmt.Fprintf(w, "[%6.0fs] %d requests   %.1f req/s (avg %.1f req/s)   p50 %.3f ms   p99 %.3f ms   errors %d\n",
+			iv.End.Sub(start).Seconds(), iv.Requests, iv.Rate, iv.MovingRate,
+			iv.P50*1e3, iv.P99*1e3, iv.Errors)
+	}
+}
+
+// WriteText writes s as a report in the manner of ab and httperf.
+func (s *Summary) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	s.writeTotals(bw)
+	s.writeLatency(bw)
+	s.writeErrors(bw)
+	return bw.Flush()
+}
+
+func (s *Summary) writeTotals(w io.Writer) {
+	mode := fmt.Sprintf("closed loop, %d clients", s.Concurrency)
+	if s.Mode == "open" {
+		mode = fmt.Sprintf("open loop, %.1f req/s target, up to %d in flight", s.TargetRate, s.Concurrency)
+	}
+	ka := "on"
+	if !s.KeepAlive {
+		ka = "off"
+	}
+	fmt.Fprintf(w, "Mode:                   %s, keep-alive %s\n", mode, ka)
+	fmt.Fprintf(w, "Stopped by:             %s\n", s.StoppedBy)
+	fmt.Fprintf(w, "Time taken:             %.3f s\n", s.DurationSeconds)
+	fmt.Fprintf(w, "Complete requests:      %d\n", s.Requests)
+	fmt.Fprintf(w, "Successful requests:    %d\n", s.Successes)
+	fmt.Fprintf(w, "Failed requests:        %d\n", s.Errors)
+	fmt.Fprintf(w, "Abandoned at stop:      %d\n", s.Abandoned)
+	fmt.Fprintf(w, "Requests per second:    %.2f [#/sec] (mean)\n", s.RPS)
+	fmt.Fprintf(w, "Connections opened:     %d\n", s.Connections)
+	fmt.Fprintf(w, "Bytes received:         %d\n", s.BytesIn)
+	fmt.Fprintf(w, "Bytes sent:             %d\n", s.BytesOut)
+	if s.Mode == "open" {
+		fmt.Fprintf(w, "Late sends:             %d (left > %v after their intended time)\n", s.LateSends, lateAfter)
+		fmt.Fprintf(w, "Missed sends:           %d (never sent: backlog over the timeout, or the run ended)\n", s.MissedSends)
+	}
+}
+
+func (s *Summary) writeLatency(w io.Writer) {
+	l := s.Latency
+	fmt.Fprintf(w, "\nLatency (ms)            min %.3f   mean %.3f   p50 %.3f   p90 %.3f   p99 %.3f   p99.9 %.3f   max %.3f\n",
+		l.Min*1e3, l.Mean*1e3, l.P50*1e3, l.P90*1e3, l.P99*1e3, l.P999*1e3, l.Max*1e3)
+	if len(s.Percentiles) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nPercentage of the requests served within a certain time (ms)\n")
+	for _, p := range s.Percentiles {
+		suffix := ""
+		if p.Percent == 100 {
+			suffix = " (longest request)"
+		}
+		fmt.Fprintf(w, "  %5s%%  %10.3f%s\n", fmt.Sprintf("%g", p.Percent), p.Seconds*1e3, suffix)
+	}
+}
+
+func (s *Summary) writeErrors(w io.Writer) {
+	fmt.Fprintf(w, "\nStatus classes:        ")
+	for _, k := range sortedKeys(s.StatusClasses) {
+		fmt.Fprintf(w, " %s %d", k, s.StatusClasses[k])
+	}
+	fmt.Fprintf(w, "\nErrors by cause:       ")
+	if len(s.ErrorsByCause) == 0 {
+		fmt.Fprintf(w, " none")
+	}
+	for _, c := range causes {
+		if n, ok := s.ErrorsByCause[c]; ok {
+			fmt.Fprintf(w, " %s %d", c, n)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+func sortedKeys(m map[string]uint64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,260 @@
+package load
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram geometry: microseconds from 1 µs to 60 s, 2 significant
+// digits (≤ 1 % error), about 30 KB per histogram whatever the count.
+const (
+	histMin    = 1
+	histMax    = 60_000_000
+	histDigits = 2
+	readBuf    = 16 << 10
+	bodyBufMax = 64 << 10 // prefix of a body kept for ExpectBody
+)
+
+func newHist() *hdrhistogram.Histogram {
+	return hdrhistogram.New(histMin, histMax, histDigits)
+}
+
+// wconn is one worker's connection to one target.
+type wconn struct {
+	nc   net.Conn
+	br   *bufio.Reader
+	used bool // at least one request was made on nc
+}
+
+// stats is one worker's accounting. mu guards every field but is only ever
+// contended by the once-per-interval reporter; completed and errors are
+// also atomics so Completed and Errors can read them without the lock.
+type stats struct {
+	mu          sync.Mutex
+	total, ivl  *hdrhistogram.Histogram
+	successes   uint64
+	bytesIn     uint64
+	bytesOut    uint64
+	connections uint64
+	abandoned   uint64
+	late        uint64
+	causes      [nCauses]uint64
+	classes     [6]uint64 // index status/100; 0 unused
+
+	completed, errors atomic.Uint64
+}
+
+// worker makes requests one at a time on its own connections.
+type worker struct {
+	e     *Engine
+	rng   uint64
+	connM sync.Mutex // guards the nc fields of conns against interrupt
+	conns []wconn    // one per target
+	body  *bodyBuf
+	st    stats
+}
+
+func newWorker(e *Engine, id int) *worker {
+	w := &worker{
+		e:     e,
+		rng:   uint64(id)*0x9E3779B97F4A7C15 + uint64(time.Now().UnixNano()) | 1,
+		conns: make([]wconn, len(e.targets)),
+	}
+	w.st.total, w.st.ivl = newHist(), newHist()
+	if e.opts.ExpectBody != nil {
+		w.body = &bodyBuf{buf: make([]byte, 0, bodyBufMax)}
+	}
+	return w
+}
+
+// pick chooses an endpoint by weight with a xorshift RNG.
+func (w *worker) pick() *endpoint {
+	eps := w.e.eps
+	if len(eps) == 1 {
+		return &eps[0]
+	}
+	w.rng ^= w.rng << 13
+	w.rng ^= w.rng >> 7
+	w.rng ^= w.rng << 17
+	r := int(w.rng % uint64(w.e.totalWeight))
+	for i := range eps {
+		if r < eps[i].cumW {
+			return &eps[i]
+		}
+	}
+	return &eps[len(eps)-1]
+}
+
+// do makes one request and records it. Latency runs from intended, which
+// is the actual send time in closed loop and the scheduled one in open loop.
+func (w *worker) do(intended time.Time) {
+	ep := w.pick()
+	resp, out, err := w.roundTrip(ep)
+	end := time.Now()
+	if err != nil && w.e.stopped.Load() {
+		w.st.mu.Lock()
+		w.st.abandoned++
+		w.st.mu.Unlock()
+		return
+	}
+	cause := ""
+	if err != nil {
+		cause = classify(err)
+	} else {
+		cause = w.check(&resp)
+	}
+	w.record(end.Sub(intended), &resp, out, cause)
+}
+
+// check applies ExpectStatus, ExpectBody and CheckLength in that order.
+func (w *worker) check(r *response) string {
+	e := w.e
+	switch {
+	case !e.status.accepts(r.status):
+		return CauseStatus
+	case w.body != nil && !e.opts.ExpectBody.Match(w.body.buf):
+		return CauseBody
+	case e.opts.CheckLength && !e.sameLength(r.bodyLen):
+		return CauseLength
+	}
+	return ""
+}
+
+// record adds one completed request to the worker's accounting.
+func (w *worker) record(lat time.Duration, r *response, out int, cause string) {
+	us := lat.Microseconds()
+	us = max(histMin, min(us, histMax))
+	st := &w.st
+	st.mu.Lock()
+	if r.status > 0 {
+		_ = st.total.RecordValue(us)
+		_ = st.ivl.RecordValue(us)
+		st.classes[r.status/100]++
+	}
+	st.bytesIn += uint64(r.bytesIn)
+	st.bytesOut += uint64(out)
+	if cause == "" {
+		st.successes++
+	} else {
+		st.causes[causeIndex(cause)]++
+		st.errors.Add(1)
+	}
+	st.completed.Add(1)
+	st.mu.Unlock()
+	if f := w.e.opts.OnResult; f != nil {
+		f(Result{Latency: lat, Status: r.status, Cause: cause, BytesIn: r.bytesIn, BytesOut: out})
+	}
+}
+
+// roundTrip sends ep's request and reads the response. A request that
+// finds a reused keep-alive connection closed by the server before any
+// response byte is retried once on a new connection, as browsers do.
+func (w *worker) roundTrip(ep *endpoint) (response, int, error) {
+	c := &w.conns[ep.target]
+	out := 0
+	for attempt := 0; ; attempt++ {
+		if c.nc == nil {
+			if err := w.dial(ep.target); err != nil {
+				return response{}, out, err
+			}
+		}
+		reused := c.used
+		c.used = true
+		resp, n, err := w.exchange(c, ep)
+		out += n
+		if err == nil && !resp.close && w.e.opts.KeepAlive {
+			return resp, out, nil
+		}
+		w.closeConn(c)
+		if err != nil && reused && attempt == 0 && resp.bytesIn == 0 && connLost(err) && !w.e.stopped.Load() {
+			continue
+		}
+		return resp, out, err
+	}
+}
+
+// exchange writes the request and reads the response on c within Timeout.
+func (w *worker) exchange(c *wconn, ep *endpoint) (response, int, error) {
+	if err := c.nc.SetDeadline(time.Now().Add(w.e.opts.Timeout)); err != nil {
+		return response{}, 0, err
+	}
+	if w.e.stopped.Load() { // an interrupt may have raced the deadline above
+		return response{}, 0, context.Canceled
+	}
+	n, err := c.nc.Write(ep.req)
+	if err != nil {
+		return response{}, n, err
+	}
+	if w.body != nil {
+		w.body.buf = w.body.buf[:0]
+	}
+	resp, err := readResponse(c.br, ep.head, w.body)
+	return resp, n, err
+}
+
+// dial opens a connection to target i, with TLS when the URL says https.
+func (w *worker) dial(i int) error {
+	t := &w.e.targets[i]
+	ctx, cancel := context.WithTimeout(w.e.stopCtx, w.e.opts.Timeout)
+	defer cancel()
+	nc, err := w.e.dialer.DialContext(ctx, "tcp", t.addr)
+	if err != nil {
+		return err
+	}
+	w.st.mu.Lock()
+	w.st.connections++
+	w.st.mu.Unlock()
+	if t.tls {
+		tc := tls.Client(nc, w.e.tlsConfig(t))
+		if err := tc.HandshakeContext(ctx); err != nil {
+			nc.Close()
+			return err
+		}
+		nc = tc
+	}
+	c := &w.conns[i]
+	if c.br == nil {
+		c.br = bufio.NewReaderSize(nc, readBuf)
+	} else {
+		c.br.Reset(nc)
+	}
+	w.connM.Lock()
+	c.nc, c.used = nc, false
+	w.connM.Unlock()
+	return nil
+}
+
+func (w *worker) closeConn(c *wconn) {
+	w.connM.Lock()
+	nc := c.nc
+	c.nc = nil
+	w.connM.Unlock()
+	if nc != nil {
+		nc.Close()
+	}
+}
+
+// interrupt cuts short any request in flight; called once at a stop.
+func (w *worker) interrupt() {
+	w.connM.Lock()
+	defer w.connM.Unlock()
+	for i := range w.conns {
+		if nc := w.conns[i].nc; nc != nil {
+			_ = nc.SetDeadline(time.Unix(1, 0))
+		}
+	}
+}
+
+// closeAll closes the worker's connections when it exits.
+func (w *worker) closeAll() {
+	for i := range w.conns {
+		w.closeConn(&w.conns[i])
+	}
+}

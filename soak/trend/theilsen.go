@@ -1,0 +1,138 @@
+package trend
+
+import (
+	"math"
+	"sort"
+)
+
+// Fit is a straight-line fit y = Intercept + Slope·x with a confidence
+// interval [Lo, Hi] for the slope.
+type Fit struct {
+	Slope, Intercept float64
+	Lo, Hi           float64 // confidence interval for the slope
+	N                int     // points used
+	Pairs            int     // pairwise slopes (Theil–Sen only)
+}
+
+// At is the fitted value at x.
+func (f Fit) At(x float64) float64 { return f.Intercept + f.Slope*x }
+
+// TheilSen fits y against x by the Theil–Sen estimator with a 95 %
+// confidence interval; see TheilSenConf.
+func TheilSen(x, y []float64) Fit { return TheilSenConf(x, y, 0.95) }
+
+// TheilSenConf fits y against x by the Theil–Sen estimator: the slope is
+// the median of the pairwise slopes over pairs with distinct x, the
+// intercept the median of y − slope·x. The confidence interval at level
+// conf is Sen's (1968) distribution-free one: with C = z·√Var(S), Var(S)
+// the tie-corrected Mann–Kendall variance and N' the number of pairwise
+// slopes, the bounds are the (N'−C)/2-th and the ((N'+C)/2+1)-th ordered
+// slopes (Gilbert 1987, §16.5), interpolated between neighbours. It is
+// exact and O(n² log n): bin long series first. With fewer than 2 distinct
+// x it returns a zero Fit with N set and NaN bounds.
+func TheilSenConf(x, y []float64, conf float64) Fit {
+	n := min(len(x), len(y))
+	f := Fit{N: n, Lo: math.NaN(), Hi: math.NaN()}
+	slopes := pairSlopes(x[:n], y[:n])
+	f.Pairs = len(slopes)
+	if len(slopes) == 0 {
+		return f
+	}
+	sort.Float64s(slopes)
+	f.Slope = median(slopes)
+	f.Intercept = interceptFor(x[:n], y[:n], f.Slope)
+	z := math.Sqrt2 * math.Erfinv(conf)
+	c := z * math.Sqrt(varianceS(x[:n], y[:n]))
+	np := float64(len(slopes))
+	f.Lo = orderStat(slopes, (np-c)/2)
+	f.Hi = orderStat(slopes, (np+c)/2+1)
+	return f
+}
+
+func pairSlopes(x, y []float64) []float64 {
+	n := len(x)
+	slopes := make([]float64, 0, n*(n-1)/2)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if dx := x[j] - x[i]; dx != 0 {
+				slopes = append(slopes, (y[j]-y[i])/dx)
+			}
+		}
+	}
+	return slopes
+}
+
+func interceptFor(x, y []float64, slope float64) float64 {
+	r := make([]float64, len(x))
+	for i := range x {
+		r[i] = y[i] - slope*x[i]
+	}
+	sort.Float64s(r)
+	return median(r)
+}
+
+// orderStat is the k-th (1-based, fractional) smallest of sorted s,
+// linearly interpolated and clamped to the ends.
+func orderStat(s []float64, k float64) float64 {
+	pos := math.Min(math.Max(k-1, 0), float64(len(s)-1))
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(s)-1)
+	frac := pos - float64(lo)
+	return s[lo] + frac*(s[hi]-s[lo])
+}
+
+// median of sorted s; NaN when empty.
+func median(s []float64) float64 {
+	n := len(s)
+	switch {
+	case n == 0:
+		return math.NaN()
+	case n%2 == 1:
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Median returns the median of v without changing it; NaN when empty.
+func Median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return median(s)
+}
+
+// OLS fits y against x by ordinary least squares. The interval is the
+// normal-theory 95 % one (slope ± 1.96·SE), which assumes independent
+// Gaussian residuals: use it for comparison, not for verdicts.
+func OLS(x, y []float64) Fit {
+	n := min(len(x), len(y))
+	f := Fit{N: n, Lo: math.NaN(), Hi: math.NaN()}
+	if n < 2 {
+		return f
+	}
+	var mx, my float64
+	for i := 0; i < n; i++ {
+		mx += x[i]
+		my += y[i]
+	}
+	mx, my = mx/float64(n), my/float64(n)
+	var sxx, sxy float64
+	for i := 0; i < n; i++ {
+		sxx += (x[i] - mx) * (x[i] - mx)
+		sxy += (x[i] - mx) * (y[i] - my)
+	}
+	if sxx == 0 {
+		return f
+	}
+	f.Slope = sxy / sxx
+	f.Intercept = my - f.Slope*mx
+	if n > 2 {
+		var sse float64
+		for i := 0; i < n; i++ {
+			e := y[i] - f.At(x[i])
+			sse += e * e
+		}
+		se := math.Sqrt(sse / float64(n-2) / sxx)
+		f.Lo, f.Hi = f.Slope-1.959963984540054*se, f.Slope+1.959963984540054*se
+	}
+	return f
+}

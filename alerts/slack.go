@@ -1,0 +1,84 @@
+package alerts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Slack posts {"text": "..."} to a Slack-compatible incoming webhook
+// (Slack, Mattermost, Rocket.Chat): one line per alert with its figures.
+type Slack struct {
+	name    string
+	url     string
+	client  *http.Client
+	headers http.Header
+}
+
+var _ Sink = (*Slack)(nil)
+
+// NewSlack returns a Slack sink posting to the incoming-webhook URL rawURL
+// (itself a secret: it is redacted in errors).
+func NewSlack(name, rawURL string, opts HTTPOptions) *Slack {
+	s := &Slack{name: name, url: rawURL, client: opts.client(), headers: opts.header()}
+	s.headers.Set("Content-Type", "application/json")
+	return s
+}
+
+// Name returns the sink's configured name.
+func (s *Slack) Name() string { return s.name }
+
+// Send posts one message holding every alert.
+func (s *Slack) Send(ctx context.Context, alerts ...Alert) (bool, error) {
+	body, err := json.Marshal(struct {
+		Text string `json:"text"`
+	}{SlackText(alerts)})
+	if err != nil {
+		return false, fmt.Errorf("slack %s: encode: %w", s.name, err)
+	}
+	retry, err := post(ctx, s.client, s.url, body, s.headers)
+	if err != nil {
+		return retry, fmt.Errorf("slack %s: %w", s.name, err)
+	}
+	return false, nil
+}
+
+// SlackText renders alerts as short lines, e.g.
+//
+//	[FIRING] SoakdLeak web/rss: RSS grows 4 KiB per request. +4 KiB/request, +12 MiB/h, exhaustion in 31h0m0s <http://soakhost:9717/api/v1/runs/42|run 42>
+func SlackText(alerts []Alert) string {
+	lines := make([]string, 0, len(alerts))
+	for _, a := range alerts {
+		lines = append(lines, slackLine(a))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func slackLine(a Alert) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s] %s %s/%s: %s", strings.ToUpper(string(a.Status)),
+		a.Labels[LabelAlertname], a.Labels[LabelJob], a.Labels[LabelResource], a.Annotations[AnnotationSummary])
+	var figs []string
+	if v := a.Annotations[AnnotationPerRequest]; v != "" {
+		figs = append(figs, "+"+v)
+	}
+	if v := a.Annotations[AnnotationPerHour]; v != "" {
+		figs = append(figs, "+"+v)
+	}
+	if v := a.Annotations[AnnotationTimeToExhaustion]; v != "" && v != "never" {
+		figs = append(figs, "exhaustion in "+v)
+	}
+	if len(figs) > 0 {
+		b.WriteString(" " + strings.Join(figs, ", "))
+	}
+	if a.GeneratorURL != "" {
+		label := "run"
+		if id := a.Annotations[AnnotationRunID]; id != "" {
+			label = "run " + id
+		}
+		fmt.Fprintf(&b, " <%s|%s>", a.GeneratorURL, label)
+	}
+	return b.String()
+}

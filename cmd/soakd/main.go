@@ -1,0 +1,75 @@
+// Command soakd soak-tests network servers and finds resource leaks: it
+// drives long, low-concurrency HTTP load, samples the target's whole process
+// tree, fits growth per request, and says whether the target leaks, and
+// whether it is CPU-bound or waits on I/O.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitLeak  = 1
+	exitUsage = 2
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// command is one subcommand: its entry point and a line of help.
+type command struct {
+	run    func(args []string, stdout, stderr io.Writer) int
+	help   string
+	hidden bool
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"run":         {run: cmdRun, help: "soak a server: load, sample, verdict"},
+		"demo":        {run: cmdDemo, help: "soak the built-in leaky demo target and print the report"},
+		"demo-target": {run: cmdDemoTarget, hidden: true},
+		"version":     {run: cmdVersion, help: "print the version"},
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	c, ok := commands()[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "soakd: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return exitUsage
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: soakd COMMAND [flags]\n\nCommands:")
+	for _, name := range []string{"run", "demo", "version"} {
+		fmt.Fprintf(w, "  %-12s %s\n", name, commands()[name].help)
+	}
+	fmt.Fprintln(w, "\nRun 'soakd COMMAND --help' for a command's flags.")
+}
+
+// version is the module version when built with `go install`, else "devel".
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+func cmdVersion(args []string, stdout, stderr io.Writer) int {
+	fmt.Fprintln(stdout, "soakd", version())
+	return exitOK
+}

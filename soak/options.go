@@ -1,0 +1,133 @@
+// Package soak runs a soak: it drives the load engine, samples the target's
+// process tree on a fixed cadence, splits the run into warm-up, soak and
+// cool-down phases, and turns the samples into a report with verdicts. It
+// wires the leaf packages (soak/load, probes, soak/verdict) and touches no
+// signals, flags or environment: cmd/soakd and the daemon call Run.
+package soak
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// Warmup says how much of the start of a run is excluded from the fits. At
+// most one of its fields is set; the zero value means the default: 10 % of
+// the planned run (by Duration when the load has one, else by Requests),
+// at most 30 minutes, and the first 60 s when the run has no bound.
+type Warmup struct {
+	Requests uint64
+	Duration time.Duration
+	Fraction float64 // of the planned run, 0 < f < 1
+	None     bool    // no warm-up at all
+}
+
+// Options configure one soak run.
+type Options struct {
+	Load   load.Options
+	Target probes.Spec
+	// NoProbe runs the load alone: no target is sampled and no resource
+	// verdicts are made.
+	NoProbe  bool
+	Sampler  probes.SamplerOptions
+	Interval time.Duration // sampling cadence, default 1 s
+
+	Warmup   Warmup
+	Cooldown time.Duration // sampling goes on this long after the load stops
+
+	Memory   verdict.Thresholds // zero value = verdict.MemoryThresholds
+	FDs      verdict.Thresholds // zero value = verdict.FDThresholds
+	MemLimit uint64             // bytes; 0 = the cgroup's memory.max, if any
+
+	// OutDir, when set, receives samples.csv as the run goes, and
+	// report.json and report.txt at the end.
+	OutDir string
+	// Progress receives the live progress lines; nil = none.
+	Progress io.Writer
+	Log      *zap.Logger
+	// OnRecord, when set, is called with every sample as it is taken.
+	OnRecord func(Record)
+	// Now is the clock; nil = time.Now.
+	Now func() time.Time
+}
+
+func (o *Options) setDefaults() error {
+	if o.Interval == 0 {
+		o.Interval = time.Second
+	}
+	if o.Interval < 10*time.Millisecond {
+		return fmt.Errorf("--interval must be at least 10ms, got %s", o.Interval)
+	}
+	if o.Cooldown < 0 {
+		return fmt.Errorf("--cooldown must be >= 0, got %s", o.Cooldown)
+	}
+	if o.Memory == (verdict.Thresholds{}) {
+		o.Memory = verdict.MemoryThresholds
+	}
+	if o.FDs == (verdict.Thresholds{}) {
+		o.FDs = verdict.FDThresholds
+	}
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return nil
+}
+
+// warmupEnd returns the request count and the elapsed time before which a
+// sample belongs to the warm-up. A sample is past the warm-up once both are
+// reached.
+func (o *Options) warmupEnd() (uint64, time.Duration) {
+	w := o.Warmup
+	switch {
+	case w.None:
+		return 0, 0
+	case w.Requests > 0:
+		return w.Requests, 0
+	case w.Duration > 0:
+		return 0, w.Duration
+	}
+	f := w.Fraction
+	if f == 0 {
+		f = 0.10
+	}
+	switch {
+	case o.Load.Duration > 0:
+		return 0, min(time.Duration(f*float64(o.Load.Duration)), 30*time.Minute)
+	case o.Load.Requests > 0:
+		return uint64(f * float64(o.Load.Requests)), 0
+	}
+	return 0, 60 * time.Second
+}
+
+// ParseWarmup reads a warm-up: N requests, a duration, a percentage, or 0.
+func ParseWarmup(s string) (Warmup, error) {
+	bad := fmt.Errorf("%q: want a request count (5000), a duration (30s), a share of the run (10%%), or 0", s)
+	switch {
+	case s == "0" || s == "none":
+		return Warmup{None: true}, nil
+	case strings.HasSuffix(s, "%"):
+		p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+		if err != nil || p <= 0 || p >= 100 {
+			return Warmup{}, bad
+		}
+		return Warmup{Fraction: p / 100}, nil
+	}
+	if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return Warmup{Requests: n}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return Warmup{Duration: d}, nil
+	}
+	return Warmup{}, bad
+}

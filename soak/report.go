@@ -1,0 +1,280 @@
+package soak
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// Report is the outcome of a run. Its JSON form is what `soakd run --json`
+// prints and what the daemon stores; the field names are stable.
+type Report struct {
+	Verdict   string                      `json:"verdict"` // "leak", "clean" or "inconclusive"
+	Target    TargetInfo                  `json:"target"`
+	Phases    Phases                      `json:"phases"`
+	Resources map[string]verdict.Resource `json:"resources"`
+	CPU       verdict.CPU                 `json:"cpu"`
+	Load      *load.Summary               `json:"load"`
+	Started   time.Time                   `json:"started"`
+	Ended     time.Time                   `json:"ended"`
+	Samples   int                         `json:"samples"`
+	// Records are the run's samples; they go to samples.csv, not the JSON.
+	Records []Record `json:"-"`
+}
+
+// TargetInfo describes the sampled target.
+type TargetInfo struct {
+	Description  string           `json:"description,omitempty"`
+	Probed       bool             `json:"probed"`
+	Incarnations int              `json:"incarnations"`
+	Restarts     int              `json:"restarts"`
+	Exit         *probes.ExitInfo `json:"exit,omitempty"`
+}
+
+// Phases gives the bounds of each phase, in seconds since the load started
+// and in requests.
+type Phases struct {
+	WarmupSeconds   float64 `json:"warmup_seconds"`
+	WarmupRequests  uint64  `json:"warmup_requests"`
+	SoakSeconds     float64 `json:"soak_seconds"`
+	SoakRequests    uint64  `json:"soak_requests"`
+	CooldownSeconds float64 `json:"cooldown_seconds"`
+}
+
+// HasLeak reports whether any resource was called a leak.
+func (r *Report) HasLeak() bool { return r.Verdict == verdict.Leak }
+
+func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time) *Report {
+	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit}
+	if r.o.Load.Rate == 0 {
+		ao.Concurrency = max(r.o.Load.Concurrency, 1)
+	}
+	var ti TargetInfo
+	if tgt != nil {
+		ti = TargetInfo{Description: tgt.Describe(), Probed: true, Exit: tgt.Exit()}
+	}
+	rep := NewReport(r.recs, sum, ti, ao)
+	rep.Started, rep.Ended = r.start, r.o.Now()
+	rep.Phases.CooldownSeconds = 0
+	if n := len(r.recs); n > 0 && r.recs[n-1].Phase == verdict.Cooldown {
+		rep.Phases.CooldownSeconds = r.recs[n-1].Elapsed - loadEnd.Sub(r.start).Seconds()
+	}
+	return rep
+}
+
+// NewReport analyses records into a report. The daemon uses it for live
+// analysis and for runs that a crash interrupted (sum is then nil).
+func NewReport(recs []Record, sum *load.Summary, ti TargetInfo, ao AnalysisOptions) *Report {
+	rep := &Report{Load: sum, Target: ti, Samples: len(recs), Records: recs}
+	if n := len(recs); n > 0 {
+		rep.Started, rep.Ended = recs[0].Time, recs[n-1].Time
+	}
+	rep.Phases = phases(recs)
+	if !ti.Probed {
+		rep.Resources = map[string]verdict.Resource{}
+		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive, Reason: "no target was sampled (--no-probe)"}
+		rep.Verdict = verdict.Inconclusive
+		return rep
+	}
+	rep.Target.Incarnations, rep.Target.Restarts = incarnations(recs)
+	rep.Resources, rep.CPU = Analyze(recs, sum, ao)
+	rep.Verdict = verdict.Overall(rep.Resources)
+	return rep
+}
+
+func phases(recs []Record) Phases {
+	var p Phases
+	var loadEnd float64
+	for _, r := range recs {
+		switch r.Phase {
+		case verdict.Warmup:
+			p.WarmupSeconds, p.WarmupRequests = r.Elapsed, r.Requests
+			loadEnd = r.Elapsed
+		case verdict.Soak:
+			p.SoakSeconds, p.SoakRequests = r.Elapsed-p.WarmupSeconds, r.Requests-p.WarmupRequests
+			loadEnd = r.Elapsed
+		case verdict.Cooldown:
+			p.CooldownSeconds = r.Elapsed - loadEnd
+		}
+	}
+	return p
+}
+
+func incarnations(recs []Record) (n, restarts int) {
+	seen := map[int]bool{}
+	for _, r := range recs {
+		if r.Incarnation > 0 && !seen[r.Incarnation] {
+			seen[r.Incarnation] = true
+		}
+	}
+	return len(seen), max(len(seen)-1, 0)
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteFiles writes report.json and report.txt into dir.
+func (r *Report) WriteFiles(dir string) error {
+	for name, write := range map[string]func(io.Writer) error{"report.json": r.WriteJSON, "report.txt": r.WriteText} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("--out: writing %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// resourceOrder is the order resources are listed in.
+var resourceOrder = []string{"rss", "pss", "uss", "anon", "fds", "threads", "close_wait"}
+
+// ResourceNames returns the report's resources in display order.
+func (r *Report) ResourceNames() []string {
+	var names []string
+	for _, n := range resourceOrder {
+		if _, ok := r.Resources[n]; ok {
+			names = append(names, n)
+		}
+	}
+	var rest []string
+	for n := range r.Resources {
+		if !contains(names, n) {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteText writes the human report: the verdict block first, then the
+// target, the phases and the load accounting.
+func (r *Report) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "Verdict: %s\n", strings.ToUpper(r.Verdict))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, n := range r.ResourceNames() {
+		res := r.Resources[n]
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", n, res.Verdict, res.Reason)
+	}
+	if r.CPU.Bound != "" {
+		fmt.Fprintf(tw, "  cpu\t%s\t%s\n", r.CPU.Bound, r.CPU.Reason)
+	}
+	tw.Flush()
+	for _, n := range r.ResourceNames() {
+		res := r.Resources[n]
+		if res.TimeToExhaustionSeconds != nil {
+			fmt.Fprintf(w, "  %s reaches its limit (%s) in %s at this rate\n", n,
+				FormatValue(res.Limit, res.Unit), FormatDuration(*res.TimeToExhaustionSeconds))
+		}
+	}
+	if r.Verdict == verdict.Inconclusive {
+		for _, n := range r.ResourceNames() {
+			if s := r.Resources[n].Settle; s != "" {
+				fmt.Fprintf(w, "  to settle %s: %s\n", n, s)
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	r.writeTarget(w)
+	if r.Load != nil {
+		fmt.Fprintln(w)
+		return r.Load.WriteText(w)
+	}
+	return nil
+}
+
+func (r *Report) writeTarget(w io.Writer) {
+	t := r.Target
+	if t.Probed {
+		fmt.Fprintf(w, "Target:            %s\n", t.Description)
+		if t.Restarts > 0 {
+			fmt.Fprintf(w, "Restarts:          %d (each incarnation fitted apart)\n", t.Restarts)
+		}
+		if e := t.Exit; e != nil {
+			fmt.Fprintf(w, "Target exited:     at %s%s\n", e.Time.Format(time.RFC3339), exitStatus(e))
+		}
+	}
+	p := r.Phases
+	fmt.Fprintf(w, "Phases:            warm-up %.1f s (%d requests), soak %.1f s (%d requests), cool-down %.1f s\n",
+		p.WarmupSeconds, p.WarmupRequests, p.SoakSeconds, p.SoakRequests, p.CooldownSeconds)
+	c := r.CPU
+	if c.Throughput > 0 {
+		fmt.Fprintf(w, "CPU:               U %.3f cores, X %.1f req/s, D %s, R %s, N %.2f, user %.0f %% / system %.0f %%\n",
+			c.Utilization, c.Throughput, FormatSeconds(c.DemandSeconds), FormatSeconds(c.ResponseSeconds),
+			c.Concurrency, 100*c.UserShare, 100*c.SystemShare)
+	}
+}
+
+func exitStatus(e *probes.ExitInfo) string {
+	switch {
+	case !e.Known:
+		return ""
+	case e.Signal != "":
+		return ", killed by " + e.Signal
+	}
+	return fmt.Sprintf(", exit status %d", e.Code)
+}
+
+// FormatValue formats a resource value in its unit: bytes in KiB/MiB/GiB.
+func FormatValue(v float64, unit string) string {
+	if unit != "bytes" {
+		return fmt.Sprintf("%.0f %s", v, unit)
+	}
+	a := math.Abs(v)
+	switch {
+	case a >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", v/(1<<30))
+	case a >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", v/(1<<20))
+	case a >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", v/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", v)
+}
+
+// FormatSeconds formats a short duration given in seconds.
+func FormatSeconds(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Microsecond).String()
+}
+
+// FormatDuration formats a long duration given in seconds, in hours or days.
+func FormatDuration(s float64) string {
+	switch {
+	case s >= 2*86400:
+		return fmt.Sprintf("%.1f days", s/86400)
+	case s >= 3600:
+		return fmt.Sprintf("%.1f h", s/3600)
+	case s >= 60:
+		return fmt.Sprintf("%.1f min", s/60)
+	}
+	return fmt.Sprintf("%.0f s", s)
+}

@@ -1,0 +1,263 @@
+package soak
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// Record is one sample of a run: the target's process tree, joined with the
+// load's progress at the moment it was taken.
+type Record struct {
+	probes.Sample
+	Elapsed  float64       `json:"elapsed_seconds"` // since the load started
+	Phase    verdict.Phase `json:"phase"`
+	Requests uint64        `json:"requests"` // cumulative completed requests
+	Errors   uint64        `json:"errors"`
+	// Rate, P50 and P99 are the load's figures over the last progress
+	// interval: requests per second, and latency in seconds.
+	Rate float64 `json:"rate_rps"`
+	P50  float64 `json:"p50_seconds"`
+	P99  float64 `json:"p99_seconds"`
+}
+
+// runner holds the state of one run while it goes.
+type runner struct {
+	o       *Options
+	eng     *load.Engine
+	sampler *probes.Sampler // nil with NoProbe
+	start   time.Time
+	csv     *csvWriter // nil without OutDir
+
+	wReq uint64
+	wDur time.Duration
+
+	mu   sync.Mutex // guards last
+	last load.Interval
+
+	recs     []Record
+	loadDone bool
+}
+
+// Run soaks the target: it resolves (or starts) the target, checks that the
+// URL answers, runs the load while sampling, samples on through the
+// cool-down, and returns the analysed report. When ctx is cancelled the load
+// stops, the cool-down is skipped, and the report covers what was done.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if err := o.setDefaults(); err != nil {
+		return nil, err
+	}
+	r := &runner{o: &o}
+	r.wReq, r.wDur = o.warmupEnd()
+	r.wireLoad()
+	eng, err := load.New(o.Load)
+	if err != nil {
+		return nil, err
+	}
+	r.eng = eng
+	var tgt *probes.Target
+	if !o.NoProbe {
+		tgt, err = probes.Open(ctx, o.Target, o.Log)
+		if err != nil {
+			return nil, err
+		}
+		defer closeTarget(tgt, o.Log)
+		r.sampler = probes.NewSampler(tgt, o.Sampler)
+	}
+	if err := preflight(ctx, o.Load.Endpoints); err != nil {
+		return nil, err
+	}
+	if o.OutDir != "" {
+		if r.csv, err = createCSV(filepath.Join(o.OutDir, "samples.csv")); err != nil {
+			return nil, err
+		}
+		defer r.csv.Close()
+	}
+	sum, loadEnd, err := r.loop(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep := r.report(sum, tgt, loadEnd)
+	if o.OutDir != "" {
+		if err := rep.WriteFiles(o.OutDir); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+func closeTarget(t *probes.Target, log *zap.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := t.Close(ctx); err != nil {
+		log.Warn("stopping the target", zap.Error(err))
+	}
+}
+
+// wireLoad chains the run's own interval bookkeeping before the progress
+// printer and any caller's hook.
+func (r *runner) wireLoad() {
+	o := r.o
+	var progress func(load.Interval)
+	if o.Progress != nil {
+		progress = load.NewProgress(o.Progress, o.Load.Requests)
+	}
+	user := o.Load.OnInterval
+	o.Load.OnInterval = func(iv load.Interval) {
+		r.mu.Lock()
+		r.last = iv
+		r.mu.Unlock()
+		if progress != nil {
+			progress(iv)
+		}
+		if user != nil {
+			user(iv)
+		}
+	}
+}
+
+// loop runs the load and samples on the cadence until the load ends, then
+// through the cool-down. It returns the load summary and when the load ended.
+func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
+	r.start = r.o.Now()
+	var sum *load.Summary
+	var lerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sum, lerr = r.eng.Run(ctx)
+	}()
+	tick := time.NewTicker(r.o.Interval)
+	defer tick.Stop()
+	r.take()
+	for running := true; running; {
+		select {
+		case <-tick.C:
+			r.take()
+		case <-done:
+			running = false
+		}
+	}
+	if lerr != nil {
+		return nil, time.Time{}, lerr
+	}
+	r.take() // the load's last state, still in the soak phase
+	loadEnd := r.o.Now()
+	r.loadDone = true
+	if r.sampler != nil && r.o.Cooldown > 0 && ctx.Err() == nil {
+		r.o.Log.Info("cool-down: load stopped, sampling goes on", zap.Duration("cooldown", r.o.Cooldown))
+		timer := time.NewTimer(r.o.Cooldown)
+		defer timer.Stop()
+		for cooling := true; cooling; {
+			select {
+			case <-tick.C:
+				r.take()
+			case <-timer.C:
+				cooling = false
+			case <-ctx.Done():
+				cooling = false
+			}
+		}
+		r.take()
+	}
+	return sum, loadEnd, nil
+}
+
+// take records one sample now.
+func (r *runner) take() {
+	var s probes.Sample
+	if r.sampler != nil {
+		s = r.sampler.Sample()
+	} else {
+		s.Time = r.o.Now()
+	}
+	r.mu.Lock()
+	iv := r.last
+	r.mu.Unlock()
+	rec := Record{
+		Sample:   s,
+		Elapsed:  s.Time.Sub(r.start).Seconds(),
+		Requests: r.eng.Completed(),
+		Errors:   r.eng.Errors(),
+		Rate:     iv.Rate,
+		P50:      iv.P50,
+		P99:      iv.P99,
+	}
+	rec.Phase = r.phase(rec)
+	r.recs = append(r.recs, rec)
+	if r.csv != nil {
+		if err := r.csv.Write(rec); err != nil {
+			r.o.Log.Error("writing samples.csv", zap.Error(err))
+		}
+	}
+	if r.o.OnRecord != nil {
+		r.o.OnRecord(rec)
+	}
+}
+
+func (r *runner) phase(rec Record) verdict.Phase {
+	switch {
+	case r.loadDone:
+		return verdict.Cooldown
+	case rec.Requests < r.wReq || time.Duration(rec.Elapsed*float64(time.Second)) < r.wDur:
+		return verdict.Warmup
+	}
+	return verdict.Soak
+}
+
+// preflight checks that every endpoint's host and port accept a TCP
+// connection, so that an unreachable target is one clear line, not a
+// report full of errors.
+func preflight(ctx context.Context, eps []load.Endpoint) error {
+	seen := map[string]bool{}
+	for _, ep := range eps {
+		u, err := url.Parse(ep.URL)
+		if err != nil {
+			return fmt.Errorf("URL %q: %w", ep.URL, err)
+		}
+		addr := hostPort(u)
+		if seen[addr] {
+			continue
+		}
+		seen[addr] = true
+		d := net.Dialer{Timeout: 5 * time.Second}
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return fmt.Errorf("cannot reach %s: %w (is the server running and listening on %s?)", ep.URL, unwrapOp(err), addr)
+		}
+		c.Close()
+	}
+	return nil
+}
+
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+func unwrapOp(err error) error {
+	if op, ok := err.(*net.OpError); ok {
+		if se, ok := op.Err.(*os.SyscallError); ok {
+			return se.Err
+		}
+		return op.Err
+	}
+	return err
+}

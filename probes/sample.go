@@ -29,7 +29,8 @@ type Sample struct {
 	USS        uint64 `json:"uss_bytes"`
 
 	// Files and threads. FDsValid is false when /proc/PID/fd was not
-	// readable for the root. FDLimit is the root's soft RLIMIT_NOFILE.
+	// readable for the root or any other process of the tree. FDLimit is
+	// the root's soft RLIMIT_NOFILE (0 if unlimited or unreadable).
 	FDsValid bool   `json:"fds_valid"`
 	FDs      uint64 `json:"fds"`
 	FDLimit  uint64 `json:"fd_limit"`
@@ -42,9 +43,14 @@ type Sample struct {
 	CtxInvol     uint64  `json:"ctx_involuntary"`
 
 	// I/O bytes, cumulative; IOValid is false when /proc/PID/io was denied.
+	// ReadBytes and WriteBytes reached the storage layer (read_bytes,
+	// write_bytes); ReadChars and WriteChars went through read/write-like
+	// calls, sockets included (rchar, wchar).
 	IOValid    bool   `json:"io_valid"`
 	ReadBytes  uint64 `json:"read_bytes"`
 	WriteBytes uint64 `json:"write_bytes"`
+	ReadChars  uint64 `json:"read_chars"`
+	WriteChars uint64 `json:"write_chars"`
 
 	// TCP sockets owned by the tree, by state.
 	TCPEstablished int `json:"tcp_established"`

@@ -1,0 +1,194 @@
+package probes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// start runs Spec.Exec in its own process group, starts the goroutine that
+// reaps it, and waits until the URL's port accepts connections.
+func (t *Target) start(ctx context.Context) error {
+	args, _ := splitCommand(t.spec.Exec) // validated in prepare
+	addr, err := readyAddr(t.spec.URL)
+	if err != nil {
+		return fmt.Errorf("probes: --exec %q: %w", t.spec.Exec, err)
+	}
+	if addr != "" && accepts(addr) {
+		return fmt.Errorf("probes: --exec %q: something already listens on %s; stop it, or use --pid to test it instead", t.spec.Exec, addr)
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.Stdout, err = t.execOutput(); err != nil {
+		return err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.closeLog()
+		return fmt.Errorf("probes: --exec %q: %w", t.spec.Exec, err)
+	}
+	t.cmd, t.reaped = cmd, make(chan struct{})
+	go t.reap()
+	t.mu.Lock()
+	if id, err := t.identify(int32(cmd.Process.Pid)); err == nil {
+		t.adopt(id)
+	}
+	t.mu.Unlock()
+	if err := t.waitReady(ctx, addr); err != nil {
+		_ = t.stop(context.Background())
+		return fmt.Errorf("probes: --exec %q: pid %d %w", t.spec.Exec, cmd.Process.Pid, err)
+	}
+	t.log.Info("target started", zap.Int("pid", cmd.Process.Pid), zap.String("ready", addr))
+	return nil
+}
+
+// readyAddr is the host:port of the load URL, or "" when there is no URL.
+func readyAddr(rawURL string) (string, error) {
+	if rawURL == "" {
+		return "", nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", fmt.Errorf("URL %q: %w", rawURL, err)
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return net.JoinHostPort(u.Hostname(), port), nil
+}
+
+// execOutput opens where the target's output goes.
+func (t *Target) execOutput() (io.Writer, error) {
+	var w []io.Writer
+	if t.spec.ExecLog != "" {
+		f, err := os.OpenFile(t.spec.ExecLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("probes: --exec-log: %w", err)
+		}
+		t.logFile = f
+		w = append(w, f)
+	}
+	if t.spec.ExecShow {
+		w = append(w, os.Stderr)
+	}
+	switch len(w) {
+	case 0:
+		return nil, nil // exec sends it to /dev/null
+	case 1:
+		return w[0], nil
+	}
+	return io.MultiWriter(w...), nil
+}
+
+func (t *Target) closeLog() {
+	if t.logFile != nil {
+		_ = t.logFile.Close()
+	}
+}
+
+// reap waits for the exec'd process and records how it ended.
+func (t *Target) reap() {
+	err := t.cmd.Wait()
+	info := exitInfo(t.cmd.ProcessState, err)
+	t.mu.Lock()
+	t.exit = &info
+	t.alive = false
+	t.mu.Unlock()
+	t.closeLog()
+	close(t.reaped)
+	t.log.Info("target exited", zap.Int("pid", t.cmd.Process.Pid), zap.Int("code", info.Code), zap.String("signal", info.Signal))
+}
+
+// exitInfo turns a reaped process's state into an ExitInfo.
+func exitInfo(ps *os.ProcessState, err error) ExitInfo {
+	info := ExitInfo{Time: time.Now(), Code: -1}
+	if ps == nil {
+		return info
+	}
+	info.Known = true
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	switch {
+	case ok && ws.Signaled():
+		info.Signal = ws.Signal().String()
+	default:
+		info.Code = ps.ExitCode()
+	}
+	return info
+}
+
+// waitReady polls addr until it accepts a connection, the process exits,
+// ReadyTimeout passes or ctx ends.
+func (t *Target) waitReady(ctx context.Context, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.spec.ReadyTimeout)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if accepts(addr) {
+			return nil
+		}
+		select {
+		case <-t.reaped:
+			e := t.Exit()
+			return fmt.Errorf("exited (code %d, signal %q) before accepting connections on %s", e.Code, e.Signal, addr)
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fmt.Errorf("did not accept connections on %s within %s (--ready-timeout); stopped it", addr, t.spec.ReadyTimeout)
+			}
+			return fmt.Errorf("waiting for %s: %w; stopped it", addr, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// accepts says whether addr accepts a TCP connection now.
+func accepts(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, 500*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
+}
+
+// stop sends SIGTERM, then SIGKILL to the process group after StopGrace,
+// and waits for the reaper.
+func (t *Target) stop(ctx context.Context) error {
+	if t.cmd == nil {
+		return nil
+	}
+	pid := t.cmd.Process.Pid
+	select {
+	case <-t.reaped:
+		return nil
+	default:
+	}
+	if err := t.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.log.Warn("SIGTERM target", zap.Int("pid", pid), zap.Error(err))
+	}
+	grace := time.NewTimer(t.spec.StopGrace)
+	defer grace.Stop()
+	select {
+	case <-t.reaped:
+		return nil
+	case <-grace.C:
+	case <-ctx.Done():
+	}
+	t.log.Warn("target ignored SIGTERM; sending SIGKILL", zap.Int("pid", pid), zap.Duration("grace", t.spec.StopGrace))
+	_ = syscall.Kill(-pid, syscall.SIGKILL) // its own group: workers too
+	<-t.reaped
+	return nil
+}

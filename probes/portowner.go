@@ -1,0 +1,111 @@
+package probes
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+)
+
+// localPort returns the port of rawURL when its host is on this machine
+// (localhost or a loopback address).
+func localPort(rawURL string) (uint16, error) {
+	if rawURL == "" {
+		return 0, fmt.Errorf("no URL to find the server by its port")
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return 0, fmt.Errorf("URL %q: %w", rawURL, err)
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return 0, fmt.Errorf("the URL's host %q is not local, so its port owner cannot be looked up", host)
+	}
+	p := u.Port()
+	if p == "" {
+		p = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	port, err := strconv.ParseUint(p, 10, 16)
+	if err != nil || port == 0 {
+		return 0, fmt.Errorf("URL %q has no usable port", rawURL)
+	}
+	return uint16(port), nil
+}
+
+// listenInodes returns the inodes of the LISTEN sockets on port, from the
+// tcp and tcp6 tables of the procfs root (soakd's network namespace).
+func (t *Target) listenInodes(port uint16) map[uint64]struct{} {
+	inodes := map[uint64]struct{}{}
+	for _, name := range []string{"net/tcp", "net/tcp6"} {
+		b, err := t.fs.read(t.fs.root + "/" + name)
+		if err != nil {
+			continue // no IPv6, say
+		}
+		parseNetTCP(b, func(e tcpEntry) {
+			if e.State == tcpListen && e.LocalPort == port && e.Inode != 0 {
+				inodes[e.Inode] = struct{}{}
+			}
+		})
+	}
+	return inodes
+}
+
+// locatePort finds the process that owns the listening socket on the URL's
+// port: the root among the owners (a prefork master, not its workers).
+func (t *Target) locatePort(ctx context.Context) (procID, error) {
+	want := t.listenInodes(t.port)
+	if len(want) == 0 {
+		return procID{}, fmt.Errorf("probes: no process listens on TCP port %d (from the URL); start the server or set --pid, --pidfile, --match, --unit or --exec", t.port)
+	}
+	owners, denied := t.socketOwners(ctx, want)
+	roots := rootsOf(owners)
+	switch {
+	case len(roots) == 1:
+		return roots[0].ID, nil
+	case len(roots) > 1:
+		return procID{}, fmt.Errorf("probes: %d unrelated processes listen on TCP port %d: %s; set --pid or --match", len(roots), t.port, describeProcs(roots))
+	case denied > 0:
+		return procID{}, fmt.Errorf("probes: the owner of TCP port %d is not visible: /proc/PID/fd of %d processes could not be read; run soakd as the target's user or grant it CAP_SYS_PTRACE, or set --pid", t.port, denied)
+	}
+	return procID{}, fmt.Errorf("probes: a socket listens on TCP port %d but no process in %s owns it (another network namespace?); set --pid", t.port, t.fs.root)
+}
+
+// socketOwners scans every process's fd dir for the wanted socket inodes.
+// denied counts fd dirs that could not be read.
+func (t *Target) socketOwners(ctx context.Context, want map[uint64]struct{}) (owners []candidate, denied int) {
+	var pids []int32
+	if err := t.fs.listPIDs(func(pid int32) { pids = append(pids, pid) }); err != nil {
+		return nil, 0
+	}
+	found := map[uint64]struct{}{}
+	for _, pid := range pids {
+		if ctx.Err() != nil {
+			break
+		}
+		clear(found)
+		if _, err := t.fs.fdScan(pid, found); err != nil {
+			if isDenied(err) {
+				denied++
+			}
+			continue
+		}
+		if !sharesAny(found, want) {
+			continue
+		}
+		if c, ok := t.candidateOf(pid); ok {
+			owners = append(owners, c)
+		}
+	}
+	return owners, denied
+}
+
+func sharesAny(a, b map[uint64]struct{}) bool {
+	for k := range a {
+		if _, ok := b[k]; ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,231 @@
+package probes
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// procFS reads small procfs and cgroupfs files with raw syscalls into one
+// reused buffer: no os.File, no poller registration, no allocation per
+// read. It is not safe for concurrent use; the Sampler holds one under its
+// mutex.
+type procFS struct {
+	root string // e.g. "/proc"
+	buf  []byte
+	dent []byte
+	link []byte
+	path []byte
+}
+
+func newProcFS(root string) *procFS {
+	return &procFS{
+		root: root,
+		buf:  make([]byte, 16<<10),
+		dent: make([]byte, 16<<10),
+		link: make([]byte, 128),
+	}
+}
+
+// pidPath returns root/pid/name, reusing one buffer.
+func (p *procFS) pidPath(pid int32, name string) string {
+	p.path = append(p.path[:0], p.root...)
+	p.path = append(p.path, '/')
+	p.path = strconv.AppendInt(p.path, int64(pid), 10)
+	if name != "" {
+		p.path = append(p.path, '/')
+		p.path = append(p.path, name...)
+	}
+	return string(p.path)
+}
+
+// readPid reads root/pid/name. The returned slice is valid until the next
+// read.
+func (p *procFS) readPid(pid int32, name string) ([]byte, error) {
+	return p.read(p.pidPath(pid, name))
+}
+
+// read reads a whole file; the returned slice is valid until the next read.
+func (p *procFS) read(path string) ([]byte, error) {
+	fd, err := openRetry(path, unix.O_RDONLY|unix.O_CLOEXEC)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	n := 0
+	for {
+		if n == len(p.buf) {
+			p.buf = append(p.buf, make([]byte, len(p.buf))...)
+		}
+		m, err := unix.Read(fd, p.buf[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if m == 0 {
+			return p.buf[:n], nil
+		}
+		n += m
+	}
+}
+
+func openRetry(path string, flags int) (int, error) {
+	for {
+		fd, err := unix.Open(path, flags, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// fdScan counts the entries of root/pid/fd and, when sockets is not nil,
+// adds the inode of every socket fd to it. Getting the inode takes one
+// readlinkat per fd (the only way procfs tells an fd's kind); it runs
+// against the already open directory, so no path lookup is repeated.
+func (p *procFS) fdScan(pid int32, sockets map[uint64]struct{}) (uint64, error) {
+	path := p.pidPath(pid, "fd")
+	dir, err := openRetry(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+	if err != nil {
+		return 0, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(dir)
+	var count uint64
+	err = p.eachDirent(dir, func(name []byte) {
+		count++
+		if sockets != nil {
+			p.addSocket(dir, name, sockets)
+		}
+	})
+	if err != nil {
+		return count, &os.PathError{Op: "getdents", Path: path, Err: err}
+	}
+	return count, nil
+}
+
+var socketPrefix = []byte("socket:[")
+
+// addSocket reads the link of one fd and records a socket's inode.
+func (p *procFS) addSocket(dir int, name []byte, sockets map[uint64]struct{}) {
+	n, err := unix.Readlinkat(dir, string(name), p.link)
+	if err != nil || n < len(socketPrefix)+2 {
+		return // closed meanwhile, or too short to be a socket
+	}
+	l := p.link[:n]
+	rest, ok := bytes.CutPrefix(l, socketPrefix)
+	if !ok || rest[len(rest)-1] != ']' {
+		return
+	}
+	ino, err := strconv.ParseUint(string(rest[:len(rest)-1]), 10, 64)
+	if err == nil {
+		sockets[ino] = struct{}{}
+	}
+}
+
+// eachDirent calls fn with the name of every entry of an open directory
+// but "." and "..". The name is only valid during the call.
+func (p *procFS) eachDirent(dir int, fn func(name []byte)) error {
+	for {
+		n, err := unix.Getdents(dir, p.dent)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return nil
+		}
+		parseDirents(p.dent[:n], fn)
+	}
+}
+
+// parseDirents walks a buffer of linux_dirent64 records.
+func parseDirents(buf []byte, fn func(name []byte)) {
+	const nameOff = 19 // ino(8) off(8) reclen(2) type(1)
+	for len(buf) >= nameOff {
+		reclen := int(buf[16]) | int(buf[17])<<8
+		if reclen < nameOff || reclen > len(buf) {
+			return
+		}
+		name := buf[nameOff:reclen]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		buf = buf[reclen:]
+		if string(name) == "." || string(name) == ".." {
+			continue
+		}
+		fn(name)
+	}
+}
+
+// listPIDs calls fn with every numeric entry of the procfs root.
+func (p *procFS) listPIDs(fn func(pid int32)) error {
+	dir, err := openRetry(p.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: p.root, Err: err}
+	}
+	defer unix.Close(dir)
+	return p.eachDirent(dir, func(name []byte) {
+		if pid, ok := atoiPID(name); ok {
+			fn(pid)
+		}
+	})
+}
+
+// atoiPID parses a positive decimal PID without allocating.
+func atoiPID(b []byte) (int32, bool) {
+	if len(b) == 0 || len(b) > 9 {
+		return 0, false
+	}
+	var n int32
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int32(c-'0')
+	}
+	return n, n > 0
+}
+
+// isGone says whether err means the process (or file) no longer exists:
+// an expected case for a process that exits mid-sample.
+func isGone(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ESRCH)
+}
+
+// isDenied says whether err is a permission error.
+func isDenied(err error) bool {
+	return errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)
+}
+
+// eachTask calls fn with the thread IDs of pid.
+func (p *procFS) eachTask(pid int32, fn func(tid int32)) error {
+	path := p.pidPath(pid, "task")
+	dir, err := openRetry(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(dir)
+	return p.eachDirent(dir, func(name []byte) {
+		if tid, ok := atoiPID(name); ok {
+			fn(tid)
+		}
+	})
+}
+
+// readTask reads root/pid/task/tid/name; the slice is valid until the next
+// read.
+func (p *procFS) readTask(pid, tid int32, name string) ([]byte, error) {
+	p.pidPath(pid, "task/")
+	p.path = strconv.AppendInt(p.path, int64(tid), 10)
+	p.path = append(p.path, '/')
+	p.path = append(p.path, name...)
+	return p.read(string(p.path))
+}

@@ -1,0 +1,332 @@
+package probes
+
+import (
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// clockTicks is USER_HZ, the unit of stat's utime and stime: 100 on every
+// Linux architecture soakd runs on (it is an ABI constant, unlike HZ), and
+// the value gopsutil assumes too.
+const clockTicks = 100
+
+// SamplerOptions tunes a Sampler.
+type SamplerOptions struct {
+	// SmapsInterval is the PSS/USS cadence (default 30s; <0 disables).
+	// Reading smaps_rollup takes the target's mmap lock, so it is rare.
+	SmapsInterval time.Duration
+	// TopN is the per-process breakdown size (default 5).
+	TopN int
+	// Log receives the one-time warnings (permission denied and the like).
+	Log *zap.Logger
+}
+
+// Sampler reads the target's whole process tree on demand. Sample is safe
+// for concurrent use; calls run one at a time.
+type Sampler struct {
+	t        *Target
+	opts     SamplerOptions
+	log      *zap.Logger
+	pageSize uint64
+
+	mu        sync.Mutex // guards all below
+	fs        *procFS
+	self      *procFS
+	walk      *walker
+	procAcc   *accumulator // CPU and I/O, per process identity
+	threadAcc *accumulator // context switches, per thread
+	tcp       *tcpCounter
+	procs     []proc
+	stats     []ProcStat
+	lastSmaps time.Time
+	smapsRoot procID
+	warned    map[string]bool
+	fdLimit   uint64
+	limitOf   procID
+}
+
+// NewSampler returns a Sampler of t.
+func NewSampler(t *Target, opts SamplerOptions) *Sampler {
+	if opts.SmapsInterval == 0 {
+		opts.SmapsInterval = 30 * time.Second
+	}
+	if opts.TopN <= 0 {
+		opts.TopN = 5
+	}
+	if opts.Log == nil {
+		opts.Log = t.log
+	}
+	fs := newProcFS(t.spec.ProcRoot)
+	return &Sampler{
+		t: t, opts: opts, log: opts.Log, pageSize: uint64(os.Getpagesize()),
+		fs: fs, self: newProcFS("/proc"), walk: newWalker(fs),
+		procAcc: newAccumulator(), threadAcc: newAccumulator(), tcp: newTCPCounter(),
+		warned: map[string]bool{},
+	}
+}
+
+// Sample takes one sample now. It never fails the run: a gone target gives
+// Alive=false (and the Target records ExitInfo), a process that vanishes
+// mid-read is left out, and unreadable files clear the matching Valid flag.
+// The cumulative totals are filled in every sample, alive or not.
+func (s *Sampler) Sample() (out Sample) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("probes: sample failed; please report this", zap.Any("panic", r), zap.Stack("stack"))
+			out.Alive = false
+		}
+	}()
+	out.Time = time.Now()
+	st := s.t.current(out.Time)
+	out.RootPID, out.RootStart, out.Incarnation = st.ID.PID, st.ID.Start, st.Incarnation
+	s.sampleSelf(&out)
+	if st.Alive {
+		s.sampleTree(&out, st)
+	}
+	s.procAcc.sweep()
+	s.threadAcc.sweep()
+	s.fillTotals(&out)
+	return out
+}
+
+// sampleSelf reads soakd's own CPU and RSS.
+func (s *Sampler) sampleSelf(out *Sample) {
+	b, err := s.self.read("/proc/self/stat")
+	if err != nil {
+		return
+	}
+	st, err := parseStat(b)
+	if err != nil {
+		return
+	}
+	out.SelfUser = float64(st.UTime) / clockTicks
+	out.SelfSystem = float64(st.STime) / clockTicks
+	out.SelfRSS = st.RSSPages * s.pageSize
+}
+
+// sampleTree reads every process of the tree, then the tree-wide tables.
+func (s *Sampler) sampleTree(out *Sample, st rootState) {
+	procs, err := s.members(st)
+	if err != nil || len(procs) == 0 {
+		return // the root went away between resolving and walking
+	}
+	out.Alive, out.Procs = true, len(procs)
+	out.FDsValid, out.IOValid = true, true
+	s.tcp.reset()
+	s.stats = s.stats[:0]
+	for i, p := range procs {
+		s.stats = append(s.stats, s.sampleProc(p, i == 0, out))
+	}
+	s.sampleTCP(out, st.ID.PID)
+	out.FDLimit = s.rootFDLimit(st.ID)
+	s.sampleSmaps(out, procs, st.ID)
+	s.sampleCgroup(out)
+	out.Top = s.top()
+}
+
+// members lists the processes to sample, the root first.
+func (s *Sampler) members(st rootState) ([]proc, error) {
+	if s.t.kind != kindUnit {
+		var err error
+		s.procs, err = s.walk.tree(st.ID, s.procs[:0])
+		return s.procs, err
+	}
+	s.procs = s.procs[:0]
+	for _, pid := range st.Members {
+		b, err := s.fs.readPid(pid, "stat")
+		if err != nil {
+			continue
+		}
+		ps, err := parseStat(b)
+		if err != nil {
+			continue
+		}
+		p := proc{ID: procID{PID: pid, Start: ps.StartTime}, Stat: ps}
+		if p.ID == st.ID {
+			s.procs = append([]proc{p}, s.procs...)
+		} else {
+			s.procs = append(s.procs, p)
+		}
+	}
+	return s.procs, nil
+}
+
+// sampleProc reads one process and adds it to the sample's sums.
+func (s *Sampler) sampleProc(p proc, isRoot bool, out *Sample) ProcStat {
+	rss := p.Stat.RSSPages * s.pageSize
+	out.RSS += rss
+	out.VMS += p.Stat.VSize
+	out.Threads += p.Stat.NumThreads
+	ps := ProcStat{PID: p.ID.PID, Name: p.Stat.Comm, RSS: rss, Threads: p.Stat.NumThreads,
+		CPU: float64(p.Stat.UTime+p.Stat.STime) / clockTicks}
+	if p.Stat.State == 'Z' {
+		return ps // exited, not reaped: nothing more to read
+	}
+	c := counters{UTime: p.Stat.UTime, STime: p.Stat.STime}
+	s.readIO(p, &c, out)
+	s.procAcc.observe(p.ID, c)
+	if b, err := s.fs.readPid(p.ID.PID, "status"); err == nil {
+		if status, err := parseStatus(b); err == nil {
+			out.Swap += status.SwapBytes
+			s.ctxSwitches(p, status)
+		}
+	}
+	fds, err := s.fs.fdScan(p.ID.PID, s.tcp.owned)
+	switch {
+	case err == nil:
+		ps.FDs = fds
+		out.FDs += fds
+	case isDenied(err):
+		out.FDsValid = false
+		s.warnOnce("fd", "probes: cannot read the target's open files (/proc/PID/fd): fd and TCP counts are missing; run soakd as the target's user or grant it CAP_SYS_PTRACE", p, err)
+	}
+	return ps
+}
+
+// readIO fills c's I/O counters from /proc/PID/io; when it is not readable
+// the previous values are kept, so the totals neither drop nor jump.
+func (s *Sampler) readIO(p proc, c *counters, out *Sample) {
+	b, err := s.fs.readPid(p.ID.PID, "io")
+	if err == nil {
+		var io ioInfo
+		if io, err = parseIO(b); err == nil {
+			c.RChar, c.WChar, c.ReadBytes, c.WriteBytes = io.RChar, io.WChar, io.ReadBytes, io.WriteBytes
+			return
+		}
+	}
+	if prev, ok := s.procAcc.lastOf(p.ID); ok {
+		c.RChar, c.WChar, c.ReadBytes, c.WriteBytes = prev.RChar, prev.WChar, prev.ReadBytes, prev.WriteBytes
+	}
+	if isDenied(err) {
+		out.IOValid = false
+		s.warnOnce("io", "probes: cannot read the target's I/O counters (/proc/PID/io): I/O bytes are missing; run soakd as the target's user or grant it CAP_SYS_PTRACE", p, err)
+	}
+}
+
+// ctxSwitches adds the context switches of p's threads. /proc/PID/status
+// counts the main thread only, so a multi-threaded process's other threads
+// are read from /proc/PID/task/TID/status.
+func (s *Sampler) ctxSwitches(p proc, leader statusInfo) {
+	s.threadAcc.observe(p.ID, counters{CtxVol: leader.CtxVol, CtxInvol: leader.CtxInvol})
+	if p.Stat.NumThreads <= 1 {
+		return
+	}
+	_ = s.fs.eachTask(p.ID.PID, func(tid int32) {
+		if tid == p.ID.PID {
+			return
+		}
+		b, err := s.fs.readTask(p.ID.PID, tid, "status")
+		if err != nil {
+			return
+		}
+		if ts, err := parseStatus(b); err == nil {
+			s.threadAcc.observe(procID{PID: tid, Start: p.ID.Start}, counters{CtxVol: ts.CtxVol, CtxInvol: ts.CtxInvol})
+		}
+	})
+}
+
+// warnOnce logs one warning per kind of trouble for the Sampler's life.
+func (s *Sampler) warnOnce(kind, msg string, p proc, err error) {
+	if s.warned[kind] {
+		return
+	}
+	s.warned[kind] = true
+	s.log.Warn(msg, zap.Int32("pid", p.ID.PID), zap.String("comm", p.Stat.Comm), zap.Error(err))
+}
+
+// sampleTCP counts the tree's sockets in the root's network namespace.
+func (s *Sampler) sampleTCP(out *Sample, root int32) {
+	for _, name := range []string{"net/tcp", "net/tcp6"} {
+		b, err := s.fs.readPid(root, name)
+		if err != nil {
+			continue
+		}
+		if bad, err := parseNetTCP(b, s.tcp.add); bad > 0 {
+			s.log.Debug("probes: skipped malformed socket rows", zap.String("table", name), zap.Int("rows", bad), zap.Error(err))
+		}
+	}
+	c := s.tcp.result()
+	out.TCPEstablished, out.TCPCloseWait, out.TCPTimeWait, out.TCPListen = c.Established, c.CloseWait, c.TimeWait, c.Listen
+}
+
+// rootFDLimit returns the root's soft RLIMIT_NOFILE, read once per root
+// identity and again every smaps round (prlimit can change it).
+func (s *Sampler) rootFDLimit(root procID) uint64 {
+	if root == s.limitOf && s.fdLimit != 0 {
+		return s.fdLimit
+	}
+	b, err := s.fs.readPid(root.PID, "limits")
+	if err != nil {
+		return 0
+	}
+	if n, err := parseNoFile(b); err == nil {
+		s.fdLimit, s.limitOf = n, root
+	}
+	return s.fdLimit
+}
+
+// sampleSmaps sums PSS and USS over the tree every SmapsInterval.
+func (s *Sampler) sampleSmaps(out *Sample, procs []proc, root procID) {
+	due := s.opts.SmapsInterval >= 0 && (root != s.smapsRoot || out.Time.Sub(s.lastSmaps) >= s.opts.SmapsInterval)
+	if !due {
+		return
+	}
+	s.lastSmaps, s.smapsRoot = out.Time, root
+	s.fdLimit = 0 // re-read the limit on the same cadence
+	for i, p := range procs {
+		b, err := s.fs.readPid(p.ID.PID, "smaps_rollup")
+		if err != nil {
+			if i == 0 && isDenied(err) {
+				s.warnOnce("smaps", "probes: cannot read the target's smaps_rollup: PSS and USS are missing; run soakd as the target's user or grant it CAP_SYS_PTRACE", p, err)
+			}
+			continue
+		}
+		m, err := parseSmapsRollup(b)
+		if err != nil {
+			continue
+		}
+		out.PSS += m.PSS
+		out.USS += m.USS
+		out.SmapsValid = out.SmapsValid || i == 0
+	}
+}
+
+// sampleCgroup reads the unit's cgroup memory.
+func (s *Sampler) sampleCgroup(out *Sample) {
+	if s.t.kind != kindUnit {
+		return
+	}
+	m, err := readCgroupMem(s.fs, s.t.cgroup)
+	if err != nil {
+		if !s.warned["cgroup"] {
+			s.warned["cgroup"] = true
+			s.log.Warn("probes: cannot read the unit's cgroup memory files; is the memory controller enabled for it?", zap.String("cgroup", s.t.cgroup), zap.Error(err))
+		}
+		return
+	}
+	out.CgroupValid = true
+	out.MemCurrent, out.MemMax, out.MemAnon, out.MemFile = m.Current, m.Max, m.Anon, m.File
+}
+
+// top returns the TopN processes by RSS.
+func (s *Sampler) top() []ProcStat {
+	sort.Slice(s.stats, func(i, j int) bool { return s.stats[i].RSS > s.stats[j].RSS })
+	n := min(len(s.stats), s.opts.TopN)
+	return append([]ProcStat(nil), s.stats[:n]...)
+}
+
+// fillTotals copies the monotonic totals into the sample.
+func (s *Sampler) fillTotals(out *Sample) {
+	p, th := s.procAcc.total, s.threadAcc.total
+	out.CPUUser = float64(p.UTime) / clockTicks
+	out.CPUSystem = float64(p.STime) / clockTicks
+	out.CtxVoluntary, out.CtxInvol = th.CtxVol, th.CtxInvol
+	out.ReadBytes, out.WriteBytes = p.ReadBytes, p.WriteBytes
+	out.ReadChars, out.WriteChars = p.RChar, p.WChar
+}

@@ -1,0 +1,291 @@
+package probes
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Spec says how to find the target. Exactly one of PID, PIDFile, Match,
+// Unit, Exec may be set; with none, the process owning the listening TCP
+// socket on URL's port is used when URL's host is local.
+type Spec struct {
+	// PID is a fixed process; when it dies the target stays dead.
+	PID int
+	// PIDFile is re-read on every sample: a restarted daemon writes a new PID.
+	PIDFile string
+	// Match is a regexp against the full command line (arguments joined by
+	// spaces); it must match exactly one root process (a match whose parent
+	// also matches is not a root). soakd and its ancestors never match.
+	Match string
+	// Unit is a systemd unit, e.g. "nginx.service" ("nginx" means the
+	// same): the processes of its cgroup v2 directory.
+	Unit string
+	// Exec is a command line, split shell-like (no shell); soakd starts it.
+	Exec string
+	// ExecLog is the file for the exec'd target's stdout and stderr; ""
+	// discards the output unless ExecShow.
+	ExecLog string
+	// ExecShow passes the target's output through to soakd's stderr.
+	ExecShow bool
+	// ReadyTimeout bounds the wait, for Exec, until URL's port accepts
+	// connections (default 10s).
+	ReadyTimeout time.Duration
+	// StopGrace is how long Close waits after SIGTERM before SIGKILL, for
+	// Exec (default 5s).
+	StopGrace time.Duration
+	// URL is the load URL: its host:port is used for the default lookup and
+	// for Exec readiness.
+	URL string
+	// ProcRoot is the procfs root, default "/proc"; tests point it at
+	// fixtures.
+	ProcRoot string
+	// CgroupRoot is the cgroup v2 root, default "/sys/fs/cgroup".
+	CgroupRoot string
+}
+
+// ExitInfo tells when the target went away and, when soakd started it,
+// how it ended.
+type ExitInfo struct {
+	// Time is when the exit was noticed (or reaped, for Exec).
+	Time time.Time
+	// Code is the exit status; -1 when killed by a signal or unknown.
+	Code int
+	// Signal names the signal that killed it, e.g. "terminated"; "" if none.
+	Signal string
+	// Known says Code and Signal are real: soakd started and reaped it.
+	Known bool
+}
+
+// kind is which Spec field chose the target.
+type kind int
+
+const (
+	kindPID kind = iota
+	kindPIDFile
+	kindMatch
+	kindUnit
+	kindExec
+	kindPort
+)
+
+// Target is the resolved process (tree) under test. Its methods are safe
+// for concurrent use.
+type Target struct {
+	spec    Spec
+	log     *zap.Logger
+	kind    kind
+	re      *regexp.Regexp
+	port    uint16
+	cgroup  string // unit: the cgroup v2 directory
+	selfPID int32
+
+	mu          sync.Mutex // guards all below
+	fs          *procFS
+	root        procID
+	cmdline     string
+	incarnation int
+	alive       bool
+	exit        *ExitInfo
+	members     []int32 // unit: last cgroup.procs
+	cmd         *exec.Cmd
+	reaped      chan struct{} // exec: closed once Wait returned
+	logFile     *os.File
+}
+
+// rootState is the target's identity at one sample.
+type rootState struct {
+	ID          procID
+	Incarnation int
+	Alive       bool
+	Members     []int32 // unit targets: the cgroup's processes
+}
+
+// Open validates spec, resolves the target (or starts Exec and waits for
+// readiness). Errors are one line naming the flag to use or the missing
+// capability.
+func Open(ctx context.Context, spec Spec, log *zap.Logger) (*Target, error) {
+	spec = withDefaults(spec)
+	t := &Target{spec: spec, log: log, selfPID: int32(os.Getpid()), fs: newProcFS(spec.ProcRoot)}
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	if t.kind == kindExec {
+		if err := t.start(ctx); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	id, err := t.locate(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	t.adopt(id)
+	return t, nil
+}
+
+func withDefaults(s Spec) Spec {
+	if s.ProcRoot == "" {
+		s.ProcRoot = "/proc"
+	}
+	if s.CgroupRoot == "" {
+		s.CgroupRoot = "/sys/fs/cgroup"
+	}
+	if s.ReadyTimeout <= 0 {
+		s.ReadyTimeout = 10 * time.Second
+	}
+	if s.StopGrace <= 0 {
+		s.StopGrace = 5 * time.Second
+	}
+	return s
+}
+
+// validate checks that one way to find the target is set and prepares it.
+func (t *Target) validate() error {
+	s := t.spec
+	var set []string
+	for _, f := range []struct {
+		on   bool
+		flag string
+		k    kind
+	}{
+		{s.PID != 0, "--pid", kindPID}, {s.PIDFile != "", "--pidfile", kindPIDFile},
+		{s.Match != "", "--match", kindMatch}, {s.Unit != "", "--unit", kindUnit},
+		{s.Exec != "", "--exec", kindExec},
+	} {
+		if f.on {
+			set = append(set, f.flag)
+			t.kind = f.k
+		}
+	}
+	if len(set) > 1 {
+		return fmt.Errorf("probes: set only one of --pid, --pidfile, --match, --unit, --exec; got %s", strings.Join(set, " and "))
+	}
+	if len(set) == 0 {
+		t.kind = kindPort
+	}
+	return t.prepare()
+}
+
+// prepare checks the chosen field's value.
+func (t *Target) prepare() error {
+	s := t.spec
+	var err error
+	switch t.kind {
+	case kindPID:
+		if s.PID < 0 {
+			return fmt.Errorf("probes: --pid %d: must be a positive process ID", s.PID)
+		}
+	case kindMatch:
+		if t.re, err = regexp.Compile(s.Match); err != nil {
+			return fmt.Errorf("probes: --match %q: %w", s.Match, err)
+		}
+	case kindUnit:
+		return t.findUnit()
+	case kindPort:
+		if t.port, err = localPort(s.URL); err != nil {
+			return fmt.Errorf("probes: no target given and %w; set one of --pid, --pidfile, --match, --unit, --exec", err)
+		}
+	case kindExec:
+		if _, err = splitCommand(s.Exec); err != nil {
+			return fmt.Errorf("probes: --exec %q: %w", s.Exec, err)
+		}
+	}
+	return nil
+}
+
+// adopt makes id the root, as a new incarnation. Callers hold mu, or own t
+// exclusively (Open).
+func (t *Target) adopt(id procID) {
+	t.root = id
+	t.incarnation++
+	t.alive = true
+	t.exit = nil
+	t.cmdline = t.readCmdline(id.PID)
+	if t.incarnation > 1 {
+		t.log.Info("target restarted", zap.Int32("pid", id.PID), zap.Int("incarnation", t.incarnation))
+	}
+}
+
+// current resolves the root again for a sample: a restart (pidfile, match,
+// unit, port) shows up as a new identity and a new incarnation; a gone root
+// records ExitInfo.
+func (t *Target) current(now time.Time) rootState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id, err := t.locate(context.Background(), false)
+	switch {
+	case err == nil && (id != t.root || !t.alive):
+		t.adopt(id)
+	case err != nil && t.alive:
+		t.alive = false
+		if t.exit == nil {
+			t.exit = &ExitInfo{Time: now, Code: -1}
+		}
+		t.log.Warn("target gone", zap.Int32("pid", t.root.PID), zap.Int("incarnation", t.incarnation), zap.Error(err))
+	}
+	return rootState{ID: t.root, Incarnation: t.incarnation, Alive: t.alive, Members: t.members}
+}
+
+// Describe names the target for the report, e.g.
+// "pid 1234 (nginx: master process /usr/sbin/nginx)".
+func (t *Target) Describe() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d := fmt.Sprintf("pid %d (%s)", t.root.PID, t.cmdline)
+	switch t.kind {
+	case kindUnit:
+		d = "unit " + t.spec.Unit + ": " + d
+	case kindExec:
+		d = "started " + d
+	}
+	if !t.alive {
+		d += ", gone"
+	}
+	return d
+}
+
+// Exit returns nil while the target is alive; once it is gone, when that
+// was noticed and, for a target soakd started, its exit status.
+func (t *Target) Exit() *ExitInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.exit == nil {
+		return nil
+	}
+	e := *t.exit
+	return &e
+}
+
+// Close stops a target soakd started (SIGTERM, SIGKILL after StopGrace)
+// and reaps it; for any other target it does nothing.
+func (t *Target) Close(ctx context.Context) error {
+	if t.kind != kindExec {
+		return nil
+	}
+	return t.stop(ctx)
+}
+
+// readCmdline returns the command line of pid, shortened for reports.
+func (t *Target) readCmdline(pid int32) string {
+	args, err := cmdlineOf(t.fs, pid)
+	if err != nil || len(args) == 0 {
+		b, err := t.fs.readPid(pid, "stat")
+		if s, perr := parseStat(b); err == nil && perr == nil {
+			return "[" + s.Comm + "]"
+		}
+		return "?"
+	}
+	line := strings.Join(args, " ")
+	if len(line) > 120 {
+		line = line[:117] + "..."
+	}
+	return line
+}

@@ -1,0 +1,142 @@
+package probes
+
+import "fmt"
+
+// procID identifies a process across samples: a PID the kernel reuses has a
+// different start time, so it is never taken for the same process.
+type procID struct {
+	PID   int32
+	Start uint64 // field 22 of stat, clock ticks after boot
+}
+
+// proc is one process of the tree in one sample, with its parsed stat.
+type proc struct {
+	ID   procID
+	Stat statInfo
+}
+
+// fullRescanEvery bounds how long a PID cached as "not in the tree" is
+// trusted. See walker.
+const fullRescanEvery = 60
+
+// walker finds the root's descendants by reading the ppid in each
+// /proc/PID/stat, without forking (gopsutil's Children runs pgrep, and this
+// kernel has no /proc/PID/task/TID/children).
+//
+// Reading every process's stat on every sample costs about 5 µs per process
+// on the machine, too much for a one-process target on a busy host, so the
+// walker remembers the PIDs it found outside the tree. A process outside
+// the tree can never become a descendant of the root: reparenting only
+// moves orphans up to init or a subreaper among their ancestors. A PID that
+// left the listing and came back is read again. What the cache can miss is
+// a PID that exits and is reused between two samples, which needs the
+// kernel's cyclic PID allocator to wrap around pid_max in one interval; a
+// full rescan every fullRescanEvery samples, and on every change of root,
+// bounds even that.
+type walker struct {
+	fs       *procFS
+	foreign  map[int32]struct{} // listed last time and known outside the tree
+	listed   map[int32]struct{} // scratch: PIDs listed this time
+	stats    map[int32]statInfo // scratch: stats read this time
+	children map[int32][]int32  // scratch: ppid → pids
+	lastRoot procID
+	walks    int
+}
+
+func newWalker(fs *procFS) *walker {
+	return &walker{
+		fs:       fs,
+		foreign:  make(map[int32]struct{}),
+		listed:   make(map[int32]struct{}),
+		stats:    make(map[int32]statInfo),
+		children: make(map[int32][]int32),
+	}
+}
+
+// errRootGone says the root process is no longer there (or its PID now
+// belongs to another process).
+var errRootGone = fmt.Errorf("root process is gone")
+
+// tree returns the root (first) and all its live descendants.
+func (w *walker) tree(root procID, out []proc) ([]proc, error) {
+	if root != w.lastRoot || w.walks%fullRescanEvery == 0 {
+		clear(w.foreign)
+	}
+	w.lastRoot = root
+	w.walks++
+	if err := w.readAll(); err != nil {
+		return out, err
+	}
+	rs, ok := w.stats[root.PID]
+	if !ok || rs.StartTime != root.Start {
+		return out, errRootGone
+	}
+	out = w.descend(root.PID, out)
+	w.remember(out)
+	return out, nil
+}
+
+// readAll lists the procfs root and reads the stat of every PID not known
+// to be outside the tree.
+func (w *walker) readAll() error {
+	clear(w.listed)
+	clear(w.stats)
+	err := w.fs.listPIDs(func(pid int32) {
+		w.listed[pid] = struct{}{}
+		if _, ok := w.foreign[pid]; ok {
+			return
+		}
+		b, err := w.fs.readPid(pid, "stat")
+		if err != nil {
+			return // exited meanwhile
+		}
+		if s, err := parseStat(b); err == nil {
+			w.stats[pid] = s
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("list processes: %w", err)
+	}
+	for pid := range w.foreign {
+		if _, ok := w.listed[pid]; !ok {
+			delete(w.foreign, pid)
+		}
+	}
+	return nil
+}
+
+// descend appends the root and its descendants, breadth first.
+func (w *walker) descend(root int32, out []proc) []proc {
+	for pid, ch := range w.children {
+		w.children[pid] = ch[:0]
+	}
+	for pid, s := range w.stats {
+		if pid != root {
+			w.children[s.PPID] = append(w.children[s.PPID], pid)
+		}
+	}
+	start := len(out)
+	out = append(out, w.proc(root))
+	for i := start; i < len(out); i++ {
+		for _, c := range w.children[out[i].ID.PID] {
+			out = append(out, w.proc(c))
+		}
+	}
+	return out
+}
+
+func (w *walker) proc(pid int32) proc {
+	s := w.stats[pid]
+	return proc{ID: procID{PID: pid, Start: s.StartTime}, Stat: s}
+}
+
+// remember marks every process read this time and not in the tree as
+// foreign.
+func (w *walker) remember(tree []proc) {
+	for _, p := range tree {
+		delete(w.stats, p.ID.PID)
+	}
+	for pid := range w.stats {
+		w.foreign[pid] = struct{}{}
+	}
+}

@@ -1,0 +1,277 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestExactRequestCounts(t *testing.T) {
+	tests := []struct {
+		name string
+		o    Options
+	}{
+		{"closed c=1", Options{Concurrency: 1, Requests: 57, KeepAlive: true}},
+		{"closed c=7", Options{Concurrency: 7, Requests: 101, KeepAlive: true}},
+		{"closed no keep-alive", Options{Concurrency: 3, Requests: 40}},
+		{"open", Options{Rate: 1000, Requests: 77, KeepAlive: true}},
+		{"open c=2", Options{Rate: 2000, Concurrency: 2, Requests: 64, KeepAlive: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newTestServer(t, okHandler)
+			tt.o.Endpoints = endpoints(ts.URL)
+			s := run(t, tt.o)
+			if s.Requests != tt.o.Requests || uint64(ts.requests.Load()) != tt.o.Requests {
+				t.Errorf("got %d completed, %d at server; want %d", s.Requests, ts.requests.Load(), tt.o.Requests)
+			}
+			if s.StoppedBy != "requests" || s.Errors != 0 {
+				t.Errorf("got stopped by %q, %d errors %v; want requests, 0", s.StoppedBy, s.Errors, s.ErrorsByCause)
+			}
+		})
+	}
+}
+
+func TestOpenLoopRate(t *testing.T) {
+	ts := newTestServer(t, okHandler)
+	s := run(t, Options{Endpoints: endpoints(ts.URL), Rate: 500, Duration: 4 * time.Second, KeepAlive: true})
+	if got := float64(s.Requests); math.Abs(got-2000) > 40 {
+		t.Errorf("got %v requests at 500/s for 4s; want 2000 ± 2 %%", got)
+	}
+	if s.Mode != "open" || s.StoppedBy != "duration" {
+		t.Errorf("got mode %q stopped by %q; want open, duration", s.Mode, s.StoppedBy)
+	}
+}
+
+func TestOpenLoopCountsMissedSends(t *testing.T) {
+	release := make(chan struct{})
+	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	defer close(release)
+	s := run(t, Options{Endpoints: endpoints(ts.URL), Rate: 200, Concurrency: 2,
+		Duration: time.Second, Timeout: 5 * time.Second, KeepAlive: true})
+	if s.MissedSends < 100 {
+		t.Errorf("got %d missed sends with 2 stuck workers at 200/s for 1s; want >= 100", s.MissedSends)
+	}
+	if s.Abandoned != 2 {
+		t.Errorf("got %d abandoned; want 2 (both stuck requests)", s.Abandoned)
+	}
+}
+
+// resetServer reads a request and closes with SO_LINGER 0, so the client
+// sees a TCP reset.
+func resetServer(t *testing.T) string {
+	return rawServer(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		_, _ = c.Read(buf)
+		_ = c.(*net.TCPConn).SetLinger(0)
+	})
+}
+
+func TestErrorCauses(t *testing.T) {
+	var n atomic.Int64
+	growing := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, strings.Repeat("x", int(n.Add(1))))
+	})
+	sleeper := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(10 * time.Second):
+		case <-r.Context().Done():
+		}
+	})
+	failing := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "boom", http.StatusInternalServerError)
+	})
+	ok := newTestServer(t, okHandler)
+	tests := []struct {
+		name  string
+		o     Options
+		cause string
+		class string
+	}{
+		{"reset", Options{Endpoints: endpoints(resetServer(t))}, CauseReset, ""},
+		{"timeout", Options{Endpoints: endpoints(sleeper.URL), Timeout: 200 * time.Millisecond}, CauseTimeout, ""},
+		{"500", Options{Endpoints: endpoints(failing.URL)}, CauseStatus, "5xx"},
+		{"refused", Options{Endpoints: endpoints(closedPort(t))}, CauseConnRefused, ""},
+		{"address", Options{Endpoints: endpoints("http://no-such-host.invalid/")}, CauseAddress, ""},
+		{"body", Options{Endpoints: endpoints(ok.URL), ExpectBody: regexp.MustCompile("goodbye")}, CauseBody, "2xx"},
+		{"length", Options{Endpoints: endpoints(growing.URL), CheckLength: true}, CauseLength, "2xx"},
+		{"200 expected", Options{Endpoints: endpoints(ok.URL), ExpectStatus: []string{"201"}}, CauseStatus, "2xx"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.o.Requests, tt.o.Concurrency = 4, 1
+			s := run(t, tt.o)
+			want := uint64(4)
+			if tt.cause == CauseLength {
+				want = 3 // the first response sets the length
+			}
+			if got := s.ErrorsByCause[tt.cause]; got != want || s.Errors != want {
+				t.Errorf("got %v (errors %d); want %s %d", s.ErrorsByCause, s.Errors, tt.cause, want)
+			}
+			if tt.class != "" && s.StatusClasses[tt.class] != 4 {
+				t.Errorf("got classes %v; want %s 4", s.StatusClasses, tt.class)
+			}
+		})
+	}
+}
+
+func TestConnectionsPerKeepAlive(t *testing.T) {
+	tests := []struct {
+		name      string
+		keepAlive bool
+		c         int
+		requests  uint64
+		wantConns int64
+	}{
+		{"off: one per request", false, 2, 30, 30},
+		{"on: one per worker", true, 3, 60, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newTestServer(t, okHandler)
+			s := run(t, Options{Endpoints: endpoints(ts.URL), Concurrency: tt.c,
+				Requests: tt.requests, KeepAlive: tt.keepAlive})
+			if got := ts.conns.Load(); got != tt.wantConns || int64(s.Connections) != tt.wantConns {
+				t.Errorf("got %d accepted, %d reported; want %d", got, s.Connections, tt.wantConns)
+			}
+		})
+	}
+}
+
+func TestRequestShape(t *testing.T) {
+	type seen struct{ method, ct, custom, body string }
+	got := make(chan seen, 10)
+	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.Method, r.Header.Get("Content-Type"), r.Header.Get("X-Soak"), string(b)}
+	})
+	run(t, Options{
+		Endpoints:   []Endpoint{{Method: "POST", URL: ts.URL + "/form", Body: []byte("a=b&c=d")}},
+		Headers:     []Header{{"X-Soak", "yes"}},
+		ContentType: "application/x-www-form-urlencoded",
+		Requests:    2, KeepAlive: true,
+	})
+	want := seen{"POST", "application/x-www-form-urlencoded", "yes", "a=b&c=d"}
+	for range 2 {
+		if s := <-got; s != want {
+			t.Errorf("got %+v; want %+v", s, want)
+		}
+	}
+}
+
+func TestWeightedEndpoints(t *testing.T) {
+	var a, b atomic.Int64
+	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/a" {
+			a.Add(1)
+		} else {
+			b.Add(1)
+		}
+	})
+	run(t, Options{Endpoints: []Endpoint{{URL: ts.URL + "/a", Weight: 9}, {URL: ts.URL + "/b"}},
+		Requests: 1000, Concurrency: 2, KeepAlive: true})
+	if a.Load() < 800 || b.Load() < 50 {
+		t.Errorf("got /a %d, /b %d of 1000; want about 900 and 100", a.Load(), b.Load())
+	}
+}
+
+func TestHTTPS(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(okHandler))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // expected handshake failures
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	tests := []struct {
+		name     string
+		insecure bool
+		wantErr  string
+	}{
+		{"skip verify", true, ""},
+		{"verify fails", false, CauseOther},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := run(t, Options{Endpoints: endpoints(srv.URL), Requests: 5, KeepAlive: true, InsecureTLS: tt.insecure})
+			if tt.wantErr == "" && (s.Successes != 5 || s.Connections != 1) {
+				t.Errorf("got %d successes on %d connections; want 5 on 1 (%v)", s.Successes, s.Connections, s.ErrorsByCause)
+			}
+			if tt.wantErr != "" && s.ErrorsByCause[tt.wantErr] != 5 {
+				t.Errorf("got %v; want %s 5", s.ErrorsByCause, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestStopByDurationAndInterrupt(t *testing.T) {
+	ts := newTestServer(t, okHandler)
+	s := run(t, Options{Endpoints: endpoints(ts.URL), Duration: 300 * time.Millisecond, KeepAlive: true, Concurrency: 2})
+	if s.StoppedBy != "duration" || s.Requests == 0 {
+		t.Errorf("got stopped by %q after %d; want duration after > 0", s.StoppedBy, s.Requests)
+	}
+	e, err := New(Options{Endpoints: endpoints(ts.URL), Duration: time.Hour, KeepAlive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for e.Completed() < 20 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	s, err = e.Run(ctx)
+	if err != nil || s.StoppedBy != "interrupt" || s.Requests < 20 {
+		t.Errorf("got %v, stopped by %q after %d; want interrupt after >= 20", err, s.StoppedBy, s.Requests)
+	}
+	if s.Requests != e.Completed() {
+		t.Errorf("got Summary.Requests %d, Completed() %d; want equal", s.Requests, e.Completed())
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	ep := endpoints("http://127.0.0.1:1/")
+	tests := []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"rate", Options{Endpoints: ep, Rate: -5, Requests: 1}, "load: rate must be > 0, got -5"},
+		{"no stop", Options{Endpoints: ep}, "load: requests and duration are both 0: set at least one so the run stops by itself"},
+		{"no endpoints", Options{Requests: 1}, "load: endpoints: need at least one target URL"},
+		{"scheme", Options{Endpoints: endpoints("ftp://x/"), Requests: 1}, `load: endpoints[0].url: "ftp://x/": scheme must be http or https`},
+		{"status", Options{Endpoints: ep, Requests: 1, ExpectStatus: []string{"2x"}}, `load: expect status[0]: "2x" is not a status code (100-599) or class like 2xx`},
+		{"header", Options{Endpoints: ep, Requests: 1, Headers: []Header{{"A B", "c"}}}, `load: headers[0]: header name "A B": must be a non-empty token without spaces or colons`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.o)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got %v; want %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	o := withDefaults(Options{Endpoints: []Endpoint{{URL: "http://127.0.0.1/"}}, Rate: 1000, Timeout: time.Second})
+	if o.Concurrency != MaxOpenLoopConcurrency || o.Interval != time.Second || o.Endpoints[0].Method != "GET" || o.Endpoints[0].Weight != 1 {
+		t.Errorf("got %+v; want open-loop concurrency %d, 1s interval, GET, weight 1", o, MaxOpenLoopConcurrency)
+	}
+	if got := openLoopConcurrency(10, time.Second); got != 10 {
+		t.Errorf("got %d; want 10", got)
+	}
+}

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -105,17 +107,32 @@ func (s *Server) work(w http.ResponseWriter, r *http.Request) {
 	w.Write(s.body)
 }
 
-// burn spins for d of wall time, which on an idle core is d of CPU.
+// burn spins until its thread has used d of CPU time, so that a busy
+// machine stretches the wall time of a request but not its CPU demand.
 func burn(d time.Duration) {
-	end := time.Now().Add(d)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := threadCPU()
 	x := uint64(1)
-	for time.Now().Before(end) {
+	for threadCPU()-start < d {
 		for i := 0; i < 1000; i++ {
 			x = x*6364136223846793005 + 1442695040888963407
 		}
 	}
 	sink.Store(x)
 }
+
+// threadCPU is the calling thread's user+system CPU time.
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rusageThread is RUSAGE_THREAD, which package syscall does not name.
+const rusageThread = 1
 
 var sink atomic.Uint64
 

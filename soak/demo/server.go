@@ -112,9 +112,9 @@ func (s *Server) work(w http.ResponseWriter, r *http.Request) {
 func burn(d time.Duration) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	start := threadCPU()
+	start, deadline := threadCPU(), time.Now().Add(10*d)
 	x := uint64(1)
-	for threadCPU()-start < d {
+	for threadCPU()-start < d && time.Now().Before(deadline) {
 		for i := 0; i < 1000; i++ {
 			x = x*6364136223846793005 + 1442695040888963407
 		}

@@ -18,7 +18,11 @@ func (m *Manager) enqueue(sinks []string, batch []Alert) {
 		}
 		if d := w.q.push(batch); d != 0 {
 			m.metrics.Deliveries.WithLabelValues(name, ResultDropped).Inc()
-			m.log.Warn("alert queue full or closed: dropped a send", zap.String("sink", name))
+			// Log the first drop and every 100th: a stuck sink must not
+			// flood the log.
+			if n := w.dropped.Add(1); n%100 == 1 {
+				m.log.Warn("alert queue full or closed: dropped a send", zap.String("sink", name), zap.Int64("dropped", n))
+			}
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -70,8 +71,9 @@ type entry struct {
 }
 
 type worker struct {
-	sink Sink
-	q    *queue
+	sink    Sink
+	q       *queue
+	dropped atomic.Int64 // drops so far, for rate-limited logging
 }
 
 // NewManager starts a Manager: one worker per sink and the repeat loop.

@@ -1,0 +1,212 @@
+package alerts
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const alertmanagerBin = "/usr/bin/prometheus-alertmanager"
+
+// startAlertmanager runs the real Alertmanager on a free loopback port with
+// clustering off and its storage in a temp dir, waits until it is ready,
+// and returns its base URL. It is killed by PID at cleanup.
+func startAlertmanager(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(alertmanagerBin); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s missing in CI: %v", alertmanagerBin, err)
+		}
+		t.Skipf("%s not installed (apt-get install -y prometheus-alertmanager)", alertmanagerBin)
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "alertmanager.yml")
+	conf := "route:\n  receiver: blackhole\n  group_wait: 1s\nreceivers:\n  - name: blackhole\n"
+	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	cmd := exec.Command(alertmanagerBin,
+		"--config.file="+cfg,
+		"--storage.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr,
+		"--cluster.listen-address=",
+		"--log.level=warn",
+	)
+	cmd.Stdout, cmd.Stderr = io.Discard, &testWriter{t: t}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start alertmanager: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	})
+	base := "http://" + addr
+	waitReady(t, base+"/-/ready", exited)
+	return base
+}
+
+// testWriter forwards a process's stderr to the test log.
+type testWriter struct{ t *testing.T }
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.t.Logf("alertmanager: %s", p)
+	return len(p), nil
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+func waitReady(t *testing.T, url string, exited <-chan error) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			t.Fatalf("alertmanager exited before ready: %v", err)
+		default:
+		}
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("alertmanager not ready at %s", url)
+}
+
+// gettableAlert is the part of API v2's GET /api/v2/alerts we check.
+type gettableAlert struct {
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	EndsAt      time.Time         `json:"endsAt"`
+	Status      struct {
+		State string `json:"state"`
+	} `json:"status"`
+}
+
+func getAlerts(t *testing.T, base string) []gettableAlert {
+	t.Helper()
+	resp, err := http.Get(base + "/api/v2/alerts")
+	if err != nil {
+		t.Fatalf("GET alerts: %v", err)
+	}
+	defer resp.Body.Close()
+	var out []gettableAlert
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatalf("decode alerts: %v", err)
+	}
+	return out
+}
+
+func findAlert(alerts []gettableAlert, name, job, resource string) *gettableAlert {
+	for i, a := range alerts {
+		if a.Labels[LabelAlertname] == name && a.Labels[LabelJob] == job && a.Labels[LabelResource] == resource {
+			return &alerts[i]
+		}
+	}
+	return nil
+}
+
+func TestAlertmanagerRealFireAndResolve(t *testing.T) {
+	base := startAlertmanager(t)
+	// An HA pair with one peer down: the send still succeeds.
+	am, err := NewAlertmanager("am", []string{base, "http://" + freeAddr(t)}, HTTPOptions{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newTestManager(t, ManagerOptions{ExternalURL: "http://soakhost:9717"}, am)
+
+	m.Fire(LeakAlert(testLeak("web", "rss")))
+	var got *gettableAlert
+	waitFor(t, "the alert in Alertmanager", func() bool {
+		got = findAlert(getAlerts(t, base), AlertLeak, "web", "rss")
+		return got != nil
+	})
+	want := map[string]string{
+		"labels.severity":                SeverityWarning,
+		"annotations.summary":            testLeak("web", "rss").Summary,
+		"annotations.per_request":        "4 KiB/request",
+		"annotations.per_hour":           "12 MiB/h",
+		"annotations.time_to_exhaustion": "31h0m0s",
+		"annotations.run_id":             "42",
+		"status.state":                   "active",
+	}
+	gotm := map[string]string{
+		"labels.severity":                got.Labels[LabelSeverity],
+		"annotations.summary":            got.Annotations[AnnotationSummary],
+		"annotations.per_request":        got.Annotations[AnnotationPerRequest],
+		"annotations.per_hour":           got.Annotations[AnnotationPerHour],
+		"annotations.time_to_exhaustion": got.Annotations[AnnotationTimeToExhaustion],
+		"annotations.run_id":             got.Annotations[AnnotationRunID],
+		"status.state":                   got.Status.State,
+	}
+	for k, v := range want {
+		if gotm[k] != v {
+			t.Errorf("%s: got %q; want %q", k, gotm[k], v)
+		}
+	}
+
+	m.Resolve("web", "rss")
+	waitFor(t, "the alert resolved in Alertmanager", func() bool {
+		a := findAlert(getAlerts(t, base), AlertLeak, "web", "rss")
+		return a == nil || !a.EndsAt.After(time.Now())
+	})
+	if n := deliveries(m, "am", ResultSuccess); n != 2 {
+		t.Errorf("successful deliveries: got %d; want 2", n)
+	}
+}
+
+func TestAlertmanagerAllDown(t *testing.T) {
+	cases := []struct {
+		name      string
+		status    int
+		wantRetry bool
+	}{
+		{"5xx is retryable", http.StatusServiceUnavailable, true},
+		{"4xx is not", http.StatusBadRequest, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var path string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				path = r.URL.Path
+				http.Error(w, "nope", c.status)
+			}))
+			defer srv.Close()
+			am, err := NewAlertmanager("am", []string{srv.URL + "/prefix"}, HTTPOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			retry, err := am.Send(t.Context(), LeakAlert(testLeak("web", "rss")))
+			if err == nil || retry != c.wantRetry {
+				t.Errorf("got retry %v, err %v; want retry %v and an error", retry, err, c.wantRetry)
+			}
+			if path != "/prefix/api/v2/alerts" {
+				t.Errorf("path: got %q; want /prefix/api/v2/alerts", path)
+			}
+		})
+	}
+}

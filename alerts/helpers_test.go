@@ -1,0 +1,109 @@
+package alerts
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"go.uber.org/zap/zaptest"
+)
+
+// waitFor polls cond until it holds, failing the test after a generous
+// deadline (the machine may be loaded).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// recSink records every batch it is sent; fail, when set, decides each
+// send's outcome.
+type recSink struct {
+	name string
+	mu   sync.Mutex // guards got and fail
+	got  [][]Alert
+	fail func(n int) (bool, error)
+}
+
+func (s *recSink) Name() string { return s.name }
+
+func (s *recSink) Send(_ context.Context, alerts ...Alert) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.got = append(s.got, append([]Alert(nil), alerts...))
+	if s.fail != nil {
+		return s.fail(len(s.got))
+	}
+	return false, nil
+}
+
+func (s *recSink) batches() [][]Alert {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]Alert(nil), s.got...)
+}
+
+// fakeClock is a settable clock.
+type fakeClock struct {
+	mu sync.Mutex // guards t
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// newTestManager starts a Manager over sinks with fast retries and closes
+// it at cleanup.
+func newTestManager(t *testing.T, opts ManagerOptions, sinks ...Sink) (*Manager, *prometheus.Registry) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	opts.Sinks = map[string]Sink{}
+	for _, s := range sinks {
+		opts.Sinks[s.Name()] = s
+	}
+	opts.Logger = zaptest.NewLogger(t)
+	opts.Registerer = reg
+	if opts.Retry.Initial == 0 {
+		opts.Retry = RetryConfig{Initial: time.Millisecond, Max: 20 * time.Millisecond, MaxAttempts: 5}
+	}
+	m, err := NewManager(opts)
+	if err != nil {
+		t.Fatalf("NewManager: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = m.Close(ctx)
+	})
+	return m, reg
+}
+
+func deliveries(m *Manager, sink, result string) int {
+	return int(testutil.ToFloat64(m.metrics.Deliveries.WithLabelValues(sink, result)))
+}
+
+func testLeak(job, resource string) Leak {
+	return Leak{
+		Job: job, Resource: resource, Unit: "bytes", RunID: "42",
+		Summary:    "RSS grows 4 KiB per request through the last third of the soak.",
+		PerRequest: 4096, PerHour: 12 << 20, CI95: [2]float64{3900, 4300},
+		TimeToExhaustion: 31 * time.Hour,
+	}
+}

@@ -1,0 +1,60 @@
+package alerts
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+func TestSlackBody(t *testing.T) {
+	got := make(chan []byte, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- b
+	}))
+	defer srv.Close()
+
+	leak := LeakAlert(testLeak("web", "rss"))
+	leak.GeneratorURL = "http://soakhost:9717/api/v1/runs/42"
+	down := TargetDownAlert("web", "", "the target exited with status 2")
+	down.Status = StatusResolved
+	if _, err := NewSlack("chat", srv.URL, HTTPOptions{}).Send(t.Context(), leak, down); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	var body map[string]string
+	if err := json.Unmarshal(<-got, &body); err != nil {
+		t.Fatal(err)
+	}
+	want := "[FIRING] SoakdLeak web/rss: RSS grows 4 KiB per request through the last third of the soak." +
+		" +4 KiB/request, +12 MiB/h, exhaustion in 31h0m0s <http://soakhost:9717/api/v1/runs/42|run 42>\n" +
+		"[RESOLVED] SoakdTargetDown web/target: the target exited with status 2"
+	if len(body) != 1 || body["text"] != want {
+		t.Errorf("body: got %q\nwant {\"text\": %q}", body, want)
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	cases := []struct {
+		name, got, want string
+	}{
+		{"bytes", formatAmount(4096, "bytes"), "4 KiB"},
+		{"small bytes", formatAmount(12.5, "bytes"), "12.5 B"},
+		{"negative MiB", formatAmount(-3<<20, "bytes"), "-3 MiB"},
+		{"fds", formatAmount(0.0012, "fds"), "0.0012 fds"},
+		{"never", formatTTE(0), "never"},
+		{"seconds", formatTTE(1500 * time.Millisecond), "2s"},
+		{"hours", formatTTE(31*time.Hour + 20*time.Second), "31h0m0s"},
+		{"run url", RunURL("http://h:9717/", "42"), "http://h:9717/api/v1/runs/42"},
+		{"no run url", RunURL("", "42"), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.got != c.want {
+				t.Errorf("got %q; want %q", c.got, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,150 @@
+package alerts
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestWebhookSignatureAndBody(t *testing.T) {
+	secret := []byte("s3cret")
+	type received struct {
+		body []byte
+		sig  string
+		team string
+	}
+	got := make(chan received, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- received{b, r.Header.Get(SignatureHeader), r.Header.Get("X-Team")}
+	}))
+	defer srv.Close()
+
+	hook := NewWebhook("hook", srv.URL, secret, HTTPOptions{Headers: map[string]string{"X-Team": "payments"}})
+	a := LeakAlert(testLeak("web", "rss"))
+	if _, err := hook.Send(t.Context(), a); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	r := <-got
+	if !Verify(secret, r.body, r.sig) {
+		t.Errorf("signature %q does not verify", r.sig)
+	}
+	if Verify([]byte("other"), r.body, r.sig) {
+		t.Errorf("signature verifies under the wrong secret")
+	}
+	if r.team != "payments" {
+		t.Errorf("X-Team: got %q; want payments", r.team)
+	}
+	var p Payload
+	if err := json.Unmarshal(r.body, &p); err != nil {
+		t.Fatalf("decode payload: %v", err)
+	}
+	checks := []struct{ name, got, want string }{
+		{"version", p.Version, PayloadVersion},
+		{"receiver", p.Receiver, "hook"},
+		{"status", string(p.Status), "firing"},
+		{"fingerprint", p.Alerts[0].Fingerprint, "SoakdLeak/web/rss"},
+		{"alertname", p.Alerts[0].Labels[LabelAlertname], AlertLeak},
+		{"per_hour", p.Alerts[0].Annotations[AnnotationPerHour], "12 MiB/h"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s: got %q; want %q", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestWebhookRetriesAfter503(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) <= 2 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		}
+	}))
+	defer srv.Close()
+	m, _ := newTestManager(t, ManagerOptions{}, NewWebhook("hook", srv.URL, nil, HTTPOptions{}))
+	m.Fire(LeakAlert(testLeak("web", "rss")))
+	waitFor(t, "delivery", func() bool { return deliveries(m, "hook", ResultSuccess) == 1 })
+	if n := calls.Load(); n != 3 {
+		t.Errorf("calls: got %d; want 3", n)
+	}
+	if n := deliveries(m, "hook", ResultRetry); n != 2 {
+		t.Errorf("retries: got %d; want 2", n)
+	}
+}
+
+func TestWebhookRetriesUntilReceiverListens(t *testing.T) {
+	addr := freeAddr(t) // nothing listens there yet
+	m, _ := newTestManager(t, ManagerOptions{
+		Retry: RetryConfig{Initial: 5 * time.Millisecond, Max: 50 * time.Millisecond, MaxAttempts: 1 << 20},
+	}, NewWebhook("hook", "http://"+addr+"/hook", nil, HTTPOptions{}))
+	m.Fire(LeakAlert(testLeak("web", "rss")))
+	waitFor(t, "a failed attempt", func() bool { return deliveries(m, "hook", ResultRetry) >= 1 })
+
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("port %s taken meanwhile: %v", addr, err)
+	}
+	var hits atomic.Int32
+	srv := &http.Server{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) })}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	waitFor(t, "delivery once listening", func() bool { return deliveries(m, "hook", ResultSuccess) == 1 })
+	if hits.Load() != 1 {
+		t.Errorf("hits: got %d; want 1", hits.Load())
+	}
+}
+
+func TestWebhookStuckReceiverBoundsQueue(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { once.Do(func() { close(release) }); srv.Close() })
+
+	const bound, fired = 8, 1000
+	hook := NewWebhook("hook", srv.URL, nil, HTTPOptions{Timeout: time.Hour})
+	m, _ := newTestManager(t, ManagerOptions{QueueSize: bound}, hook)
+	for i := range fired {
+		m.Fire(LeakAlert(testLeak("web", fmt.Sprintf("r%d", i))))
+		if n := m.QueueLen("hook"); n > bound {
+			t.Fatalf("queue length %d > bound %d", n, bound)
+		}
+	}
+	// At most one batch is in flight; the rest are queued or dropped.
+	dropped := deliveries(m, "hook", ResultDropped)
+	if dropped < fired-bound-1 || dropped > fired-bound {
+		t.Errorf("dropped: got %d; want %d..%d", dropped, fired-bound-1, fired-bound)
+	}
+	once.Do(func() { close(release) })
+}
+
+func TestSendErrorsAreRedacted(t *testing.T) {
+	addr := freeAddr(t)
+	raw := "http://user:hunter2@" + addr + "/services/T0000/B0000/abcdefghijklmnopqrstuvwx?token=tok3n"
+	sinks := map[string]Sink{
+		"hook":  NewWebhook("hook", raw, nil, HTTPOptions{}),
+		"slack": NewSlack("slack", raw, HTTPOptions{}),
+	}
+	err := SendTest(t.Context(), sinks)
+	if err == nil {
+		t.Fatal("SendTest to a closed port: got nil error")
+	}
+	for _, secret := range []string{"hunter2", "tok3n", "abcdefghijklmnopqrstuvwx"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("error leaks %q: %v", secret, err)
+		}
+	}
+}

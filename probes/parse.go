@@ -27,8 +27,8 @@ type statInfo struct {
 
 // Errors returned by the parsers; tests compare against them.
 var (
-	errStatNoComm   = errors.New("stat: no comm in parentheses")
-	errStatShort    = errors.New("stat: fewer than 24 fields")
+	errStatNoComm = errors.New("stat: no comm in parentheses")
+	errStatShort  = errors.New("stat: fewer than 24 fields")
 )
 
 // parseStat parses /proc/PID/stat. The comm field may hold spaces and

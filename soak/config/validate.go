@@ -1,0 +1,255 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.uber.org/zap/zapcore"
+
+	"github.com/soakd/soakd/alerts"
+)
+
+// validator checks a decoded config field by field, reporting at each
+// field's line. It also resolves relative paths and fills derived
+// defaults (external_url, max_duration).
+type validator struct {
+	cfg  *Config
+	errs *errorList
+}
+
+func (v validator) run() {
+	c := v.cfg
+	v.resolvePaths()
+	v.checkListen()
+	v.checkToken()
+	if c.ExternalURL != "" {
+		v.checkHTTPURL("external_url", c.ExternalURL)
+	} else {
+		c.ExternalURL = defaultExternalURL(c.Listen)
+	}
+	if _, err := zapcore.ParseLevel(c.LogLevel); err != nil || c.LogLevel == "" {
+		v.errs.add("log_level", "%q: want debug, info, warn or error", c.LogLevel)
+	}
+	if c.StateDir == "" {
+		v.errs.add("state_dir", "must not be empty (default %s)", DefaultStateDir)
+	}
+	v.nonNegative("retention.max_age", c.Retention.MaxAge.Seconds(), c.Retention.MaxAge.String(), "0 keeps runs of any age")
+	v.nonNegative("retention.max_runs_per_job", float64(c.Retention.MaxRunsPerJob), strconv.Itoa(c.Retention.MaxRunsPerJob), "0 keeps any number")
+	v.checkAlerts()
+	seen := map[string]int{}
+	for i := range c.Jobs {
+		v.checkJob(i, seen)
+	}
+}
+
+// resolvePaths makes the file's relative paths relative to its directory.
+func (v validator) resolvePaths() {
+	c := v.cfg
+	dir := filepath.Dir(c.Path)
+	abs := func(p *string) {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	abs(&c.StateDir)
+	abs(&c.TokenFile)
+	for i := range c.Alerts.Sinks {
+		abs(&c.Alerts.Sinks[i].SecretFile)
+	}
+	for i := range c.Jobs {
+		j := &c.Jobs[i]
+		abs(&j.Load.TargetsFile)
+		abs(&j.Target.PIDFile)
+		abs(&j.Target.ExecLog)
+		if name, ok := strings.CutPrefix(j.Load.Body, "@"); ok && name != "" {
+			abs(&name)
+			j.Load.Body = "@" + name
+		}
+	}
+}
+
+func (v validator) nonNegative(path string, x float64, shown, zero string) {
+	if x < 0 {
+		v.errs.add(path, "must be >= 0 (%s), got %s", zero, shown)
+	}
+}
+
+func (v validator) checkListen() {
+	c := v.cfg
+	host, port, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		v.errs.add("listen", "%q: want HOST:PORT such as %s", c.Listen, DefaultListen)
+		return
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
+		v.errs.add("listen", "%q: port %q: want 0-65535", c.Listen, port)
+	}
+	if host != "" && host != "localhost" && net.ParseIP(host) == nil {
+		v.errs.add("listen", "%q: host %q: want an IP address or localhost", c.Listen, host)
+	}
+}
+
+func (v validator) checkToken() {
+	c := v.cfg
+	switch {
+	case c.BearerToken != "" && c.TokenFile != "":
+		v.errs.add("token_file", "set token or token_file, not both")
+		return
+	case c.TokenFile != "":
+		if _, err := c.Token(); err != nil {
+			v.errs.add("token_file", "%v", err)
+			return
+		}
+	case c.BearerToken == "" && !c.ListenIsLoopback():
+		v.errs.add("listen", "%q is not a loopback address: set token or token_file (calls that change anything then need \"Authorization: Bearer TOKEN\")", c.Listen)
+	}
+	if strings.ContainsAny(c.BearerToken, " \t\r\n") {
+		v.errs.add("token", "must not contain spaces or line breaks")
+	}
+}
+
+func (v validator) checkHTTPURL(path, raw string) *url.URL {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		v.errs.add(path, "%q: want an absolute http:// or https:// URL", alerts.RedactURL(raw))
+		return nil
+	}
+	if p := u.Port(); p != "" {
+		if _, err := strconv.ParseUint(p, 10, 16); err != nil {
+			v.errs.add(path, "%q: port %q: want 1-65535", alerts.RedactURL(raw), p)
+			return nil
+		}
+	}
+	return u
+}
+
+// defaultExternalURL is http://<listen>, with the host name for an
+// unspecified address.
+func defaultExternalURL(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "http://" + listen
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		if h, err := os.Hostname(); err == nil {
+			host = h
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// checkAlerts validates the alerts section with the alerts package, which
+// names its fields "alerts.PATH", and builds its sinks to read their
+// secret files.
+func (v validator) checkAlerts() {
+	c := &v.cfg.Alerts
+	err := c.Validate()
+	if err == nil {
+		_, err = alerts.Build(*c, alerts.BuildOptions{})
+	}
+	for _, e := range unjoin(err) {
+		path, msg, ok := strings.Cut(e.Error(), ": ")
+		if !ok || !strings.HasPrefix(path, "alerts") {
+			path, msg = "alerts", e.Error()
+		}
+		v.errs.add(path, "%s", msg)
+	}
+	if c.ExternalURL == "" {
+		c.ExternalURL = v.cfg.ExternalURL
+	}
+}
+
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+var jobNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
+
+func (v validator) checkJob(i int, seen map[string]int) {
+	j := &v.cfg.Jobs[i]
+	p := fmt.Sprintf("jobs[%d]", i)
+	switch {
+	case j.Name == "":
+		v.errs.add(p+".name", "required: letters, digits, '_', '.', '-'")
+	case !jobNameRE.MatchString(j.Name):
+		v.errs.add(p+".name", "%q: use letters, digits, '_', '.', '-'", j.Name)
+	default:
+		if first, dup := seen[j.Name]; dup {
+			v.errs.add(p+".name", "%q already used by jobs[%d]", j.Name, first)
+		}
+		seen[j.Name] = i
+	}
+	if err := checkSchedule(j.Schedule); err != nil {
+		v.errs.add(p+".schedule", "%v", err)
+	}
+	if _, err := loadLocation(j.Timezone); err != nil {
+		v.errs.add(p+".timezone", "%q: unknown time zone (want an IANA name such as Europe/Berlin, or UTC, or Local)", j.Timezone)
+	}
+	v.checkRoute(p+".alerts", j.Alerts)
+	v.checkTarget(p+".target", &j.Target)
+	v.checkLoad(p+".load", &j.Load)
+	v.checkSampling(p+".sampling", &j.Sampling)
+	v.checkPhases(p+".phases", &j.Phases)
+	v.checkThresholds(p+".thresholds", &j.Thresholds)
+	v.checkMaxDuration(p, j)
+	if len(v.errs.errs) == 0 {
+		if _, err := j.Options(); err != nil {
+			v.errs.add(p, "%v", err)
+		}
+	}
+}
+
+func (v validator) checkRoute(path string, names []string) {
+	var known []string
+	for _, s := range v.cfg.Alerts.Sinks {
+		known = append(known, s.Name)
+	}
+	seen := map[string]bool{}
+	for i, n := range names {
+		ip := fmt.Sprintf("%s[%d]", path, i)
+		switch {
+		case seen[n]:
+			v.errs.add(ip, "sink %q listed twice", n)
+		case !contains(known, n) && len(known) == 0:
+			v.errs.add(ip, "unknown sink %q: alerts.sinks defines none", n)
+		case !contains(known, n):
+			v.errs.add(ip, "unknown sink %q (alerts.sinks defines: %s)", n, strings.Join(known, ", "))
+		}
+		seen[n] = true
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (v validator) checkMaxDuration(p string, j *Job) {
+	budget := j.Load.Duration + j.Phases.Cooldown
+	switch {
+	case j.MaxDuration < 0:
+		v.errs.add(p+".max_duration", "must be > 0, got %s", j.MaxDuration)
+	case j.MaxDuration == 0 && j.Load.Duration == 0:
+		v.errs.add(p+".max_duration", "required when load.duration is not set: a cap on the whole run, e.g. 2h")
+	case j.MaxDuration == 0:
+		j.MaxDuration = budget + j.Target.ReadyTimeout + DefaultSchedulingSlack
+	case j.Load.Duration > 0 && j.MaxDuration < budget:
+		v.errs.add(p+".max_duration", "%s is shorter than load.duration + phases.cooldown (%s)", j.MaxDuration, budget)
+	}
+}

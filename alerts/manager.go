@@ -180,6 +180,14 @@ func (m *Manager) Resolve(job, resource string) {
 	m.resolveWhere(func(fp Fingerprint) bool { return fp.Job == job && fp.Resource == resource })
 }
 
+// ResolveAlert resolves the one firing alert with this alertname, job and
+// resource, e.g. AlertExhaustion when the time to exhaustion grew back
+// above the threshold while the leak still fires.
+func (m *Manager) ResolveAlert(alertname, job, resource string) {
+	want := Fingerprint{Alertname: alertname, Job: job, Resource: resource}
+	m.resolveWhere(func(fp Fingerprint) bool { return fp == want })
+}
+
 // ResolveMissing resolves every firing alert of job whose resource is not
 // in stillFiring: the run ended without those leaks.
 func (m *Manager) ResolveMissing(job string, stillFiring []string) {

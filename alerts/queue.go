@@ -39,9 +39,12 @@ func (q *queue) push(batch []Alert) int {
 }
 
 // pop waits for a batch. ok is false when the queue is closed and empty, or
-// ctx is done.
+// ctx is done (whatever is left stays queued).
 func (q *queue) pop(ctx context.Context) (batch []Alert, ok bool) {
 	for {
+		if ctx.Err() != nil {
+			return nil, false
+		}
 		q.mu.Lock()
 		if len(q.items) > 0 {
 			batch = q.items[0]

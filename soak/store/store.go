@@ -1,0 +1,128 @@
+// Package store keeps soakd's runs, their samples and their reports in an
+// embedded SQLite database (modernc.org/sqlite, pure Go) in WAL mode.
+//
+// Samples are written one row per call as they come, each in its own
+// autocommit transaction: with WAL and synchronous=NORMAL a commit is in
+// the WAL file before AppendSample returns, so a kill -9 of soakd loses at
+// most the sample being written (a power cut may lose the last few).
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+)
+
+// FileName is the database's name inside the state directory.
+const FileName = "soakd.db"
+
+// Run statuses.
+const (
+	StatusRunning     = "running"
+	StatusCompleted   = "completed"
+	StatusFailed      = "failed"
+	StatusStopped     = "stopped"
+	StatusInterrupted = "interrupted"
+)
+
+// Run triggers.
+const (
+	TriggerSchedule = "schedule"
+	TriggerAPI      = "api"
+)
+
+// ErrNotFound is returned for a run that does not exist, or that has no
+// report yet.
+var ErrNotFound = errors.New("not found")
+
+// Store is the run database. Its methods are safe for concurrent use.
+type Store struct {
+	path   string
+	db     *sql.DB
+	insert *sql.Stmt // one sample
+}
+
+// Run is one run of a job, without its samples and report.
+type Run struct {
+	ID      int64     `json:"id"`
+	Job     string    `json:"job"`
+	Status  string    `json:"status"`  // running, completed, failed, stopped, interrupted
+	Trigger string    `json:"trigger"` // schedule, api
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended"` // zero while running
+	Verdict string    `json:"verdict"`
+	// Requests is the load's completed requests; RSSPerRequest the RSS
+	// slope in bytes per request (0 when not analysed).
+	Requests      uint64  `json:"requests"`
+	RSSPerRequest float64 `json:"rss_bytes_per_request"`
+	Error         string  `json:"error,omitempty"`
+	Target        string  `json:"target"` // a description of the target
+}
+
+// Open opens (creating if needed) the database in dir, creating dir with
+// mode 0750, and migrates its schema.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("store: creating the state directory %s: %w (choose a writable one with --state-dir)", dir, err)
+	}
+	path := filepath.Join(dir, FileName)
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("store: opening %s: %w", path, err)
+	}
+	s := &Store{path: path, db: db}
+	if err := s.init(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: %s: %w (choose a writable state directory with --state-dir)", path, err)
+	}
+	return s, nil
+}
+
+// dsn sets the pragmas on every connection of the pool: WAL, NORMAL
+// synchronisation (durable against process crashes), a busy timeout for
+// concurrent writers, and BEGIN IMMEDIATE for transactions so that two
+// writers never deadlock upgrading a read lock.
+func dsn(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+}
+
+func (s *Store) init() error {
+	ctx := context.Background()
+	if err := s.db.PingContext(ctx); err != nil {
+		return err
+	}
+	var mode string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return err
+	}
+	if mode != "wal" {
+		return fmt.Errorf("journal mode is %q, want wal (is the directory on a file system that supports shared memory?)", mode)
+	}
+	if err := migrate(ctx, s.db); err != nil {
+		return err
+	}
+	stmt, err := s.db.PrepareContext(ctx, "INSERT INTO samples(run_id, data) VALUES(?, ?)")
+	if err != nil {
+		return err
+	}
+	s.insert = stmt
+	return nil
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error {
+	if s.insert != nil {
+		s.insert.Close()
+	}
+	return s.db.Close()
+}

@@ -19,16 +19,17 @@ const (
 
 // Binned is a series reduced over bins of x.
 type Binned struct {
-	X []float64 // mean x of the points in each non-empty bin
+	X []float64 // x of each non-empty bin: see Bin
 	Y []float64 // the reduced y of each non-empty bin
 	N []int     // points in each non-empty bin
 }
 
 // Bin splits [min x, max x] into the given number of equal-width bins and
-// reduces the y values in each by r; empty bins are dropped. Each bin's x is
-// the mean x of its points, which for the lower envelope keeps the slope
-// unbiased (the minimum's own x would correlate with its noise). x need not
-// be sorted. It is O(n) plus the median selection per bin.
+// reduces each by r; empty bins are dropped. With ByMin a bin becomes its
+// lowest point, x included: under a GC sawtooth the minimum is a trough
+// whose place in the bin drifts as the cycle lengthens, and the bin's mean
+// x would misplace it. With ByMedian a bin becomes its mean x and median y.
+// x need not be sorted. It is O(n) plus sorting each bin for the median.
 func Bin(x, y []float64, bins int, r Reduce) Binned {
 	n := min(len(x), len(y))
 	if n == 0 || bins < 1 {
@@ -52,8 +53,8 @@ func Bin(x, y []float64, bins int, r Reduce) Binned {
 		if len(members) == 0 {
 			continue
 		}
-		out.X = append(out.X, meanAt(x, members))
-		out.Y = append(out.Y, reduceAt(y, members, r))
+		bx, by := reduceAt(x, y, members, r)
+		out.X, out.Y = append(out.X, bx), append(out.Y, by)
 		out.N = append(out.N, len(members))
 	}
 	return out
@@ -67,18 +68,48 @@ func meanAt(v []float64, at []int) float64 {
 	return s / float64(len(at))
 }
 
-func reduceAt(v []float64, at []int, r Reduce) float64 {
+// reduceAt reduces the points at the given indices to one: the lowest
+// point itself for ByMin, the mean x and median y for ByMedian.
+func reduceAt(x, y []float64, at []int, r Reduce) (float64, float64) {
 	if r == ByMin {
-		m := v[at[0]]
+		m := at[0]
 		for _, i := range at[1:] {
-			m = math.Min(m, v[i])
+			if y[i] < y[m] {
+				m = i
+			}
 		}
-		return m
+		return x[m], y[m]
 	}
 	s := make([]float64, len(at))
 	for k, i := range at {
-		s[k] = v[i]
+		s[k] = y[i]
 	}
 	sort.Float64s(s)
-	return median(s)
+	return meanAt(x, at), median(s)
+}
+
+// BinRuns reduces consecutive runs of points: run k holds the points from
+// starts[k] up to starts[k+1] (or the end). starts must be increasing and
+// begin at 0; x is taken in the given order. Use it when bins should hold
+// equal counts of some event rather than equal widths of x.
+func BinRuns(x, y []float64, starts []int, r Reduce) Binned {
+	n := min(len(x), len(y))
+	var out Binned
+	for k, s := range starts {
+		e := n
+		if k+1 < len(starts) {
+			e = starts[k+1]
+		}
+		if s >= e {
+			continue
+		}
+		at := make([]int, e-s)
+		for i := range at {
+			at[i] = s + i
+		}
+		bx, by := reduceAt(x, y, at, r)
+		out.X, out.Y = append(out.X, bx), append(out.Y, by)
+		out.N = append(out.N, len(at))
+	}
+	return out
 }

@@ -38,15 +38,73 @@ func TheilSenConf(x, y []float64, conf float64) Fit {
 	if len(slopes) == 0 {
 		return f
 	}
-	sort.Float64s(slopes)
-	f.Slope = median(slopes)
-	f.Intercept = interceptFor(x[:n], y[:n], f.Slope)
 	z := math.Sqrt2 * math.Erfinv(conf)
 	c := z * math.Sqrt(varianceS(x[:n], y[:n]))
 	np := float64(len(slopes))
-	f.Lo = orderStat(slopes, (np-c)/2)
-	f.Hi = orderStat(slopes, (np+c)/2+1)
+	ranks := []float64{(np - c) / 2, (np + 1) / 2, (np+c)/2 + 1}
+	selectRanks(slopes, ranks)
+	f.Lo, f.Slope, f.Hi = orderStat(slopes, ranks[0]), orderStat(slopes, ranks[1]), orderStat(slopes, ranks[2])
+	f.Intercept = interceptFor(x[:n], y[:n], f.Slope)
 	return f
+}
+
+// selectRanks partially orders s so that orderStat is right at each of the
+// ascending fractional 1-based ranks: every element the interpolation
+// reads is in its sorted place. It costs O(len(s)) per rank on average
+// instead of a full sort.
+func selectRanks(s []float64, ranks []float64) {
+	from := 0
+	for _, k := range ranks {
+		pos := math.Min(math.Max(k-1, 0), float64(len(s)-1))
+		lo := int(math.Floor(pos))
+		for _, i := range []int{lo, min(lo+1, len(s)-1)} {
+			if i >= from {
+				quickselect(s[from:], i-from)
+				from = i
+			}
+		}
+	}
+}
+
+// quickselect puts the k-th smallest of s at s[k], with no larger element
+// before it and no smaller one after it.
+func quickselect(s []float64, k int) {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		p := medianOf3(s, lo, (lo+hi)/2, hi)
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < p {
+				i++
+			}
+			for s[j] > p {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i, j = i+1, j-1
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
+
+func medianOf3(s []float64, a, b, c int) float64 {
+	x, y, z := s[a], s[b], s[c]
+	if x > y {
+		x, y = y, x
+	}
+	if y > z {
+		y = z
+	}
+	return math.Max(x, y)
 }
 
 func pairSlopes(x, y []float64) []float64 {

@@ -1,0 +1,172 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// reason writes the one-sentence reason for a decision.
+func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) string {
+	u, th := opt.Unit, opt.Thresholds
+	slope := perReq(f.whole.Slope, u) + " (95 % CI " + ciText(f.whole.Lo, f.whole.Hi, u) + ")"
+	var s string
+	switch d.why {
+	case whyLeak:
+		s = fmt.Sprintf("%s %s, %s, growing through the last third", opt.Name, slope, pText(f.mk.PIncrease))
+		s += cooldownText(res.ReleasedAfterCooldown, idle)
+	case whyReleased:
+		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle", opt.Name, slope, pText(f.mk.PIncrease), secs(idle))
+	case whyPlateau:
+		s = fmt.Sprintf("%s grew %s then levelled off: last third %s against %s overall, like a cache or warm-up",
+			opt.Name, amount(f.end-f.start, u), perReq(f.last.Slope, u), perReq(f.whole.Slope, u))
+	case whyFlat:
+		s = fmt.Sprintf("%s stable: %s, all under the %s floor", opt.Name, slope, perReqAbs(th.MinPerRequest, u))
+	case whyShort:
+		s = fmt.Sprintf("%s %s, %s, but only %s in total, under the %s floor", opt.Name, slope, pText(f.mk.PIncrease),
+			amount(f.fittedGrowth(), u), amount(th.MinTotal, u))
+	case whyUnsure:
+		s = fmt.Sprintf("%s %s, %s, but the last third (%s) neither clearly climbs nor clearly levels off",
+			opt.Name, slope, pText(f.mk.PIncrease), perReq(f.last.Slope, u))
+	default:
+		s = fmt.Sprintf("%s %s, %s: too noisy to tell against the %s floor", opt.Name, slope, pText(f.mk.PIncrease), perReqAbs(th.MinPerRequest, u))
+	}
+	if res.Incarnations > 1 {
+		s += fmt.Sprintf("; the target restarted (%d incarnations), the longest was fitted", res.Incarnations)
+	}
+	return s
+}
+
+func cooldownText(rel *bool, idle float64) string {
+	switch {
+	case rel == nil:
+		return " (no cool-down ran)"
+	case *rel:
+		return ", released after " + secs(idle) + " idle"
+	}
+	return ", not released after " + secs(idle) + " idle"
+}
+
+// settleText turns extra requests into advice.
+func settleText(more, rph float64) string {
+	if more <= 0 || math.IsNaN(more) || math.IsInf(more, 0) {
+		return ""
+	}
+	s := "run ≥ " + group(roundSig(more, 2)) + " more requests"
+	if rph > 0 {
+		s += " (about " + secs(more/rph*3600) + " at this throughput)"
+	}
+	return s
+}
+
+// pText formats a p-value.
+func pText(p float64) string {
+	if p < 1e-9 {
+		return "p < 1e-9"
+	}
+	return "p = " + strconv.FormatFloat(p, 'g', 2, 64)
+}
+
+// perReq formats a signed per-request rate, e.g. "+101 B/request".
+func perReq(v float64, unit string) string {
+	sign := "+"
+	if v < 0 {
+		sign = "−"
+	}
+	return sign + perReqAbs(math.Abs(v), unit)
+}
+
+func perReqAbs(v float64, unit string) string {
+	n, u := scaled(v, unit)
+	return num(n) + " " + u + "/request"
+}
+
+// ciText formats an interval in the unit scale of its larger end.
+func ciText(lo, hi float64, unit string) string {
+	f, u := scaleOf(math.Max(math.Abs(lo), math.Abs(hi)), unit)
+	return signed(lo/f) + "–" + signed(hi/f) + " " + u
+}
+
+func signed(v float64) string {
+	if v < 0 {
+		return "−" + num(-v)
+	}
+	return num(v)
+}
+
+// amount formats a quantity, e.g. "12 MiB" or "40 fds".
+func amount(v float64, unit string) string {
+	n, u := scaled(math.Abs(v), unit)
+	if v < 0 {
+		return "−" + num(n) + " " + u
+	}
+	return num(n) + " " + u
+}
+
+func scaled(v float64, unit string) (float64, string) {
+	f, u := scaleOf(v, unit)
+	return v / f, u
+}
+
+// scaleOf picks B, KiB, MiB or GiB for bytes; other units stay as they are.
+func scaleOf(v float64, unit string) (float64, string) {
+	if unit != "bytes" && unit != "" {
+		return 1, unit
+	}
+	f := 1.0
+	for _, u := range []string{"B", "KiB", "MiB", "GiB"} {
+		if v < 1024*f || u == "GiB" {
+			return f, u
+		}
+		f *= 1024
+	}
+	return f, "GiB"
+}
+
+// num formats with about three significant digits, without exponents
+// above 1.
+func num(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100 || a == 0:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+func secs(s float64) string {
+	switch {
+	case s < 120:
+		return num(math.Round(s)) + " s"
+	case s < 7200:
+		return num(math.Round(s/60)) + " min"
+	}
+	return num(s/3600) + " h"
+}
+
+func roundSig(v float64, digits int) float64 {
+	if v <= 0 {
+		return v
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v))-float64(digits-1))
+	return math.Ceil(v/p) * p
+}
+
+// group writes an integer with thin groups of three, e.g. "300 000".
+func group(v float64) string {
+	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

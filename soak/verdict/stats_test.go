@@ -1,0 +1,124 @@
+package verdict
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/soakd/soakd/soak/trend"
+)
+
+// synth is one synthetic series with its truth.
+type synth struct {
+	pts   []Point
+	opt   ResourceOptions
+	slope float64 // true per-request slope of the lower envelope
+}
+
+// makeSeries builds series number i of a kind; leak is per request.
+func makeSeries(kind string, i uint64, leak float64) synth {
+	rng := rand.New(rand.NewPCG(0x50ac, i*7919+uint64(len(kind))))
+	r := randomRun(rng)
+	soakReq := r.rate * r.soakSec
+	opt := ResourceOptions{Name: "RSS", Unit: "bytes"}
+	var m model
+	switch kind {
+	case "white":
+		m = white(rng, leak)
+	case "sawtooth":
+		m = sawtooth(rng, leak, r.rate)
+	case "steps":
+		m = steps(rng, soakReq)
+	case "restart":
+		m = restart(rng, soakReq, leak)
+	case "plateau-white":
+		m = plateau(rng, soakReq, white(rng, 0))
+	case "plateau-sawtooth":
+		m = plateau(rng, soakReq, sawtooth(rng, 0, r.rate))
+	case "fds":
+		opt = ResourceOptions{Name: "fds", Unit: "fds"}
+		m = fds(rng, leak)
+	}
+	return synth{pts: generate(rng, r, m), opt: opt, slope: leak}
+}
+
+// tally counts verdicts over many series.
+type tally struct {
+	n, covered int
+	verdicts   map[string]int
+}
+
+func (t *tally) add(res Resource, truth float64) {
+	if t.verdicts == nil {
+		t.verdicts = map[string]int{}
+	}
+	t.n++
+	t.verdicts[res.Verdict]++
+	if res.CI95[0] <= truth && truth <= res.CI95[1] {
+		t.covered++
+	}
+}
+
+func (t *tally) rate(v string) float64 { return float64(t.verdicts[v]) / float64(t.n) }
+func (t *tally) coverage() float64     { return float64(t.covered) / float64(t.n) }
+
+// sweep analyses n series of a kind, reduced by r.
+func sweep(kind string, n int, leakOf func(i int) float64, r trend.Reduce) tally {
+	var t tally
+	for i := range n {
+		s := makeSeries(kind, uint64(i), leakOf(i))
+		t.add(analyze(s.pts, s.opt, r), s.slope)
+	}
+	return t
+}
+
+func zero(int) float64 { return 0 }
+
+// TestFalseAlarms: at most 1 % leak verdicts over 500 stable series per
+// noise model.
+func TestFalseAlarms(t *testing.T) {
+	for _, kind := range []string{"white", "sawtooth", "steps", "restart", "fds"} {
+		t.Run(kind, func(t *testing.T) {
+			env := sweep(kind, 500, zero, trend.ByMin)
+			t.Logf("%s: false-alarm rate %.3f, verdicts %v", kind, env.rate(Leak), env.verdicts)
+			if got := env.rate(Leak); got > 0.01 {
+				t.Errorf("got false-alarm rate %.3f; want ≤ 0.01", got)
+			}
+		})
+	}
+}
+
+// TestPlateauNeverLeak: a cache that fills then stays is never a leak.
+func TestPlateauNeverLeak(t *testing.T) {
+	for _, kind := range []string{"plateau-white", "plateau-sawtooth"} {
+		t.Run(kind, func(t *testing.T) {
+			env := sweep(kind, 250, zero, trend.ByMin)
+			t.Logf("%s: verdicts %v", kind, env.verdicts)
+			if got := env.verdicts[Leak]; got != 0 {
+				t.Errorf("got %d leak verdicts of %d plateaus; want 0", got, env.n)
+			}
+		})
+	}
+}
+
+// TestCoverage: the true slope lies inside the reported 95 % interval in
+// at least 90 % of leaky series.
+func TestCoverage(t *testing.T) {
+	tests := []struct {
+		kind   string
+		leakOf func(i int) float64
+	}{
+		{"white", func(i int) float64 { return []float64{16, 50, 200, 1000}[i%4] }},
+		{"sawtooth", func(i int) float64 { return []float64{16, 50, 200, 1000}[i%4] }},
+		{"restart", func(i int) float64 { return []float64{50, 200, 1000}[i%3] }},
+		{"fds", func(i int) float64 { return []float64{0.002, 0.01, 0.05}[i%3] }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind, func(t *testing.T) {
+			env := sweep(tc.kind, 200, tc.leakOf, trend.ByMin)
+			t.Logf("%s: coverage %.3f, detected %.3f, verdicts %v", tc.kind, env.coverage(), env.rate(Leak), env.verdicts)
+			if got := env.coverage(); got < 0.90 {
+				t.Errorf("got coverage %.3f; want ≥ 0.90", got)
+			}
+		})
+	}
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/pflag"
+	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/daemon"
+	"github.com/soakd/soakd/soak/sdnotify"
+)
+
+// DefaultConfigPath is where `soakd serve` reads its config by default.
+const DefaultConfigPath = "/etc/soakd/soakd.yaml"
+
+// serveFlags are the flags of `soakd serve`; stateDir, listen and logLevel
+// override the config's fields when set.
+type serveFlags struct {
+	config   string
+	stateDir string
+	listen   string
+	logLevel string
+}
+
+func parseServe(args []string, stderr io.Writer) (serveFlags, error) {
+	var f serveFlags
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: soakd serve [flags]\n\nRun the daemon: soak each job of the config on its schedule, keep every run\nin the state directory, and serve the API, the web pages and /metrics.\nSIGTERM/SIGINT stop it (open runs end \"stopped\" with their analysis),\nSIGHUP reloads the config.\n\nFlags:")
+		fmt.Fprint(stderr, fs.FlagUsages())
+	}
+	fs.StringVar(&f.config, "config", DefaultConfigPath, "the YAML config file")
+	fs.StringVar(&f.stateDir, "state-dir", "", "the state directory (default: the config's state_dir, else "+config.DefaultStateDir+")")
+	fs.StringVar(&f.listen, "listen", "", "the API's address (default: the config's listen, else "+config.DefaultListen+")")
+	fs.StringVar(&f.logLevel, "log-level", "", "log level: debug, info, warn, error (default: the config's log_level, else info)")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	return f, nil
+}
+
+// load reads the config and applies the flags over it.
+func (f serveFlags) load() (*config.Config, error) {
+	cfg, err := config.Load(f.config)
+	if err != nil {
+		return nil, err
+	}
+	if f.stateDir != "" {
+		cfg.StateDir = f.stateDir
+	}
+	if f.listen != "" {
+		cfg.Listen = f.listen
+	}
+	if f.logLevel != "" {
+		cfg.LogLevel = f.logLevel
+	}
+	return cfg, nil
+}
+
+func cmdServe(args []string, stdout, stderr io.Writer) int {
+	f, err := parseServe(args, stderr)
+	if errors.Is(err, pflag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "soakd serve:", err)
+		return exitUsage
+	}
+	cfg, err := f.load()
+	if err != nil {
+		fmt.Fprintln(stderr, "soakd serve:", err)
+		return exitUsage
+	}
+	log, err := newCLILogger(cfg.LogLevel, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "soakd serve:", err)
+		return exitUsage
+	}
+	defer log.Sync()
+	return serve(f, cfg, log)
+}
+
+// serve runs the daemon until SIGTERM or SIGINT, reloading on SIGHUP.
+func serve(f serveFlags, cfg *config.Config, log *zap.Logger) int {
+	n := sdnotify.FromEnv()
+	d, err := daemon.New(cfg, daemon.Options{
+		Log: log, Registry: prometheus.NewRegistry(), Notifier: n,
+		Watchdog: n.WatchdogTimeout(), Version: version(),
+	})
+	if err != nil {
+		log.Error("soakd cannot start", zap.Error(err))
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal kills at once
+	}()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go reloadOnHUP(ctx, hup, f, d, log)
+	if err := d.Run(ctx); err != nil {
+		log.Error("soakd stopped on an error", zap.Error(err))
+		return exitUsage
+	}
+	return exitOK
+}
+
+// reloadOnHUP reloads the config on every SIGHUP. A config that does not
+// load keeps the old one, and says why.
+func reloadOnHUP(ctx context.Context, hup <-chan os.Signal, f serveFlags, d *daemon.Daemon, log *zap.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		}
+		log.Info("SIGHUP: reloading the config", zap.String("config", f.config))
+		cfg, err := f.load()
+		if err == nil {
+			err = d.Reload(cfg)
+		}
+		if err != nil {
+			log.Error("config reload failed; the old config stays in force", zap.Error(err))
+		}
+	}
+}

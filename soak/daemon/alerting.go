@@ -1,0 +1,132 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync/atomic"
+	"time"
+
+	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// alertHub turns analyses and run events into alerts for the Manager. Its
+// methods never block: the Manager queues the sends.
+type alertHub struct {
+	mgr       *alerts.Manager
+	settings  alerts.Config
+	routes    atomic.Pointer[map[string][]string] // job → sink names
+	threshold atomic.Int64                        // exhaustion threshold, ns
+}
+
+// newAlertHub builds the sinks of cfg.Alerts and starts a Manager over
+// them.
+func newAlertHub(cfg *config.Config, o Options) (*alertHub, error) {
+	sinks, err := alerts.Build(cfg.Alerts, alerts.BuildOptions{Logger: o.Log.Named("alerts")})
+	if err != nil {
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	h := &alertHub{settings: cfg.Alerts}
+	h.update(cfg)
+	h.mgr, err = alerts.NewManager(alerts.ManagerOptions{
+		Sinks:          sinks,
+		Route:          h.route,
+		RepeatInterval: cfg.Alerts.RepeatInterval,
+		ExternalURL:    cfg.Alerts.ExternalURL,
+		QueueSize:      cfg.Alerts.QueueSize,
+		Retry:          cfg.Alerts.Retry,
+		Now:            o.Now,
+		Logger:         o.Log.Named("alerts"),
+		Registerer:     o.Registry,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	return h, nil
+}
+
+// update takes the routes and the threshold of cfg; the sinks stay.
+func (h *alertHub) update(cfg *config.Config) {
+	routes := make(map[string][]string, len(cfg.Jobs))
+	for _, j := range cfg.Jobs {
+		routes[j.Name] = append([]string{}, j.Alerts...)
+	}
+	h.routes.Store(&routes)
+	h.threshold.Store(int64(cfg.Alerts.ExhaustionThreshold))
+}
+
+// sameSinks tells whether cfg keeps h's sinks and delivery settings, so
+// that a reload can keep h (and its firing alerts).
+func (h *alertHub) sameSinks(cfg *config.Config) bool {
+	return reflect.DeepEqual(h.settings, cfg.Alerts)
+}
+
+// route returns a job's sinks: only those in its alerts list.
+func (h *alertHub) route(job string) []string {
+	return (*h.routes.Load())[job]
+}
+
+func (h *alertHub) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), defaultAlertCloseWindow)
+	defer cancel()
+	_ = h.mgr.Close(ctx)
+}
+
+// evaluate fires the leak and exhaustion alerts of rep and resolves those
+// of resources that cleared. It returns the resources still firing.
+func (h *alertHub) evaluate(job string, runID int64, rep *soak.Report) []string {
+	var firing []string
+	threshold := time.Duration(h.threshold.Load())
+	for _, name := range rep.ResourceNames() {
+		res := rep.Resources[name]
+		l := leakOf(job, runID, name, res)
+		fired := false
+		if res.Verdict == verdict.Leak {
+			h.mgr.Fire(alerts.LeakAlert(l))
+			fired = true
+		}
+		if threshold > 0 && l.TimeToExhaustion > 0 && l.TimeToExhaustion < threshold {
+			h.mgr.Fire(alerts.ExhaustionAlert(l))
+			fired = true
+		}
+		if fired {
+			firing = append(firing, name)
+		} else {
+			h.mgr.Resolve(job, name)
+		}
+	}
+	return firing
+}
+
+func leakOf(job string, runID int64, name string, res verdict.Resource) alerts.Leak {
+	l := alerts.Leak{
+		Job: job, Resource: name, Unit: res.Unit, RunID: itoa(runID), Summary: res.Reason,
+		PerRequest: res.PerRequest, PerHour: res.PerHour, CI95: res.CI95,
+	}
+	if t := res.TimeToExhaustionSeconds; t != nil {
+		l.TimeToExhaustion = time.Duration(*t * float64(time.Second))
+	}
+	return l
+}
+
+// targetDown fires when the target died or restarted during a run.
+func (h *alertHub) targetDown(job string, runID int64, reason string) {
+	h.mgr.Fire(alerts.TargetDownAlert(job, itoa(runID), reason))
+}
+
+// runFailed fires when a scheduled run failed to start.
+func (h *alertHub) runFailed(job string, runID int64, reason string) {
+	id := ""
+	if runID > 0 {
+		id = itoa(runID)
+	}
+	h.mgr.Fire(alerts.RunFailedAlert(job, id, reason))
+}
+
+// endRun resolves the job's alerts whose resource is not in firing.
+func (h *alertHub) endRun(job string, firing []string) {
+	h.mgr.ResolveMissing(job, firing)
+}

@@ -1,0 +1,315 @@
+package daemon
+
+import (
+	"crypto/subtle"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/store"
+)
+
+// Limits of GET /api/v1/runs.
+const (
+	defaultRunsLimit = 50
+	maxRunsLimit     = 1000
+)
+
+// Handler returns the daemon's HTTP handler: the API, /metrics, the health
+// checks and the web pages.
+func (d *Daemon) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/jobs", d.handleJobs)
+	mux.HandleFunc("GET /api/v1/runs", d.handleRuns)
+	mux.HandleFunc("GET /api/v1/runs/{id}", d.handleRun)
+	mux.HandleFunc("GET /api/v1/runs/{id}/samples", d.handleSamples)
+	mux.Handle("POST /api/v1/jobs/{name}/runs", d.auth(http.HandlerFunc(d.handleStart)))
+	mux.Handle("POST /api/v1/runs/{id}/stop", d.auth(http.HandlerFunc(d.handleStop)))
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such API endpoint: "+r.Method+" "+r.URL.Path)
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /readyz", d.handleReady)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(d.o.Registry, promhttp.HandlerOpts{
+		ErrorLog: zap.NewStdLog(d.log), Registry: d.o.Registry,
+	}))
+	d.mountWeb(mux)
+	return mux
+}
+
+// auth requires the bearer token on a mutating call whenever one is
+// configured.
+func (d *Daemon) auth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.mu.Lock()
+		tok := d.token
+		d.mu.Unlock()
+		if tok != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(tok)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="soakd"`)
+				writeError(w, http.StatusUnauthorized, "this call needs Authorization: Bearer <token> (the config's token)")
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+func (d *Daemon) handleReady(w http.ResponseWriter, r *http.Request) {
+	d.mu.Lock()
+	ready := d.ready
+	d.mu.Unlock()
+	if !ready {
+		writeError(w, http.StatusServiceUnavailable, "not ready")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// JobInfo is one job in GET /api/v1/jobs.
+type JobInfo struct {
+	Name     string     `json:"name"`
+	Schedule string     `json:"schedule"`
+	Timezone string     `json:"timezone,omitempty"`
+	Next     *time.Time `json:"next,omitempty"`
+	Target   string     `json:"target"`
+	Alerts   []string   `json:"alerts"`
+	Running  bool       `json:"running"`
+	RunID    int64      `json:"run_id,omitempty"` // the running run
+	LastRun  *store.Run `json:"last_run,omitempty"`
+}
+
+// Jobs returns the configured jobs with their next tick and their state.
+func (d *Daemon) Jobs() []JobInfo {
+	d.mu.Lock()
+	cfg := d.cfg
+	out := make([]JobInfo, 0, len(cfg.Jobs))
+	for _, j := range cfg.Jobs {
+		ji := JobInfo{Name: j.Name, Schedule: j.Schedule, Timezone: j.Timezone, Target: targetOf(j),
+			Alerts: append([]string{}, j.Alerts...)}
+		if id, ok := d.entries[j.Name]; ok {
+			if next := d.cron.Entry(id).Next; !next.IsZero() {
+				ji.Next = &next
+			}
+		}
+		if ar, ok := d.active[j.Name]; ok {
+			ji.Running, ji.RunID = true, ar.id
+		}
+		out = append(out, ji)
+	}
+	d.mu.Unlock()
+	for i := range out {
+		if runs, err := d.st.Runs(out[i].Name, 1); err == nil && len(runs) > 0 {
+			out[i].LastRun = &runs[0]
+		}
+	}
+	return out
+}
+
+func (d *Daemon) handleJobs(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, d.Jobs())
+}
+
+func (d *Daemon) handleRuns(w http.ResponseWriter, r *http.Request) {
+	limit := defaultRunsLimit
+	if s := r.URL.Query().Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxRunsLimit {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("limit %q: want a whole number from 1 to %d", s, maxRunsLimit))
+			return
+		}
+		limit = n
+	}
+	runs, err := d.st.Runs(r.URL.Query().Get("job"), limit)
+	if err != nil {
+		d.internalError(w, "listing runs", err)
+		return
+	}
+	if runs == nil {
+		runs = []store.Run{}
+	}
+	writeJSON(w, http.StatusOK, runs)
+}
+
+func (d *Daemon) internalError(w http.ResponseWriter, what string, err error) {
+	d.log.Error("api: "+what, zap.Error(err))
+	writeError(w, http.StatusInternalServerError, what+": "+err.Error())
+}
+
+// runID parses the {id} path value; it writes the error itself.
+func runID(w http.ResponseWriter, r *http.Request) (int64, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id < 1 {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("run ID %q: want a positive whole number", r.PathValue("id")))
+		return 0, false
+	}
+	return id, true
+}
+
+// LiveReport returns the latest analysis of a running run (computing one
+// when the live loop has not run yet), or nil when the run is not running.
+func (d *Daemon) LiveReport(id int64) *soak.Report {
+	ar := d.activeByID(id)
+	if ar == nil {
+		return nil
+	}
+	if rep := ar.latest(); rep != nil {
+		return rep
+	}
+	recs := ar.snapshot()
+	return soak.NewReport(recs, nil, ar.ti, ar.ao)
+}
+
+func (d *Daemon) handleRun(w http.ResponseWriter, r *http.Request) {
+	id, ok := runID(w, r)
+	if !ok {
+		return
+	}
+	if rep := d.LiveReport(id); rep != nil {
+		w.Header().Set("X-Soakd-Live", "true")
+		writeJSON(w, http.StatusOK, rep)
+		return
+	}
+	b, err := d.st.ReportJSON(id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		d.runMissing(w, id)
+		return
+	case err != nil:
+		d.internalError(w, "reading the report", err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
+
+// runMissing answers a run without a report: 404 with why.
+func (d *Daemon) runMissing(w http.ResponseWriter, id int64) {
+	run, err := d.st.Run(id)
+	if err != nil {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("run %d not found", id))
+		return
+	}
+	msg := fmt.Sprintf("run %d (%s) has no report", id, run.Status)
+	if run.Error != "" {
+		msg += ": " + run.Error
+	}
+	writeError(w, http.StatusNotFound, msg)
+}
+
+func (d *Daemon) handleSamples(w http.ResponseWriter, r *http.Request) {
+	id, ok := runID(w, r)
+	if !ok {
+		return
+	}
+	if _, err := d.st.Run(id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			writeError(w, http.StatusNotFound, fmt.Sprintf("run %d not found", id))
+			return
+		}
+		d.internalError(w, "reading the run", err)
+		return
+	}
+	recs, err := d.st.Samples(id)
+	if err != nil {
+		d.internalError(w, "reading the samples", err)
+		return
+	}
+	if wantsCSV(r) {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="run-%d-samples.csv"`, id))
+		if err := writeCSV(w, recs); err != nil {
+			d.log.Warn("api: writing samples CSV", zap.Error(err))
+		}
+		return
+	}
+	if recs == nil {
+		recs = []soak.Record{}
+	}
+	writeJSON(w, http.StatusOK, recs)
+}
+
+// writeCSV writes records in samples.csv's format.
+func writeCSV(w io.Writer, recs []soak.Record) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(soak.CSVHeader); err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if err := cw.Write(soak.RecordRow(r)); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func wantsCSV(r *http.Request) bool {
+	switch r.URL.Query().Get("format") {
+	case "csv":
+		return true
+	case "json":
+		return false
+	}
+	return strings.Contains(r.Header.Get("Accept"), "text/csv")
+}
+
+func (d *Daemon) handleStart(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	id, err := d.StartRun(name, TriggerAPI)
+	var busy *BusyError
+	switch {
+	case errors.Is(err, ErrUnknownJob):
+		writeError(w, http.StatusNotFound, fmt.Sprintf("job %q not found", name))
+	case errors.As(err, &busy):
+		writeJSON(w, http.StatusConflict, map[string]any{"error": busy.Error(), "run_id": busy.RunID})
+	case errors.Is(err, ErrShuttingDown):
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+	case err != nil:
+		d.internalError(w, "starting the run", err)
+	default:
+		w.Header().Set("Location", "/api/v1/runs/"+itoa(id))
+		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": id, "job": name, "status": store.StatusRunning})
+	}
+}
+
+func (d *Daemon) handleStop(w http.ResponseWriter, r *http.Request) {
+	id, ok := runID(w, r)
+	if !ok {
+		return
+	}
+	if err := d.StopRun(id); err != nil {
+		if _, rerr := d.st.Run(id); errors.Is(rerr, store.ErrNotFound) {
+			writeError(w, http.StatusNotFound, fmt.Sprintf("run %d not found", id))
+			return
+		}
+		writeError(w, http.StatusConflict, fmt.Sprintf("run %d is not running", id))
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"run_id": id, "status": "stopping"})
+}

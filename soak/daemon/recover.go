@@ -1,0 +1,86 @@
+package daemon
+
+import (
+	"errors"
+
+	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/store"
+)
+
+// errInterrupted is the stored error of a run that a crash left open.
+var errInterrupted = errors.New("soakd stopped during the run (crash, kill or power loss); the report covers the samples stored until then")
+
+// recoverInterrupted marks the runs a crash left "running" as interrupted
+// and stores an analysis over their stored samples.
+func (d *Daemon) recoverInterrupted() {
+	ids, err := d.st.MarkInterrupted()
+	if err != nil {
+		d.log.Error("marking interrupted runs", zap.Error(err))
+		return
+	}
+	for _, id := range ids {
+		d.analyzeInterrupted(id)
+	}
+}
+
+func (d *Daemon) analyzeInterrupted(id int64) {
+	log := d.log.With(zap.Int64("run_id", id))
+	run, err := d.st.Run(id)
+	if err != nil {
+		log.Error("reading an interrupted run", zap.Error(err))
+		return
+	}
+	log = log.With(zap.String("job", run.Job))
+	recs, err := d.st.Samples(id)
+	if err != nil {
+		log.Error("reading an interrupted run's samples", zap.Error(err))
+		return
+	}
+	ti, ao := d.analysisOptions(run.Job, recs)
+	rep := soak.NewReport(recs, nil, ti, ao)
+	if err := d.st.FinishRun(id, store.StatusInterrupted, rep, errInterrupted); err != nil {
+		log.Error("storing an interrupted run's report", zap.Error(err))
+		return
+	}
+	d.m.observeAnalysis(run.Job, rep)
+	log.Warn("run interrupted by a crash: analysed what was stored",
+		zap.Int("samples", len(recs)), zap.String("verdict", rep.Verdict))
+}
+
+// analysisOptions returns how to analyse a stored run of job: with the
+// job's thresholds when the config still has it.
+func (d *Daemon) analysisOptions(job string, recs []soak.Record) (soak.TargetInfo, soak.AnalysisOptions) {
+	var ti soak.TargetInfo
+	for _, r := range recs {
+		if r.Alive || r.RootPID != 0 {
+			ti.Probed = true
+			break
+		}
+	}
+	var ao soak.AnalysisOptions
+	if j := d.config().Job(job); j != nil {
+		if o, err := j.Options(); err == nil {
+			ao = soak.AnalysisOptions{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit}
+			if o.Load.Rate == 0 {
+				ao.Concurrency = max(o.Load.Concurrency, 1)
+			}
+		}
+	}
+	return ti, ao
+}
+
+// prune applies the retention limits.
+func (d *Daemon) prune() {
+	r := d.config().Retention
+	n, err := d.st.Prune(d.o.Now(), r.MaxAge, r.MaxRunsPerJob)
+	if err != nil {
+		d.log.Error("pruning old runs", zap.Error(err))
+		return
+	}
+	if n > 0 {
+		d.log.Info("pruned old runs", zap.Int("runs", n), zap.Duration("max_age", r.MaxAge),
+			zap.Int("max_runs_per_job", r.MaxRunsPerJob))
+	}
+}

@@ -1,0 +1,366 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/store"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// Triggers of a run.
+const (
+	TriggerSchedule = store.TriggerSchedule
+	TriggerAPI      = store.TriggerAPI
+)
+
+// Errors of StartRun and StopRun.
+var (
+	ErrUnknownJob   = errors.New("no such job")
+	ErrShuttingDown = errors.New("soakd is shutting down")
+	ErrNotRunning   = errors.New("run is not running")
+)
+
+// BusyError says that a job's previous run is still going.
+type BusyError struct {
+	Job   string
+	RunID int64
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("job %s: run %d is still going", e.Job, e.RunID)
+}
+
+// activeRun is one run while it goes.
+type activeRun struct {
+	id      int64
+	job     string
+	trigger string
+	started time.Time
+	ctx     context.Context
+	cancel  context.CancelFunc
+	stopped atomic.Bool // a stop was asked through the API
+	log     *zap.Logger
+
+	planDuration time.Duration // the load's bounds, for the progress
+	planRequests uint64
+	ti           soak.TargetInfo
+	ao           soak.AnalysisOptions
+
+	cpu cpuTracker // used by the sampling goroutine only
+
+	mu    sync.Mutex // guards recs, live, alive, inc
+	recs  []soak.Record
+	live  *soak.Report
+	alive bool
+	inc   int
+}
+
+// snapshot returns the records so far. They are never modified once
+// appended, so the slice can be shared.
+func (a *activeRun) snapshot() []soak.Record {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.recs[:len(a.recs):len(a.recs)]
+}
+
+func (a *activeRun) latest() *soak.Report {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.live
+}
+
+// progress returns the share of the planned load done (-1 when the load
+// has no bound) and the requests so far.
+func (a *activeRun) progress() (float64, uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.recs) == 0 {
+		return 0, 0
+	}
+	r := a.recs[len(a.recs)-1]
+	p := -1.0
+	if a.planDuration > 0 {
+		p = r.Elapsed / a.planDuration.Seconds()
+	}
+	if a.planRequests > 0 {
+		p = max(p, float64(r.Requests)/float64(a.planRequests))
+	}
+	return min(p, 1), r.Requests
+}
+
+// StartRun starts a run of job now and returns its ID. It fails with a
+// *BusyError when the job's previous run is still going.
+func (d *Daemon) StartRun(job, trigger string) (int64, error) {
+	ar, j, err := d.reserve(job, trigger)
+	if err != nil {
+		return 0, err
+	}
+	id, err := d.st.CreateRun(job, trigger, targetOf(j), ar.started)
+	if err != nil {
+		d.release(ar)
+		return 0, fmt.Errorf("daemon: job %s: %w", job, err)
+	}
+	ar.id = id
+	ar.log = d.log.With(zap.String("job", job), zap.Int64("run_id", id), zap.String("trigger", trigger))
+	go d.execute(ar, j)
+	return id, nil
+}
+
+// reserve registers a run of job as active, so that a second start is
+// refused, and counts it in d.runs.
+func (d *Daemon) reserve(job, trigger string) (*activeRun, config.Job, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closing {
+		return nil, config.Job{}, ErrShuttingDown
+	}
+	j := d.cfg.Job(job)
+	if j == nil {
+		return nil, config.Job{}, fmt.Errorf("job %q: %w", job, ErrUnknownJob)
+	}
+	if cur, ok := d.active[job]; ok {
+		return nil, config.Job{}, &BusyError{Job: job, RunID: cur.id}
+	}
+	ar := &activeRun{job: job, trigger: trigger, started: d.o.Now()}
+	ar.ctx, ar.cancel = context.WithCancel(d.ctx)
+	if j.MaxDuration > 0 {
+		ar.ctx, ar.cancel = context.WithTimeout(d.ctx, j.MaxDuration)
+	}
+	d.active[job] = ar
+	d.runs.Add(1)
+	d.m.active.WithLabelValues(job).Set(1)
+	return ar, *j, nil
+}
+
+func (d *Daemon) release(ar *activeRun) {
+	ar.cancel()
+	d.mu.Lock()
+	if d.active[ar.job] == ar {
+		delete(d.active, ar.job)
+	}
+	d.mu.Unlock()
+	d.m.active.WithLabelValues(ar.job).Set(0)
+	d.runs.Done()
+}
+
+// targetOf describes a job's target for the run list.
+func targetOf(j config.Job) string {
+	t := j.Target
+	switch {
+	case t.PID > 0:
+		return fmt.Sprintf("pid %d", t.PID)
+	case t.PIDFile != "":
+		return "pidfile " + t.PIDFile
+	case t.Match != "":
+		return "match " + t.Match
+	case t.Unit != "":
+		return "unit " + t.Unit
+	case t.Exec != "":
+		return "exec " + t.Exec
+	}
+	return j.Load.URL
+}
+
+// StopRun stops a running run; it ends "stopped" with its analysis.
+func (d *Daemon) StopRun(id int64) error {
+	ar := d.activeByID(id)
+	if ar == nil {
+		return ErrNotRunning
+	}
+	ar.stopped.Store(true)
+	ar.cancel()
+	ar.log.Info("run stop requested")
+	return nil
+}
+
+func (d *Daemon) activeByID(id int64) *activeRun {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, ar := range d.active {
+		if ar.id == id {
+			return ar
+		}
+	}
+	return nil
+}
+
+func (d *Daemon) hub() *alertHub {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.alerts
+}
+
+// execute runs the soak, with the live analysis beside it, and stores the
+// outcome.
+func (d *Daemon) execute(ar *activeRun, j config.Job) {
+	defer d.release(ar)
+	opts, err := j.Options()
+	if err != nil {
+		d.finish(ar, nil, fmt.Errorf("job %s: %w", j.Name, err))
+		return
+	}
+	d.wire(ar, &opts)
+	ar.log.Info("run started", zap.String("target", targetOf(j)), zap.Duration("max_duration", j.MaxDuration),
+		zap.Duration("load_duration", opts.Load.Duration), zap.Uint64("load_requests", opts.Load.Requests))
+	liveCtx, stopLive := context.WithCancel(ar.ctx)
+	var live sync.WaitGroup
+	live.Go(func() { d.liveLoop(liveCtx, ar) })
+	rep, err := soak.Run(ar.ctx, opts)
+	stopLive()
+	live.Wait()
+	d.finish(ar, rep, err)
+}
+
+// wire hooks the run's samples and requests into the store, the metrics,
+// the live analysis and the alerts.
+func (d *Daemon) wire(ar *activeRun, o *soak.Options) {
+	o.Log = ar.log
+	o.OutDir, o.Progress = "", nil
+	o.OnRecord = func(r soak.Record) { d.onRecord(ar, r) }
+	o.Load.OnResult = d.m.loadObserver(ar.job)
+	ar.planDuration, ar.planRequests = o.Load.Duration, o.Load.Requests
+	ar.ti = soak.TargetInfo{Probed: !o.NoProbe}
+	ar.ao = soak.AnalysisOptions{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit}
+	if o.Load.Rate == 0 {
+		ar.ao.Concurrency = max(o.Load.Concurrency, 1)
+	}
+}
+
+// onRecord stores a sample as it comes (so a kill -9 loses at most one),
+// updates the target metrics, and fires when the target died or
+// restarted. It runs on the sampling goroutine and never blocks on alerts.
+func (d *Daemon) onRecord(ar *activeRun, r soak.Record) {
+	if err := d.st.AppendSample(ar.id, r); err != nil {
+		ar.log.Warn("storing a sample", zap.Error(err))
+	}
+	ar.mu.Lock()
+	ar.recs = append(ar.recs, r)
+	wasAlive, prevInc := ar.alive, ar.inc
+	ar.alive = r.Alive
+	if r.Incarnation > 0 {
+		ar.inc = r.Incarnation
+	}
+	ar.mu.Unlock()
+	d.m.observeRecord(ar.job, r, &ar.cpu)
+	switch {
+	case prevInc > 0 && r.Incarnation > prevInc:
+		d.m.restarts.WithLabelValues(ar.job).Inc()
+		reason := fmt.Sprintf("The target of job %s restarted during run %d (incarnation %d, root PID changed).", ar.job, ar.id, r.Incarnation)
+		ar.log.Warn("target restarted", zap.Int("incarnation", r.Incarnation))
+		d.hub().targetDown(ar.job, ar.id, reason)
+	case wasAlive && !r.Alive:
+		reason := fmt.Sprintf("The target of job %s died during run %d.", ar.job, ar.id)
+		ar.log.Warn("target died")
+		d.hub().targetDown(ar.job, ar.id, reason)
+	}
+}
+
+// finish stores the run's outcome, updates the metrics and the alerts,
+// and logs the end and the verdict.
+func (d *Daemon) finish(ar *activeRun, rep *soak.Report, runErr error) {
+	status, result := store.StatusCompleted, resultOK
+	switch {
+	case ar.stopped.Load() || d.ctx.Err() != nil:
+		status, result = store.StatusStopped, resultStopped
+	case errors.Is(ar.ctx.Err(), context.DeadlineExceeded):
+		status, result = store.StatusStopped, resultStopped
+		runErr = errors.Join(runErr, errors.New("max_duration reached"))
+	case rep == nil:
+		status, result = store.StatusFailed, resultFailed
+	}
+	if rep == nil {
+		if recs := ar.snapshot(); len(recs) > 0 {
+			rep = soak.NewReport(recs, nil, ar.ti, ar.ao)
+		}
+	}
+	if err := d.st.FinishRun(ar.id, status, rep, runErr); err != nil {
+		ar.log.Error("storing the run's outcome", zap.Error(err))
+	}
+	d.account(ar, status, result, rep, runErr)
+}
+
+// account updates the metrics and alerts of a finished run and logs it.
+func (d *Daemon) account(ar *activeRun, status, result string, rep *soak.Report, runErr error) {
+	hub := d.hub()
+	verdictName := verdictFailed
+	fields := []zap.Field{zap.String("status", status), zap.Duration("duration", d.o.Now().Sub(ar.started))}
+	if rep != nil {
+		verdictName = rep.Verdict
+		d.m.observeAnalysis(ar.job, rep)
+		hub.endRun(ar.job, hub.evaluate(ar.job, ar.id, rep))
+		fields = append(fields, reportFields(rep)...)
+	}
+	if result == resultFailed && ar.trigger == TriggerSchedule {
+		hub.runFailed(ar.job, ar.id, fmt.Sprintf("Scheduled run %d of job %s failed to start: %v", ar.id, ar.job, runErr))
+	}
+	d.m.observeEnd(ar.job, result, verdictName, float64(d.o.Now().UnixNano())/1e9)
+	if runErr != nil {
+		fields = append(fields, zap.Error(runErr))
+	}
+	if result == resultFailed {
+		ar.log.Error("run failed", fields...)
+		return
+	}
+	ar.log.Info("run ended", fields...)
+}
+
+// reportFields are a report's headline figures as log fields.
+func reportFields(rep *soak.Report) []zap.Field {
+	var leaks []string
+	for _, n := range rep.ResourceNames() {
+		if rep.Resources[n].Verdict == verdict.Leak {
+			leaks = append(leaks, n)
+		}
+	}
+	f := []zap.Field{
+		zap.String("verdict", rep.Verdict), zap.Strings("leaks", leaks),
+		zap.String("cpu_bound", rep.CPU.Bound), zap.Int("samples", rep.Samples),
+	}
+	if rep.Load != nil {
+		f = append(f, zap.Uint64("requests", rep.Load.Requests), zap.Uint64("errors", rep.Load.Errors))
+	}
+	if r, ok := rep.Resources["rss"]; ok {
+		f = append(f, zap.Float64("rss_per_request_bytes", r.PerRequest))
+	}
+	return f
+}
+
+// liveLoop recomputes the analysis every LiveInterval while the run goes.
+func (d *Daemon) liveLoop(ctx context.Context, ar *activeRun) {
+	t := time.NewTicker(d.o.LiveInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			d.analyzeLive(ar)
+		}
+	}
+}
+
+// analyzeLive analyses a snapshot of the run's records, publishes it to
+// the metrics and the API, and feeds the alerts.
+func (d *Daemon) analyzeLive(ar *activeRun) *soak.Report {
+	recs := ar.snapshot()
+	if len(recs) < 2 {
+		return nil
+	}
+	rep := soak.NewReport(recs, nil, ar.ti, ar.ao)
+	ar.mu.Lock()
+	ar.live = rep
+	ar.mu.Unlock()
+	d.m.observeAnalysis(ar.job, rep)
+	d.hub().evaluate(ar.job, ar.id, rep)
+	ar.log.Debug("live analysis", zap.String("verdict", rep.Verdict), zap.Int("samples", rep.Samples))
+	return rep
+}

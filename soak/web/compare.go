@@ -1,0 +1,65 @@
+package web
+
+import (
+	"fmt"
+	"image/color"
+
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/soakd/soakd/soak"
+)
+
+func rssValue(r soak.Record) (float64, bool) { return float64(r.RSS), r.Alive || r.RSS > 0 }
+
+// compareChart draws both runs' RSS against requests, each with its fitted
+// slope over its soak phase.
+func compareChart(a, b *soak.Report, av, bv RunView) (Chart, error) {
+	maxReq := 0.0
+	maxRSS := 0.0
+	for _, rep := range []*soak.Report{a, b} {
+		if n := len(rep.Records); n > 0 {
+			maxReq = max(maxReq, float64(rep.Records[n-1].Requests))
+		}
+		maxRSS = max(maxRSS, maxOf(rep.Records, rssValue))
+	}
+	xs, ys := requestScale(maxReq), byteScale("RSS", maxRSS)
+	p := newPlot(xs.label, ys.label)
+	desc := "RSS of both runs against completed requests, each with its fitted slope over its soak phase."
+	for i, s := range []struct {
+		rep  *soak.Report
+		view RunView
+	}{{a, av}, {b, bv}} {
+		name := fmt.Sprintf("run %d", s.view.ID)
+		col := []color.Color{colBlue, colOrange}[i]
+		x := func(r soak.Record) float64 { return xs.of(float64(r.Requests)) }
+		if err := addLine(p, name+" RSS", pick(s.rep.Records, x, scaled(rssValue, ys)), col, i); err != nil {
+			return Chart{}, err
+		}
+		res, ok := s.rep.Resources["rss"]
+		if !ok {
+			continue
+		}
+		if fit := fitLine(s.rep, res.PerRequest, res.Start, xs, ys); len(fit) > 0 {
+			if err := addLine(p, fmt.Sprintf("%s fit, %s/request", name, soak.FormatValue(res.PerRequest, "bytes")), fit, colRed, 2+i); err != nil {
+				return Chart{}, err
+			}
+		}
+		desc += fmt.Sprintf(" Run %d: %s per request (%s).", s.view.ID, soak.FormatValue(res.PerRequest, "bytes"), res.Verdict)
+	}
+	p.Y.Min = 0
+	return render(p, "chart-compare", "RSS against requests, both runs", desc)
+}
+
+// fitLine is the fitted line over the soak phase, from the first soak
+// record's request count, at the soak's start level.
+func fitLine(rep *soak.Report, slope, start float64, xs, ys scale) plotter.XYs {
+	segs := soakSegments(rep.Records)
+	if len(segs) == 0 {
+		return nil
+	}
+	x0, x1 := float64(segs[0].first.Requests), float64(segs[len(segs)-1].last.Requests)
+	if start <= 0 {
+		start = float64(segs[0].first.RSS)
+	}
+	return plotter.XYs{{X: xs.of(x0), Y: ys.of(start)}, {X: xs.of(x1), Y: ys.of(start + slope*(x1-x0))}}
+}

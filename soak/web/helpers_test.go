@@ -1,0 +1,32 @@
+package web
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/soakd/soakd/soak"
+)
+
+// loadRun reads a stored fixture run: report.json and samples.csv.
+func loadRun(t testing.TB, dir string) *soak.Report {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep soak.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	f, err := os.Open(filepath.Join(dir, "samples.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if rep.Records, err = soak.ReadCSV(f); err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	return &rep
+}

@@ -1,0 +1,331 @@
+// Package web renders soakd's HTML: the self-contained run report with its
+// SVG charts (written as report.html and served for every stored run), the
+// daemon's index of jobs and runs, and the comparison of two runs. Pages are
+// server-rendered with html/template and load nothing from anywhere: the
+// CSS and the SVG charts are inline, and there is no script.
+package web
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// PageOptions set a run page's frame.
+type PageOptions struct {
+	Title string // default "soakd run report"
+	// Live marks a run in progress: the page refreshes itself every
+	// RefreshSeconds (default 5) with a meta refresh.
+	Live           bool
+	RefreshSeconds int
+	RunID          int64 // shown when non-zero
+	Job            string
+	Links          []Link // navigation, e.g. back to the index
+}
+
+// Link is one navigation link.
+type Link struct {
+	Text, Href string
+}
+
+// JobView is one job on the index page.
+type JobView struct {
+	Name, Schedule string
+	Next           time.Time // zero: not scheduled
+	LastVerdict    string    // "" when the job never ran
+	LastRunID      int64
+	Running        bool
+}
+
+// RunView is one run in the index's list and a side of a comparison.
+type RunView struct {
+	ID                   int64
+	Job, Status, Verdict string
+	Started              time.Time
+	Duration             time.Duration
+	Requests             uint64
+	RSSPerRequest        float64 // bytes per request
+}
+
+// IndexData is the index page's content.
+type IndexData struct {
+	Title string // default "soakd"
+	Jobs  []JobView
+	Runs  []RunView
+	Now   time.Time
+}
+
+//go:embed templates/*.html templates/style.css
+var files embed.FS
+
+// pages holds the parsed templates. It is read-only after init.
+var pages = template.Must(template.New("").Funcs(funcs).ParseFS(files, "templates/*.html"))
+
+var style = template.CSS(mustRead("templates/style.css"))
+
+func mustRead(name string) string {
+	b, err := files.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+var funcs = template.FuncMap{
+	"badge":    badgeOf,
+	"bytes":    func(v float64) string { return soak.FormatValue(v, "bytes") },
+	"value":    soak.FormatValue,
+	"seconds":  soak.FormatSeconds,
+	"long":     soak.FormatDuration,
+	"ms":       func(s float64) string { return fmt.Sprintf("%.3f", 1000*s) },
+	"pct":      func(f float64) string { return fmt.Sprintf("%.0f %%", 100*f) },
+	"f":        func(prec int, v float64) string { return fmt.Sprintf("%.*f", prec, v) },
+	"when":     formatTime,
+	"dur":      formatDur,
+	"perreq":   perRequest,
+	"released": released,
+	"phase":    func(p verdict.Phase) string { return soak.PhaseName(p) },
+	"upper":    strings.ToUpper,
+	"mode":     loadMode,
+	"deref":    func(p *float64) float64 { return *p },
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+func formatDur(d time.Duration) string {
+	if d <= 0 {
+		return "—"
+	}
+	return d.Round(time.Second).String()
+}
+
+func perRequest(v float64, unit string) string {
+	if unit == "bytes" {
+		return soak.FormatValue(v, unit)
+	}
+	return fmt.Sprintf("%.4g %s", v, unit)
+}
+
+func released(b *bool) string {
+	switch {
+	case b == nil:
+		return "no cool-down"
+	case *b:
+		return "yes"
+	}
+	return "no"
+}
+
+// Badge is a verdict shown with a colour, an icon and a word, so that
+// colour is never the only cue.
+type Badge struct {
+	Class, Icon, Word string
+}
+
+func badgeOf(v string) Badge {
+	switch v {
+	case verdict.Leak, "failed", "error":
+		return Badge{"bad", "✗", v}
+	case "clean", verdict.Stable, "done", "ok":
+		return Badge{"good", "✓", v}
+	case verdict.Plateau:
+		return Badge{"warn", "◆", v}
+	case "running", "live":
+		return Badge{"info", "●", v}
+	case "cpu":
+		return Badge{"info", "▲", "CPU-bound"}
+	case "io":
+		return Badge{"info", "◇", "waits on I/O"}
+	case "client":
+		return Badge{"warn", "◆", "client-bound"}
+	case "":
+		return Badge{"none", "–", "none"}
+	}
+	return Badge{"unknown", "?", v}
+}
+
+// frame is what every page template gets besides its content.
+type frame struct {
+	Title   string
+	Style   template.CSS
+	Refresh int // seconds; 0: no refresh
+	Links   []Link
+}
+
+// reportPage is the run page's content.
+type reportPage struct {
+	frame
+	Opt      PageOptions
+	Rep      *soak.Report
+	Rows     []resourceRow
+	Exhaust  []resourceRow
+	Charts   []Chart
+	Errors   []count
+	Statuses []count
+}
+
+type resourceRow struct {
+	Name string
+	verdict.Resource
+}
+
+type count struct {
+	Name string
+	N    uint64
+}
+
+// RunReport writes the run's whole report page: the verdict block, the
+// charts from rep.Records, and the tables.
+func RunReport(w io.Writer, rep *soak.Report, opt PageOptions) error {
+	if rep == nil {
+		return fmt.Errorf("run report: no report")
+	}
+	charts, err := runCharts(rep)
+	if err != nil {
+		return fmt.Errorf("run report: %w", err)
+	}
+	d := reportPage{frame: newFrame(opt.Title, "soakd run report", opt.Links), Opt: opt, Rep: rep, Charts: charts}
+	if opt.Live {
+		d.Refresh = opt.RefreshSeconds
+		if d.Refresh <= 0 {
+			d.Refresh = 5
+		}
+	}
+	for _, n := range rep.ResourceNames() {
+		row := resourceRow{Name: n, Resource: rep.Resources[n]}
+		d.Rows = append(d.Rows, row)
+		if row.Limit > 0 || row.TimeToExhaustionSeconds != nil {
+			d.Exhaust = append(d.Exhaust, row)
+		}
+	}
+	if rep.Load != nil {
+		d.Errors, d.Statuses = counts(rep.Load.ErrorsByCause), counts(rep.Load.StatusClasses)
+	}
+	return execute(w, "report.html", d)
+}
+
+func newFrame(title, def string, links []Link) frame {
+	if title == "" {
+		title = def
+	}
+	return frame{Title: title, Style: style, Links: links}
+}
+
+// counts sorts a count map by count, largest first, then by name.
+func counts(m map[string]uint64) []count {
+	out := make([]count, 0, len(m))
+	for k, v := range m {
+		out = append(out, count{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].N != out[j].N {
+			return out[i].N > out[j].N
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+func execute(w io.Writer, name string, data any) error {
+	if err := pages.ExecuteTemplate(w, name, data); err != nil {
+		return fmt.Errorf("rendering %s: %w", name, err)
+	}
+	return nil
+}
+
+// indexPage is the index's content.
+type indexPage struct {
+	frame
+	IndexData
+}
+
+// Index writes the daemon's index: the jobs with their schedule, next run
+// and last verdict, and the runs with a form to compare two of them
+// (GET /compare?a=ID&b=ID).
+func Index(w io.Writer, d IndexData) error {
+	return execute(w, "index.html", indexPage{frame: newFrame(d.Title, "soakd", nil), IndexData: d})
+}
+
+// comparePage is the comparison's content.
+type comparePage struct {
+	frame
+	A, B   side
+	Sides  []side
+	Chart  Chart
+	Slopes []slopeRow
+}
+
+type side struct {
+	Label string
+	View  RunView
+	Rep   *soak.Report
+}
+
+type slopeRow struct {
+	Name  string
+	A, B  *verdict.Resource
+	Ratio string
+}
+
+// Compare writes the comparison of two runs: their verdicts and slopes side
+// by side, and one chart with both runs' RSS against requests.
+func Compare(w io.Writer, a, b *soak.Report, av, bv RunView) error {
+	if a == nil || b == nil {
+		return fmt.Errorf("compare: both runs need a report")
+	}
+	c, err := compareChart(a, b, av, bv)
+	if err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	d := comparePage{
+		frame: newFrame(fmt.Sprintf("soakd: run %d against run %d", av.ID, bv.ID), "", []Link{{"All runs", "/"}}),
+		A:     side{"A", av, a}, B: side{"B", bv, b}, Chart: c, Slopes: slopeRows(a, b),
+	}
+	d.Sides = []side{d.A, d.B}
+	return execute(w, "compare.html", d)
+}
+
+func slopeRows(a, b *soak.Report) []slopeRow {
+	names := a.ResourceNames()
+	for _, n := range b.ResourceNames() {
+		if _, ok := a.Resources[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	var out []slopeRow
+	for _, n := range names {
+		row := slopeRow{Name: n}
+		if r, ok := a.Resources[n]; ok {
+			row.A = &r
+		}
+		if r, ok := b.Resources[n]; ok {
+			row.B = &r
+		}
+		if row.A != nil && row.B != nil && row.A.PerRequest != 0 {
+			row.Ratio = fmt.Sprintf("%.2f×", row.B.PerRequest/row.A.PerRequest)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// loadMode describes the load's loop in words.
+func loadMode(s *load.Summary) string {
+	if s.Mode == "open" {
+		return fmt.Sprintf("open loop, %.1f req/s target, up to %d in flight", s.TargetRate, s.Concurrency)
+	}
+	return fmt.Sprintf("closed loop, %d workers", s.Concurrency)
+}

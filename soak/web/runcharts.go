@@ -1,0 +1,284 @@
+package web
+
+import (
+	"fmt"
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// chartFunc builds one chart of a run; ok is false when the run holds no
+// data for it.
+type chartFunc func(rep *soak.Report, a axes) (c Chart, ok bool, err error)
+
+// runCharts renders every chart the run has data for, in page order.
+func runCharts(rep *soak.Report) ([]Chart, error) {
+	a := newAxes(rep.Records)
+	var out []Chart
+	for _, f := range []chartFunc{memoryByRequests, memoryByTime, fdChart, threadChart, cpuChart, throughputChart, latencyChart} {
+		c, ok, err := f(rep, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func memoryByRequests(rep *soak.Report, a axes) (Chart, bool, error) {
+	recs := rep.Records
+	ms := memorySeries(recs)
+	if len(ms) == 0 {
+		return Chart{}, false, nil
+	}
+	ys := byteScale("memory", maxOf(recs, ms[0].value))
+	p := newPlot(a.req.label, ys.label)
+	addPhases(p, a.warmReq, -1, 0)
+	desc := "Memory of the target's process tree against completed requests."
+	if res, ok := rep.Resources["rss"]; ok && a.soakStart >= 0 {
+		if err := addFit(p, rep, res, a, ys); err != nil {
+			return Chart{}, false, err
+		}
+		desc += fmt.Sprintf(" The fitted RSS slope over the soak phase is %s per request (95 %% confidence band %s to %s); verdict: %s.",
+			soak.FormatValue(res.PerRequest, res.Unit), soak.FormatValue(res.CI95[0], res.Unit),
+			soak.FormatValue(res.CI95[1], res.Unit), res.Verdict)
+	}
+	for i, m := range ms {
+		xy := pick(recs, a.xReq, scaled(m.value, ys))
+		if err := addLine(p, m.name, xy, memColors[i%len(memColors)], i); err != nil {
+			return Chart{}, false, err
+		}
+	}
+	addRestarts(p, a.restartsReq)
+	p.Y.Min = 0
+	c, err := render(p, "chart-memory-requests", "Memory against requests, with the fitted RSS slope", desc+restartNote(a))
+	return c, err == nil, err
+}
+
+var memColors = []color.Color{colBlue, colGreen, colPurple, colSky}
+
+// addFit draws the fitted RSS line and its 95 % confidence band over the
+// soak phase of each incarnation. The line starts at the soak's start
+// level (the lower envelope the verdict fitted) and rises at the fitted
+// slope; the band spreads between the CI's slopes from the same point.
+func addFit(p *plot.Plot, rep *soak.Report, res verdict.Resource, a axes, ys scale) error {
+	segs := soakSegments(rep.Records)
+	for i, seg := range segs {
+		x0, x1 := float64(seg.first.Requests), float64(seg.last.Requests)
+		y0 := float64(seg.first.RSS)
+		if len(segs) == 1 && res.Start > 0 {
+			y0 = res.Start
+		}
+		at := func(slope, x float64) plotter.XY { return plotter.XY{X: a.req.of(x), Y: ys.of(y0 + slope*(x-x0))} }
+		poly, err := plotter.NewPolygon(plotter.XYs{at(res.CI95[0], x0), at(res.CI95[1], x1), at(res.CI95[0], x1)})
+		if err != nil {
+			return fmt.Errorf("confidence band: %w", err)
+		}
+		poly.Color, poly.LineStyle.Width = colBand, 0
+		line, err := plotter.NewLine(plotter.XYs{at(res.PerRequest, x0), at(res.PerRequest, x1)})
+		if err != nil {
+			return fmt.Errorf("fitted line: %w", err)
+		}
+		line.Color, line.Width = colRed, vg.Points(2)
+		p.Add(poly, line)
+		if i == 0 {
+			p.Legend.Add("RSS fit, 95 % band", line, poly)
+		}
+	}
+	return nil
+}
+
+// segment is the soak-phase stretch of one incarnation.
+type segment struct{ first, last soak.Record }
+
+// soakSegments splits the soak phase at restarts.
+func soakSegments(recs []soak.Record) []segment {
+	var out []segment
+	for _, r := range recs {
+		if r.Phase != verdict.Soak || !r.Alive {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].last.Incarnation == r.Incarnation {
+			out[n-1].last = r
+			continue
+		}
+		out = append(out, segment{first: r, last: r})
+	}
+	return out
+}
+
+// scaled wraps a value function with a unit.
+func scaled(f func(soak.Record) (float64, bool), s scale) func(soak.Record) (float64, bool) {
+	return func(r soak.Record) (float64, bool) {
+		v, ok := f(r)
+		return s.of(v), ok
+	}
+}
+
+func restartNote(a axes) string {
+	switch n := len(a.restartsSec); n {
+	case 0:
+		return ""
+	case 1:
+		return " A dashed vertical line marks the target's restart."
+	default:
+		return fmt.Sprintf(" Dashed vertical lines mark the target's %d restarts.", n)
+	}
+}
+
+func memoryByTime(rep *soak.Report, a axes) (Chart, bool, error) {
+	recs := rep.Records
+	ms := memorySeries(recs)
+	if len(ms) == 0 {
+		return Chart{}, false, nil
+	}
+	ys := byteScale("memory", maxOf(recs, ms[0].value))
+	p := newPlot(a.sec.label, ys.label)
+	addPhases(p, a.warmSec, a.coolSec, a.endSec)
+	for i, m := range ms {
+		if err := addLine(p, m.name, pick(recs, a.xSec, scaled(m.value, ys)), memColors[i%len(memColors)], i); err != nil {
+			return Chart{}, false, err
+		}
+	}
+	addRestarts(p, a.restartsSec)
+	p.Y.Min = 0
+	desc := "Memory of the target's process tree over time; the shaded stretches are the warm-up and the cool-down, when no load ran."
+	c, err := render(p, "chart-memory-time", "Memory over time, with the warm-up and cool-down shaded", desc+restartNote(a))
+	return c, err == nil, err
+}
+
+func fdValue(r soak.Record) (float64, bool)     { return float64(r.FDs), r.FDsValid }
+func fdLimit(r soak.Record) (float64, bool)     { return float64(r.FDLimit), r.FDsValid && r.FDLimit > 0 }
+func threadValue(r soak.Record) (float64, bool) { return float64(r.Threads), r.Alive }
+func closeWaitValue(r soak.Record) (float64, bool) {
+	return float64(r.TCPCloseWait), r.Alive
+}
+
+func fdChart(rep *soak.Report, a axes) (Chart, bool, error) {
+	recs := rep.Records
+	fds := pick(recs, a.xReq, fdValue)
+	if len(fds) == 0 {
+		return Chart{}, false, nil
+	}
+	limit := pick(recs, a.xReq, fdLimit)
+	p := newPlot(a.req.label, "open file descriptors")
+	addPhases(p, a.warmReq, -1, 0)
+	if err := addLine(p, "open fds", fds, colBlue, 0); err != nil {
+		return Chart{}, false, err
+	}
+	if err := addLine(p, "fd limit (RLIMIT_NOFILE)", limit, colRed, 1); err != nil {
+		return Chart{}, false, err
+	}
+	addRestarts(p, a.restartsReq)
+	desc := "Open file descriptors of the target's process tree against completed requests, with the root process's soft limit."
+	if useLogY(p, 20, fds, limit) {
+		p.Y.Label.Text = "open file descriptors (log scale)"
+		desc += " The y axis is logarithmic so that the count and its far-off limit both show."
+	} else {
+		p.Y.Min = 0
+	}
+	c, err := render(p, "chart-fds", "Open file descriptors against their limit", desc+restartNote(a))
+	return c, err == nil, err
+}
+
+func threadChart(rep *soak.Report, a axes) (Chart, bool, error) {
+	recs := rep.Records
+	th := pick(recs, a.xReq, threadValue)
+	if len(th) == 0 {
+		return Chart{}, false, nil
+	}
+	p := newPlot(a.req.label, "count")
+	addPhases(p, a.warmReq, -1, 0)
+	if err := addLine(p, "threads", th, colBlue, 0); err != nil {
+		return Chart{}, false, err
+	}
+	if err := addLine(p, "CLOSE_WAIT sockets", pick(recs, a.xReq, closeWaitValue), colOrange, 1); err != nil {
+		return Chart{}, false, err
+	}
+	addRestarts(p, a.restartsReq)
+	p.Y.Min = 0
+	desc := "Threads of the target's process tree and its TCP sockets in CLOSE_WAIT (peer closed, target did not) against completed requests."
+	c, err := render(p, "chart-threads", "Threads and CLOSE_WAIT sockets against requests", desc+restartNote(a))
+	return c, err == nil, err
+}
+
+func cpuChart(rep *soak.Report, a axes) (Chart, bool, error) {
+	user, total := cpuRates(rep.Records, a)
+	if len(total) == 0 {
+		return Chart{}, false, nil
+	}
+	p := newPlot(a.sec.label, "CPU (cores)")
+	addPhases(p, a.warmSec, a.coolSec, a.endSec)
+	sys, err := plotter.NewLine(total)
+	if err != nil {
+		return Chart{}, false, fmt.Errorf("cpu chart: %w", err)
+	}
+	sys.Color, sys.Width, sys.FillColor = colOrange, vg.Points(0.8), color.NRGBA{0xE6, 0x9F, 0x00, 0xC0}
+	usr, err := plotter.NewLine(user)
+	if err != nil {
+		return Chart{}, false, fmt.Errorf("cpu chart: %w", err)
+	}
+	usr.Color, usr.Width, usr.FillColor = colBlue, vg.Points(0.8), color.NRGBA{0x00, 0x72, 0xB2, 0xD0}
+	p.Add(sys, usr)
+	p.Legend.Add("system (top band)", sys)
+	p.Legend.Add("user (bottom band)", usr)
+	addRestarts(p, a.restartsSec)
+	p.Y.Min = 0
+	desc := "The target's CPU use in cores (CPU seconds per second), user time below and system time stacked on top; the top edge is the total."
+	c, err := render(p, "chart-cpu", "Target CPU, user and system stacked, over time", desc+restartNote(a))
+	return c, err == nil, err
+}
+
+func rateValue(r soak.Record) (float64, bool) { return r.Rate, true }
+
+func throughputChart(rep *soak.Report, a axes) (Chart, bool, error) {
+	xy := pick(rep.Records, a.xSec, rateValue)
+	if len(xy) == 0 {
+		return Chart{}, false, nil
+	}
+	p := newPlot(a.sec.label, "throughput (requests/s)")
+	addPhases(p, a.warmSec, a.coolSec, a.endSec)
+	if err := addLine(p, "requests/s", xy, colGreen, 0); err != nil {
+		return Chart{}, false, err
+	}
+	addRestarts(p, a.restartsSec)
+	p.Y.Min = 0
+	desc := "Completed requests per second over each progress interval."
+	c, err := render(p, "chart-throughput", "Throughput over time", desc+restartNote(a))
+	return c, err == nil, err
+}
+
+func p50Value(r soak.Record) (float64, bool) { return 1000 * r.P50, r.P50 > 0 }
+func p99Value(r soak.Record) (float64, bool) { return 1000 * r.P99, r.P99 > 0 }
+
+func latencyChart(rep *soak.Report, a axes) (Chart, bool, error) {
+	p50, p99 := pick(rep.Records, a.xSec, p50Value), pick(rep.Records, a.xSec, p99Value)
+	if len(p50) == 0 && len(p99) == 0 {
+		return Chart{}, false, nil
+	}
+	p := newPlot(a.sec.label, "latency (ms)")
+	addPhases(p, a.warmSec, a.coolSec, a.endSec)
+	if err := addLine(p, "p50", p50, colBlue, 0); err != nil {
+		return Chart{}, false, err
+	}
+	if err := addLine(p, "p99", p99, colRed, 1); err != nil {
+		return Chart{}, false, err
+	}
+	addRestarts(p, a.restartsSec)
+	desc := "Median (p50) and 99th percentile (p99) latency of each progress interval's requests, in milliseconds."
+	if useLogY(p, 30, p50, p99) {
+		p.Y.Label.Text = "latency (ms, log scale)"
+		desc += " The y axis is logarithmic."
+	} else {
+		p.Y.Min = 0
+	}
+	c, err := render(p, "chart-latency", "Latency over time: p50 and p99", desc+restartNote(a))
+	return c, err == nil, err
+}

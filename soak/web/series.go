@@ -1,0 +1,182 @@
+package web
+
+import (
+	"fmt"
+
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// scale is an axis unit: values are divided by div and the label names the
+// unit.
+type scale struct {
+	label string
+	div   float64
+}
+
+func (s scale) of(v float64) float64 { return v / s.div }
+
+// requestScale picks a unit for a request count up to max.
+func requestScale(max float64) scale {
+	switch {
+	case max >= 1e7:
+		return scale{"requests (millions)", 1e6}
+	case max >= 1e4:
+		return scale{"requests (thousands)", 1e3}
+	}
+	return scale{"requests", 1}
+}
+
+// timeScale picks a unit for seconds since the load started up to max.
+func timeScale(max float64) scale {
+	switch {
+	case max >= 3*3600:
+		return scale{"time since the load started (h)", 3600}
+	case max >= 300:
+		return scale{"time since the load started (min)", 60}
+	}
+	return scale{"time since the load started (s)", 1}
+}
+
+// byteScale picks a unit for bytes up to max, naming the quantity.
+func byteScale(what string, max float64) scale {
+	switch {
+	case max >= 4<<30:
+		return scale{what + " (GiB)", 1 << 30}
+	case max >= 4<<20:
+		return scale{what + " (MiB)", 1 << 20}
+	case max >= 4<<10:
+		return scale{what + " (KiB)", 1 << 10}
+	}
+	return scale{what + " (bytes)", 1}
+}
+
+// axes holds the x units of a run's charts and the positions of its phases
+// and restarts on each x axis.
+type axes struct {
+	req, sec         scale
+	warmReq, warmSec float64 // end of the warm-up
+	coolSec, endSec  float64 // start of the cool-down (-1: none), last sample
+	restartsReq      []float64
+	restartsSec      []float64
+	soakStart        int // index of the first soak record, -1 if none
+}
+
+func newAxes(recs []soak.Record) axes {
+	a := axes{coolSec: -1, soakStart: -1}
+	if len(recs) == 0 {
+		a.req, a.sec = requestScale(0), timeScale(0)
+		return a
+	}
+	last := recs[len(recs)-1]
+	a.req, a.sec = requestScale(float64(last.Requests)), timeScale(last.Elapsed)
+	a.endSec = a.sec.of(last.Elapsed)
+	prevInc := 0
+	for i, r := range recs {
+		switch {
+		case r.Phase == verdict.Warmup:
+			a.warmReq, a.warmSec = a.req.of(float64(r.Requests)), a.sec.of(r.Elapsed)
+		case r.Phase == verdict.Soak && a.soakStart < 0:
+			a.soakStart = i
+		case r.Phase == verdict.Cooldown && a.coolSec < 0:
+			a.coolSec = a.sec.of(recs[max(i-1, 0)].Elapsed)
+		}
+		if r.Incarnation > 0 {
+			if prevInc > 0 && r.Incarnation != prevInc {
+				a.restartsReq = append(a.restartsReq, a.req.of(float64(r.Requests)))
+				a.restartsSec = append(a.restartsSec, a.sec.of(r.Elapsed))
+			}
+			prevInc = r.Incarnation
+		}
+	}
+	return a
+}
+
+// pick extracts one series: x from the record, y from the value function
+// (ok false skips the record), both scaled; then decimates for display.
+func pick(recs []soak.Record, x func(soak.Record) float64, y func(soak.Record) (float64, bool)) plotter.XYs {
+	out := make(plotter.XYs, 0, len(recs))
+	for _, r := range recs {
+		if v, ok := y(r); ok {
+			out = append(out, plotter.XY{X: x(r), Y: v})
+		}
+	}
+	return decimate(out, displayBuckets)
+}
+
+func (a axes) xReq(r soak.Record) float64 { return a.req.of(float64(r.Requests)) }
+func (a axes) xSec(r soak.Record) float64 { return a.sec.of(r.Elapsed) }
+
+// memSeries names one memory series of a record.
+type memSeries struct {
+	name  string
+	value func(soak.Record) (float64, bool)
+}
+
+func memorySeries(recs []soak.Record) []memSeries {
+	all := []memSeries{
+		{"RSS", func(r soak.Record) (float64, bool) { return float64(r.RSS), r.Alive || r.RSS > 0 }},
+		{"PSS", func(r soak.Record) (float64, bool) { return float64(r.PSS), r.SmapsValid }},
+		{"USS", func(r soak.Record) (float64, bool) { return float64(r.USS), r.SmapsValid }},
+		{"cgroup memory.current", func(r soak.Record) (float64, bool) { return float64(r.MemCurrent), r.CgroupValid }},
+	}
+	var out []memSeries
+	for _, s := range all {
+		for _, r := range recs {
+			if v, ok := s.value(r); ok && v > 0 {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func maxOf(recs []soak.Record, f func(soak.Record) (float64, bool)) float64 {
+	var m float64
+	for _, r := range recs {
+		if v, ok := f(r); ok {
+			m = max(m, v)
+		}
+	}
+	return m
+}
+
+// cpuWindows is the number of windows the CPU rate is computed over, at
+// most: CPU time is counted in 10 ms ticks, so per-sample rates are noise.
+const cpuWindows = 150
+
+// cpuRates returns the target's CPU use in cores, user and user+system, as
+// Δcpu/Δt over windows of at least 1/cpuWindows of the run and 2 s, never
+// across a restart, where the counters start again.
+func cpuRates(recs []soak.Record, a axes) (user, total plotter.XYs) {
+	if len(recs) < 2 {
+		return nil, nil
+	}
+	minWindow := max((recs[len(recs)-1].Elapsed-recs[0].Elapsed)/cpuWindows, 2)
+	s := 0
+	for i := 1; i < len(recs); i++ {
+		if recs[i].Incarnation != recs[s].Incarnation {
+			s = i
+			continue
+		}
+		dt := recs[i].Elapsed - recs[s].Elapsed
+		if dt <= 0 || dt < minWindow {
+			continue
+		}
+		u := max(recs[i].CPUUser-recs[s].CPUUser, 0) / dt
+		sy := max(recs[i].CPUSystem-recs[s].CPUSystem, 0) / dt
+		x := a.sec.of((recs[i].Elapsed + recs[s].Elapsed) / 2)
+		user = append(user, plotter.XY{X: x, Y: u})
+		total = append(total, plotter.XY{X: x, Y: u + sy})
+		s = i
+	}
+	return user, total
+}
+
+// describeRange says "from A to B" for a chart's description.
+func describeRange(what string, lo, hi float64, format func(float64) string) string {
+	return fmt.Sprintf("%s from %s to %s", what, format(lo), format(hi))
+}

@@ -16,7 +16,7 @@ import (
 )
 
 func newLiveSampler(t testing.TB, tg *Target) *Sampler {
-	return NewSampler(tg, SamplerOptions{TopN: 100, SmapsInterval: -1, Log: zaptest.NewLogger(t)})
+	return NewSampler(tg, SamplerOptions{TopN: 100, SmapsInterval: -1, SocketInterval: time.Nanosecond, Log: zaptest.NewLogger(t)})
 }
 
 func TestLiveMemoryGrowth(t *testing.T) {

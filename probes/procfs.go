@@ -20,6 +20,9 @@ type procFS struct {
 	dent []byte
 	link []byte
 	path []byte
+	// procfs is 1 when root is a procfs mount, -1 when not, 0 before the
+	// first check.
+	procfs int8
 }
 
 func newProcFS(root string) *procFS {
@@ -228,4 +231,42 @@ func (p *procFS) readTask(pid, tid int32, name string) ([]byte, error) {
 	p.path = append(p.path, '/')
 	p.path = append(p.path, name...)
 	return p.read(string(p.path))
+}
+
+// fdCount returns the number of open fds of pid. Since Linux 6.2 the size
+// of /proc/PID/fd is that number, one stat instead of a directory listing;
+// older kernels report 0 there, and then the directory is listed.
+func (p *procFS) fdCount(pid int32) (uint64, error) {
+	path := p.pidPath(pid, "fd")
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return 0, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Size > 0 && p.isProcfs() {
+		return uint64(st.Size), nil
+	}
+	return p.fdScan(pid, nil)
+}
+
+// isProcfs says whether root is a real procfs (not a fixture tree, whose
+// directory sizes mean nothing).
+func (p *procFS) isProcfs() bool {
+	if p.procfs == 0 {
+		p.procfs = -1
+		var st unix.Statfs_t
+		if unix.Statfs(p.root, &st) == nil && st.Type == unix.PROC_SUPER_MAGIC {
+			p.procfs = 1
+		}
+	}
+	return p.procfs == 1
+}
+
+// nsInode returns the inode of root/pid/ns/net: two processes with the
+// same one share a network namespace.
+func (p *procFS) nsInode(pid string) (uint64, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(p.root+"/"+pid+"/ns/net", &st); err != nil {
+		return 0, err
+	}
+	return st.Ino, nil
 }

@@ -23,7 +23,8 @@ type Sample struct {
 	VMS  uint64 `json:"vms_bytes"`
 	Swap uint64 `json:"swap_bytes"`
 	// PSS and USS come from smaps_rollup, read less often; SmapsValid says
-	// whether this sample holds a fresh reading.
+	// whether this sample holds a fresh reading (otherwise the last one is
+	// repeated).
 	SmapsValid bool   `json:"smaps_valid"`
 	PSS        uint64 `json:"pss_bytes"`
 	USS        uint64 `json:"uss_bytes"`
@@ -52,11 +53,15 @@ type Sample struct {
 	ReadChars  uint64 `json:"read_chars"`
 	WriteChars uint64 `json:"write_chars"`
 
-	// TCP sockets owned by the tree, by state.
-	TCPEstablished int `json:"tcp_established"`
-	TCPCloseWait   int `json:"tcp_close_wait"`
-	TCPTimeWait    int `json:"tcp_time_wait"`
-	TCPListen      int `json:"tcp_listen"`
+	// TCP sockets owned by the tree, by state, from a census taken every
+	// SamplerOptions.SocketInterval; TCPValid says whether this sample
+	// holds a fresh census (otherwise the last one is repeated). TIME_WAIT
+	// sockets have no owner: those on a port the tree listens on count.
+	TCPValid       bool `json:"tcp_valid"`
+	TCPEstablished int  `json:"tcp_established"`
+	TCPCloseWait   int  `json:"tcp_close_wait"`
+	TCPTimeWait    int  `json:"tcp_time_wait"`
+	TCPListen      int  `json:"tcp_listen"`
 
 	// cgroup v2 memory, for --unit targets (CgroupValid says so), bytes.
 	// MemMax is 0 when the cgroup's memory.max is "max".

@@ -124,6 +124,13 @@ func (c *tcpCounter) reset() {
 	c.counts = tcpCounts{}
 }
 
+// resetTables forgets the rows read so far but keeps the owned inodes.
+func (c *tcpCounter) resetTables() {
+	clear(c.listening)
+	clear(c.timeWait)
+	c.counts = tcpCounts{}
+}
+
 // add is the parseNetTCP callback.
 func (c *tcpCounter) add(e tcpEntry) {
 	if e.State == tcpTimeWait {

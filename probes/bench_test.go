@@ -1,0 +1,86 @@
+package probes
+
+import (
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// cpuTime is this process's user+system CPU so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchSample samples srv's tree b.N times and reports CPU µs per sample
+// (soakd's own CPU, which is what the budget is about).
+func benchSample(b *testing.B, srv *server, wantProcs int, opts SamplerOptions) {
+	tg := openLive(b, Spec{PID: srv.pid})
+	opts.Log = zap.NewNop()
+	s := NewSampler(tg, opts)
+	waitFor(b, fmt.Sprintf("%d processes", wantProcs), func() bool { return s.Sample().Procs == wantProcs })
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime(b)
+	for range b.N {
+		if got := s.Sample(); got.Procs != wantProcs {
+			b.Fatalf("procs = %d; want %d", got.Procs, wantProcs)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime(b)-start).Microseconds())/float64(b.N), "cpu-µs/op")
+}
+
+// BenchmarkSampleSingle is one sample of a one-process target.
+func BenchmarkSampleSingle(b *testing.B) {
+	benchSample(b, startServer(b, "127.0.0.1:0"), 1, SamplerOptions{})
+}
+
+// BenchmarkSampleTree50 is one sample of a 50-process tree.
+func BenchmarkSampleTree50(b *testing.B) {
+	srv := startServer(b, "127.0.0.1:0")
+	srv.post(b, "/ctl/fork?n=49")
+	benchSample(b, srv, 50, SamplerOptions{})
+}
+
+// BenchmarkSampleSingleFDs1000 is a one-process target holding 1000 more
+// fds: the cost of the readlink per fd needed to find socket inodes.
+func BenchmarkSampleSingleFDs1000(b *testing.B) {
+	srv := startServer(b, "127.0.0.1:0")
+	srv.post(b, "/ctl/fds?n=1000")
+	benchSample(b, srv, 1, SamplerOptions{})
+}
+
+// BenchmarkSampleSingleSmaps reads smaps_rollup on every sample, to show
+// what the SmapsInterval cadence saves.
+func BenchmarkSampleSingleSmaps(b *testing.B) {
+	benchSample(b, startServer(b, "127.0.0.1:0"), 1, SamplerOptions{SmapsInterval: time.Nanosecond})
+}
+
+// BenchmarkWalkFull is a walk with the foreign-PID cache emptied: what
+// every sample would cost without it (one stat read per process on the
+// host).
+func BenchmarkWalkFull(b *testing.B) {
+	srv := startServer(b, "127.0.0.1:0")
+	fs := newProcFS("/proc")
+	st, err := parseStat([]byte(mustRead(b, fmt.Sprintf("/proc/%d/stat", srv.pid))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := newWalker(fs)
+	root := procID{PID: int32(srv.pid), Start: st.StartTime}
+	var out []proc
+	b.ResetTimer()
+	for range b.N {
+		clear(w.foreign)
+		if out, err = w.tree(root, out[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

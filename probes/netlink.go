@@ -1,0 +1,101 @@
+package probes
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Reading /proc/net/tcp walks every bucket of the kernel's TCP hash tables,
+// and again for tcp6: on a 24 GiB machine that costs about 3.5 ms of CPU
+// per table even when it lists no socket. A sock_diag netlink dump walks
+// them once for both families in about 0.3 ms, so the census uses it
+// whenever the root shares soakd's network namespace (a netlink socket
+// only sees its own namespace), and the root's /proc/PID/net/tcp{,6}
+// otherwise.
+
+const (
+	tcpDiagGetSock = 18 // TCPDIAG_GETSOCK: the legacy request, both families in one walk
+	diagReqLen     = 60 // struct inet_diag_req
+	diagMsgLen     = 72 // struct inet_diag_msg
+	nlmsgHdrLen    = 16
+	// census states: ESTABLISHED, TIME_WAIT, CLOSE_WAIT, LISTEN.
+	censusStates = 1<<tcpEstablished | 1<<tcpTimeWait | 1<<tcpCloseWait | 1<<tcpListen
+)
+
+// diagDump asks the kernel for every TCP socket in the census states of
+// soakd's network namespace and calls fn for each.
+func diagDump(buf []byte, fn func(tcpEntry)) error {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_INET_DIAG)
+	if err != nil {
+		return fmt.Errorf("sock_diag socket: %w", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Sendto(fd, diagRequest(), 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		return fmt.Errorf("sock_diag request: %w", err)
+	}
+	for {
+		n, _, err := unix.Recvfrom(fd, buf, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("sock_diag receive: %w", err)
+		}
+		done, err := parseDiagMessages(buf[:n], fn)
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// diagRequest is a netlink header and a struct inet_diag_req asking for a
+// dump of the census states.
+func diagRequest() []byte {
+	req := make([]byte, nlmsgHdrLen+diagReqLen)
+	le := binary.LittleEndian // netlink is host order; soakd runs on little-endian hosts
+	le.PutUint32(req[0:], uint32(len(req)))
+	le.PutUint16(req[4:], tcpDiagGetSock)
+	le.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
+	le.PutUint32(req[8:], 1)
+	// family 0: every family; id zero; states at offset 4+48.
+	le.PutUint32(req[nlmsgHdrLen+52:], censusStates)
+	return req
+}
+
+var errDiagShort = errors.New("sock_diag: truncated message")
+
+// parseDiagMessages parses one datagram of a sock_diag dump. done is true
+// at NLMSG_DONE.
+func parseDiagMessages(b []byte, fn func(tcpEntry)) (done bool, err error) {
+	le := binary.LittleEndian
+	for len(b) >= nlmsgHdrLen {
+		l := int(le.Uint32(b))
+		if l < nlmsgHdrLen || l > len(b) {
+			return false, errDiagShort
+		}
+		switch le.Uint16(b[4:]) {
+		case unix.NLMSG_DONE:
+			return true, nil
+		case unix.NLMSG_ERROR:
+			if l >= nlmsgHdrLen+4 {
+				return true, fmt.Errorf("sock_diag: %w", syscall.Errno(-int32(le.Uint32(b[nlmsgHdrLen:]))))
+			}
+			return true, errDiagShort
+		}
+		if l < nlmsgHdrLen+diagMsgLen {
+			return false, errDiagShort
+		}
+		m := b[nlmsgHdrLen:l]
+		fn(tcpEntry{
+			State:     m[1],
+			LocalPort: binary.BigEndian.Uint16(m[4:]),
+			Inode:     uint64(le.Uint32(m[68:])),
+		})
+		b = b[min((l+3)&^3, len(b)):]
+	}
+	return false, nil
+}

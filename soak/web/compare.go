@@ -40,11 +40,11 @@ func compareChart(a, b *soak.Report, av, bv RunView) (Chart, error) {
 			continue
 		}
 		if fit := fitLine(s.rep, res.PerRequest, res.Start, xs, ys); len(fit) > 0 {
-			if err := addLine(p, fmt.Sprintf("%s fit, %s/request", name, soak.FormatValue(res.PerRequest, "bytes")), fit, colRed, 2+i); err != nil {
+			if err := addLine(p, fmt.Sprintf("%s fit, %s/request", name, perRequest(res.PerRequest, "bytes")), fit, colRed, 2+i); err != nil {
 				return Chart{}, err
 			}
 		}
-		desc += fmt.Sprintf(" Run %d: %s per request (%s).", s.view.ID, soak.FormatValue(res.PerRequest, "bytes"), res.Verdict)
+		desc += fmt.Sprintf(" Run %d: %s per request (%s).", s.view.ID, perRequest(res.PerRequest, "bytes"), res.Verdict)
 	}
 	p.Y.Min = 0
 	return render(p, "chart-compare", "RSS against requests, both runs", desc)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -81,7 +82,6 @@ func mustRead(name string) string {
 
 var funcs = template.FuncMap{
 	"badge":    badgeOf,
-	"bytes":    func(v float64) string { return soak.FormatValue(v, "bytes") },
 	"value":    soak.FormatValue,
 	"seconds":  soak.FormatSeconds,
 	"long":     soak.FormatDuration,
@@ -112,11 +112,20 @@ func formatDur(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
+// perRequest formats a per-request figure to three significant digits, in
+// KiB or MiB for bytes: slopes and their bounds differ in the second digit.
 func perRequest(v float64, unit string) string {
-	if unit == "bytes" {
-		return soak.FormatValue(v, unit)
+	if unit != "bytes" {
+		return fmt.Sprintf("%.3g %s", v, unit)
 	}
-	return fmt.Sprintf("%.4g %s", v, unit)
+	a := math.Abs(v)
+	switch {
+	case a >= 1<<20:
+		return fmt.Sprintf("%.3g MiB", v/(1<<20))
+	case a >= 1<<10:
+		return fmt.Sprintf("%.3g KiB", v/(1<<10))
+	}
+	return fmt.Sprintf("%.3g B", v)
 }
 
 func released(b *bool) string {
@@ -249,14 +258,16 @@ func execute(w io.Writer, name string, data any) error {
 // indexPage is the index's content.
 type indexPage struct {
 	frame
-	IndexData
+	Jobs []JobView
+	Runs []RunView
+	Now  time.Time
 }
 
 // Index writes the daemon's index: the jobs with their schedule, next run
 // and last verdict, and the runs with a form to compare two of them
 // (GET /compare?a=ID&b=ID).
 func Index(w io.Writer, d IndexData) error {
-	return execute(w, "index.html", indexPage{frame: newFrame(d.Title, "soakd", nil), IndexData: d})
+	return execute(w, "index.html", indexPage{frame: newFrame(d.Title, "soakd", nil), Jobs: d.Jobs, Runs: d.Runs, Now: d.Now})
 }
 
 // comparePage is the comparison's content.

@@ -47,8 +47,8 @@ func memoryByRequests(rep *soak.Report, a axes) (Chart, bool, error) {
 			return Chart{}, false, err
 		}
 		desc += fmt.Sprintf(" The fitted RSS slope over the soak phase is %s per request (95 %% confidence band %s to %s); verdict: %s.",
-			soak.FormatValue(res.PerRequest, res.Unit), soak.FormatValue(res.CI95[0], res.Unit),
-			soak.FormatValue(res.CI95[1], res.Unit), res.Verdict)
+			perRequest(res.PerRequest, res.Unit), perRequest(res.CI95[0], res.Unit),
+			perRequest(res.CI95[1], res.Unit), res.Verdict)
 	}
 	for i, m := range ms {
 		xy := pick(recs, a.xReq, scaled(m.value, ys))

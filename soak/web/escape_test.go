@@ -1,0 +1,89 @@
+package web
+
+import (
+	"github.com/soakd/soakd/soak"
+
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const (
+	evilScript = `<script>alert(1)</script>`
+	evilImg    = `"><img src=x onerror=alert(2)>`
+	evil       = evilScript + evilImg
+)
+
+// evilReport is a fixture run whose target command line and reasons are
+// full of HTML.
+func evilReport(t *testing.T) *soak.Report {
+	rep := loadRun(t, "testdata/run1")
+	rep.Target.Description = "pid 1 (/srv/app --name " + evil + ")"
+	res := rep.Resources["rss"]
+	res.Reason = "rss grows " + evil
+	res.Settle = evil
+	rep.Resources["rss"] = res
+	rep.Resources[evil] = res
+	rep.CPU.Reason = evil
+	rep.Load.ErrorsByCause = map[string]uint64{evil: 3}
+	return rep
+}
+
+func TestEscaping(t *testing.T) {
+	rep := evilReport(t)
+	ix := sampleIndex()
+	for i := range ix.Jobs {
+		ix.Jobs[i].Name, ix.Jobs[i].Schedule = evil, evil
+	}
+	for i := range ix.Runs {
+		ix.Runs[i].Job, ix.Runs[i].Status, ix.Runs[i].Verdict = evil, evil, evil
+	}
+	ix.Title = evil
+	opt := PageOptions{Title: evil, Job: evil, Live: true, Links: []Link{{evil, "javascript:alert(3)"}}}
+	pages := []struct {
+		name   string
+		render func(*bytes.Buffer) error
+	}{
+		{"run", func(b *bytes.Buffer) error { return RunReport(b, rep, opt) }},
+		{"index", func(b *bytes.Buffer) error { return Index(b, ix) }},
+		{"compare", func(b *bytes.Buffer) error { return Compare(b, rep, rep, ix.Runs[0], ix.Runs[1]) }},
+	}
+	for _, p := range pages {
+		t.Run(p.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := p.render(&b); err != nil {
+				t.Fatal(err)
+			}
+			page := b.String()
+			for _, bad := range []string{"<script", "<img", "javascript:"} {
+				if i := strings.Index(page, bad); i >= 0 {
+					t.Errorf("page holds %q unescaped: …%s…", bad, page[max(i-80, 0):min(i+80, len(page))])
+				}
+			}
+			if !strings.Contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+				t.Errorf("page lacks the escaped job name or command line &lt;script&gt;…")
+			}
+		})
+	}
+}
+
+// TestSelfContained checks that no page refers to anything outside it: no
+// src attributes, no absolute URLs in href, no CSS imports or url().
+func TestSelfContained(t *testing.T) {
+	rep := loadRun(t, "testdata/run1")
+	var b bytes.Buffer
+	if err := RunReport(&b, rep, PageOptions{Links: []Link{{"All runs", "/"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Index(&b, sampleIndex()); err != nil {
+		t.Fatal(err)
+	}
+	external := regexp.MustCompile(`(?i)\bsrc=|href="(https?:)?//|@import|url\(|<link\b|<script\b`)
+	page := svgNamespaces.ReplaceAllString(b.String(), "")
+	if m := external.FindString(page); m != "" {
+		t.Errorf("page refers outside itself: %q", m)
+	}
+}
+
+var svgNamespaces = regexp.MustCompile(`xmlns(:xlink)?="[^"]*"`)

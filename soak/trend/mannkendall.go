@@ -140,7 +140,11 @@ func varianceS(x, y []float64) float64 {
 	xa, xb, xc := tieSums(x)
 	ya, yb, yc := tieSums(y)
 	v := (n*(n-1)*(2*n+5) - xa - ya) / 18
-	v += xb * yb / (9 * n * (n - 1) * (n - 2))
-	v += xc * yc / (2 * n * (n - 1))
+	if n > 2 {
+		v += xb * yb / (9 * n * (n - 1) * (n - 2))
+	}
+	if n > 1 {
+		v += xc * yc / (2 * n * (n - 1))
+	}
 	return v
 }

@@ -55,6 +55,9 @@ func TheilSenConf(x, y []float64, conf float64) Fit {
 func selectRanks(s []float64, ranks []float64) {
 	from := 0
 	for _, k := range ranks {
+		if math.IsNaN(k) {
+			continue
+		}
 		pos := math.Min(math.Max(k-1, 0), float64(len(s)-1))
 		lo := int(math.Floor(pos))
 		for _, i := range []int{lo, min(lo+1, len(s)-1)} {
@@ -132,6 +135,9 @@ func interceptFor(x, y []float64, slope float64) float64 {
 // orderStat is the k-th (1-based, fractional) smallest of sorted s,
 // linearly interpolated and clamped to the ends.
 func orderStat(s []float64, k float64) float64 {
+	if math.IsNaN(k) {
+		return math.NaN()
+	}
 	pos := math.Min(math.Max(k-1, 0), float64(len(s)-1))
 	lo := int(math.Floor(pos))
 	hi := min(lo+1, len(s)-1)

@@ -3,6 +3,7 @@ package trend
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 )
 
@@ -216,5 +217,41 @@ func BenchmarkBin1M(b *testing.B) {
 	}
 	for b.Loop() {
 		Bin(x, y, 256, ByMin)
+	}
+}
+
+// The selection-based Theil–Sen must agree with sorting every slope.
+func TestTheilSenSelectMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 300 {
+		n := 2 + rng.IntN(80)
+		x, y := make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i] = float64(rng.IntN(2 * n))
+			y[i] = float64(rng.IntN(10)) + 0.1*x[i]
+		}
+		got := TheilSen(x, y)
+		s := pairSlopes(x, y)
+		if len(s) == 0 {
+			continue
+		}
+		sort.Float64s(s)
+		c := 1.959963984540054 * math.Sqrt(varianceS(x, y))
+		np := float64(len(s))
+		lo, mid, hi := orderStat(s, (np-c)/2), median(s), orderStat(s, (np+c)/2+1)
+		if !near(got.Lo, lo, 1e-12) || !near(got.Slope, mid, 1e-12) || !near(got.Hi, hi, 1e-12) {
+			t.Fatalf("trial %d: got [%v %v %v]; want [%v %v %v]", trial, got.Lo, got.Slope, got.Hi, lo, mid, hi)
+		}
+	}
+}
+
+func BenchmarkTheilSen256(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	x, y := seq(256), make([]float64, 256)
+	for i := range y {
+		y[i] = x[i] + rng.NormFloat64()
+	}
+	for b.Loop() {
+		TheilSen(x, y)
 	}
 }

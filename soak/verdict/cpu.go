@@ -29,15 +29,18 @@ const (
 // held back by the client, from the utilisation law.
 //
 // U = Δ(user+system)/Δwall in cores, X = requests/wall, D = U/X, and with
-// N requests in flight and mean response R the busy fraction D·N/R is the
-// share of each request the target spends on a CPU. Rules, in order:
-//   - cpu: D·N/R ≥ 0.8, or U ≥ 0.9 × the parallelism the target can use,
-//     min(CPUs, its threads or processes, N);
+// N requests in flight and mean response R the busy fraction D·N/R says
+// how much of each request's time the target keeps a CPU busy. By Little's
+// law (N = X·R) it equals U in cores, so it is judged per usable core:
+// P = min(CPUs, the target's threads or processes, N), and on one usable
+// core this is exactly the D·N/R ≥ 0.8 rule of the field notes (a target
+// with 8 cores using 0.8 of one is not CPU-bound). Rules, in order:
+//   - cpu: D·N/R ≥ 0.8·P, or U ≥ 0.9·P;
 //   - client: soakd's own CPU ≥ 0.9 × min(CPUs, N) cores, or ≥ 0.9 × CPUs
 //     (each closed-loop worker is about one busy goroutine, so soakd can
 //     use at most min(CPUs, N) cores); ClientSaturation, when set,
 //     replaces the computed fraction;
-//   - io: D·N/R ≤ 0.3 while soakd is not saturated;
+//   - io: D·N/R ≤ 0.3·P while soakd is not saturated;
 //   - inconclusive otherwise, or when the window, requests or R are missing.
 //
 // When N is unknown it is taken from Little's law (N = X·R).
@@ -73,12 +76,13 @@ func AnalyzeCPU(in CPUInput) CPU {
 }
 
 func bound(c CPU, in CPUInput) string {
+	p := parallelism(c, in)
 	switch {
-	case c.BusyFraction >= cpuBusy || c.Utilization >= nearParallelism*parallelism(c, in):
+	case c.BusyFraction >= cpuBusy*p || c.Utilization >= nearParallelism*p:
 		return BoundCPU
 	case clientSaturation(c, in) >= clientSaturated:
 		return BoundClient
-	case c.BusyFraction <= ioBusy:
+	case c.BusyFraction <= ioBusy*p:
 		return BoundIO
 	}
 	return BoundInconclusive
@@ -87,7 +91,7 @@ func bound(c CPU, in CPUInput) string {
 // parallelism is the cores the target can keep busy: min(CPUs, its
 // threads or processes when known, N).
 func parallelism(c CPU, in CPUInput) float64 {
-	p := c.Concurrency
+	p := math.Max(c.Concurrency, 1)
 	if in.CPUs > 0 {
 		p = math.Min(p, float64(in.CPUs))
 	}
@@ -113,7 +117,11 @@ func clientSaturation(c CPU, in CPUInput) float64 {
 }
 
 func cpuReason(c CPU, in CPUInput) string {
-	busy := fmt.Sprintf("busy %.0f %% of each request (D·N/R = %.2f)", 100*c.BusyFraction, c.BusyFraction)
+	p := parallelism(c, in)
+	busy := fmt.Sprintf("busy %.0f %% of each request (D·N/R = %.2f)", 100*c.BusyFraction/p, c.BusyFraction)
+	if p != 1 {
+		busy = fmt.Sprintf("busy %.0f %% of each request per usable core (D·N/R = %.2f over %g cores)", 100*c.BusyFraction/p, c.BusyFraction, p)
+	}
 	shares := fmt.Sprintf("user %.0f %% / system %.0f %%", 100*c.UserShare, 100*c.SystemShare)
 	if c.KernelHeavy {
 		shares += " (kernel-heavy)"

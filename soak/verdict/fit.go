@@ -90,9 +90,11 @@ func (f fit) continued() bool {
 // lastAlpha is the significance the last third's own climb needs.
 const lastAlpha = 0.05
 
-// flattened: the last third is confidently slower than the whole soak.
-func (f fit) flattened() bool {
-	return f.last.Hi < keepFraction*f.whole.Slope
+// flattened: the last third is confidently slower than half the whole
+// soak, or than the per-request floor (a long flat tail can pull the
+// whole soak's median slope down to the floor or to zero).
+func (f fit) flattened(floor float64) bool {
+	return f.last.Hi < math.Max(keepFraction*f.whole.Slope, floor)
 }
 
 // halfWidth is half the whole-soak confidence interval.

@@ -65,7 +65,11 @@ func pText(p float64) string {
 	if p < 1e-9 {
 		return "p < 1e-9"
 	}
-	return "p = " + strconv.FormatFloat(p, 'g', 2, 64)
+	if p >= 0.001 {
+		return "p = " + strconv.FormatFloat(p, 'g', 2, 64)
+	}
+	e := int(math.Floor(math.Log10(p)))
+	return "p = " + strconv.FormatFloat(p/math.Pow(10, float64(e)), 'f', 1, 64) + "e" + strconv.Itoa(e)
 }
 
 // perReq formats a signed per-request rate, e.g. "+101 B/request".
@@ -82,17 +86,20 @@ func perReqAbs(v float64, unit string) string {
 	return num(n) + " " + u + "/request"
 }
 
-// ciText formats an interval in the unit scale of its larger end.
+// ciText formats an interval in the unit scale and precision of its
+// larger end.
 func ciText(lo, hi float64, unit string) string {
 	f, u := scaleOf(math.Max(math.Abs(lo), math.Abs(hi)), unit)
-	return signed(lo/f) + "–" + signed(hi/f) + " " + u
+	d := decimals(math.Max(math.Abs(lo), math.Abs(hi)) / f)
+	return signed(lo/f, d) + "–" + signed(hi/f, d) + " " + u
 }
 
-func signed(v float64) string {
-	if v < 0 {
-		return "−" + num(-v)
+func signed(v float64, d int) string {
+	s := digits(v, d)
+	if strings.HasPrefix(s, "-") {
+		return "−" + s[1:]
 	}
-	return num(v)
+	return s
 }
 
 // amount formats a quantity, e.g. "12 MiB" or "40 fds".
@@ -124,26 +131,37 @@ func scaleOf(v float64, unit string) (float64, string) {
 	return f, "GiB"
 }
 
-// num formats with about three significant digits, without exponents
-// above 1.
-func num(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 100 || a == 0:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
+// num formats with three significant digits, trailing zeros trimmed,
+// e.g. "101", "16", "10.4", "0.0913".
+func num(v float64) string { return digits(v, decimals(v)) }
+
+// decimals is how many decimals give three significant digits of v.
+func decimals(v float64) int {
+	a := math.Abs(v)
+	if a == 0 || a >= 100 {
+		return 0
 	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
+	return min(12, 2-int(math.Floor(math.Log10(a))))
+}
+
+// digits formats v with d decimals and trims trailing zeros.
+func digits(v float64, d int) string {
+	s := strconv.FormatFloat(v, 'f', d, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
 }
 
 func secs(s float64) string {
 	switch {
 	case s < 120:
-		return num(math.Round(s)) + " s"
+		return digits(math.Round(s), 0) + " s"
 	case s < 7200:
-		return num(math.Round(s/60)) + " min"
+		return digits(math.Round(s/60), 0) + " min"
 	}
 	return num(s/3600) + " h"
 }

@@ -24,9 +24,13 @@ func run() int {
 	ka := flag.Bool("keepalive", true, "reuse connections")
 	q := flag.Bool("q", false, "quiet: no progress lines")
 	insecure := flag.Bool("insecure", false, "skip TLS verification")
-	flag.Parse()
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "run" { // same shape as `soakd run`
+		args = args[1:]
+	}
+	_ = flag.CommandLine.Parse(args)
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: loadclient [-c N] [-d 8s] [-n N] [--keepalive=false] URL")
+		fmt.Fprintln(os.Stderr, "usage: loadclient [run] [-c N] [-d 8s] [-n N] [--keepalive=false] URL")
 		return 2
 	}
 	opts := load.Options{

@@ -39,23 +39,25 @@ type Sampler struct {
 	log      *zap.Logger
 	pageSize uint64
 
-	mu        sync.Mutex // guards all below
-	fs        *procFS
-	self      *procFS
-	walk      *walker
-	procAcc   *accumulator // CPU and I/O, per process identity
-	threadAcc *accumulator // context switches, per thread
-	tcp       *tcpCounter
-	procs     []proc
-	stats     []ProcStat
-	smaps     cadence
-	census    cadence
-	last      Sample // the previous sample, for carried values
-	netlink   bool   // the census may use sock_diag (see netlink.go)
-	diagBuf   []byte
-	warned    map[string]bool
-	fdLimit   uint64
-	limitOf   procID
+	mu         sync.Mutex // guards all below
+	fs         *procFS
+	self       *procFS
+	walk       *walker
+	procAcc    *accumulator // CPU and I/O, per process identity
+	threadAcc  *accumulator // context switches, per thread
+	tcp        *tcpCounter
+	procs      []proc
+	stats      []ProcStat
+	smaps      cadence
+	census     cadence
+	threads    cadence // other threads' context switches
+	allThreads bool    // this sample reads every thread's status
+	last       Sample  // the previous sample, for carried values
+	netlink    bool    // the census may use sock_diag (see netlink.go)
+	diagBuf    []byte
+	warned     map[string]bool
+	fdLimit    uint64
+	limitOf    procID
 }
 
 // NewSampler returns a Sampler of t.
@@ -79,6 +81,7 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 		procAcc: newAccumulator(), threadAcc: newAccumulator(), tcp: newTCPCounter(),
 		warned: map[string]bool{}, netlink: t.spec.ProcRoot == "/proc",
 		smaps: cadence{every: opts.SmapsInterval}, census: cadence{every: opts.SocketInterval},
+		threads: cadence{every: threadInterval},
 	}
 }
 
@@ -103,7 +106,9 @@ func (s *Sampler) Sample() (out Sample) {
 		s.sampleTree(&out, st)
 	}
 	s.procAcc.sweep()
-	s.threadAcc.sweep()
+	if s.allThreads || !out.Alive {
+		s.threadAcc.sweep()
+	}
 	s.fillTotals(&out)
 	s.last = out
 	return out
@@ -133,6 +138,7 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 	out.Alive, out.Procs = true, len(procs)
 	out.FDsValid, out.IOValid = true, true
 	census := s.census.due(out.Time, st.ID)
+	s.allThreads = s.threads.due(out.Time, st.ID)
 	s.tcp.reset()
 	s.stats = s.stats[:0]
 	for _, p := range procs {
@@ -242,12 +248,20 @@ func (s *Sampler) readIO(p proc, c *counters, out *Sample) {
 	}
 }
 
+// threadInterval is how often the context switches of threads other than
+// the main one are read.
+const threadInterval = 5 * time.Second
+
 // ctxSwitches adds the context switches of p's threads. /proc/PID/status
 // counts the main thread only, so a multi-threaded process's other threads
-// are read from /proc/PID/task/TID/status.
+// are read from /proc/PID/task/TID/status: a read per thread, which for a
+// tree of Go processes was two thirds of a sample's cost, so it is done
+// every threadInterval only. Each thread is its own identity in the
+// accumulator, so the totals stay monotonic and exact at those samples and
+// lag by the other threads' last few seconds in between.
 func (s *Sampler) ctxSwitches(p proc, leader statusInfo) {
 	s.threadAcc.observe(p.ID, counters{CtxVol: leader.CtxVol, CtxInvol: leader.CtxInvol})
-	if p.Stat.NumThreads <= 1 {
+	if p.Stat.NumThreads <= 1 || !s.allThreads {
 		return
 	}
 	_ = s.fs.eachTask(p.ID.PID, func(tid int32) {

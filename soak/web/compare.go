@@ -40,7 +40,7 @@ func compareChart(a, b *soak.Report, av, bv RunView) (Chart, error) {
 			continue
 		}
 		if fit := fitLine(s.rep, res.PerRequest, res.Start, xs, ys); len(fit) > 0 {
-			if err := addLine(p, fmt.Sprintf("%s fit, %s/request", name, perRequest(res.PerRequest, "bytes")), fit, colRed, 2+i); err != nil {
+			if err := addLine(p, fmt.Sprintf("%s fit, %s/request", name, perRequest(res.PerRequest, "bytes")), fit, col, 2+i); err != nil {
 				return Chart{}, err
 			}
 		}

@@ -1,0 +1,249 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/soakd/soakd/soak"
+)
+
+const chromiumPath = "/usr/bin/chromium"
+
+// browser starts a headless Chromium for the test, or skips when there is
+// none outside CI. It returns a chromedp context whose browser has run.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := exec.LookPath(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s: %v (CI must install chromium)", chromiumPath, err)
+		}
+		t.Skipf("%s: %v", chromiumPath, err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 900),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(func() { cancelC(); cancelA() })
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](`1`)); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return ctx
+}
+
+// requestLog records the URL of every request the page makes.
+type requestLog struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+func (l *requestLog) listen(t *testing.T, ctx context.Context) {
+	t.Helper()
+	err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			l.mu.Lock()
+			l.urls = append(l.urls, e.Request.URL)
+			l.mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatalf("listening to network events: %v", err)
+	}
+}
+
+// foreign returns the requests that went anywhere but origin or data:.
+func (l *requestLog) foreign(origin string) (out []string, n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, u := range l.urls {
+		if u != origin && !strings.HasPrefix(u, origin+"/") && !strings.HasPrefix(u, "data:") {
+			out = append(out, u)
+		}
+	}
+	return out, len(l.urls)
+}
+
+// fixtureServer serves the index, the run pages and the comparison of the
+// stored fixture runs, as the daemon mounts them.
+func fixtureServer(t *testing.T, runs map[int64]*soak.Report, views []RunView, live map[int64]bool) *httptest.Server {
+	mux := http.NewServeMux()
+	view := func(id int64) RunView {
+		for _, v := range views {
+			if v.ID == id {
+				return v
+			}
+		}
+		return RunView{ID: id}
+	}
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		ix := sampleIndex()
+		ix.Runs = views
+		if err := Index(w, ix); err != nil {
+			t.Error(err)
+		}
+	})
+	mux.HandleFunc("GET /runs/{id}", func(w http.ResponseWriter, r *http.Request) {
+		id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		rep, ok := runs[id]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		opt := PageOptions{RunID: id, Job: view(id).Job, Live: live[id], RefreshSeconds: 2, Links: []Link{{"All runs", "/"}}}
+		if err := RunReport(w, rep, opt); err != nil {
+			t.Error(err)
+		}
+	})
+	mux.HandleFunc("GET /compare", func(w http.ResponseWriter, r *http.Request) {
+		a, _ := strconv.ParseInt(r.FormValue("a"), 10, 64)
+		b, _ := strconv.ParseInt(r.FormValue("b"), 10, 64)
+		if runs[a] == nil || runs[b] == nil {
+			http.NotFound(w, r)
+			return
+		}
+		if err := Compare(w, runs[a], runs[b], view(a), view(b)); err != nil {
+			t.Error(err)
+		}
+	})
+	srv := httptest.NewServer(mux) // listens on 127.0.0.1
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// artifactDir is where screenshots go: $SOAKD_ARTIFACTS, else a temp dir.
+func artifactDir(t *testing.T) string {
+	if d := os.Getenv("SOAKD_ARTIFACTS"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return t.TempDir()
+}
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	path := filepath.Join(artifactDir(t), name)
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// open navigates to url and waits for the page's main element.
+func open(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	nctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(nctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
+		t.Fatalf("opening %s: %v", url, err)
+	}
+}
+
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", js, err)
+	}
+	return v
+}
+
+// chartTitles lists the title of each rendered chart that has a size on
+// the page.
+const chartTitles = `Array.from(document.querySelectorAll('svg.chart[role=img]'))
+	.filter(s => s.getBoundingClientRect().width > 300 && s.getBoundingClientRect().height > 100)
+	.map(s => (s.querySelector('title') || {}).textContent || '')`
+
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	ctx := browser(t)
+	run1, run2 := loadRun(t, "testdata/run1"), loadRun(t, "testdata/run2")
+	views := sampleIndex().Runs[1:]
+	srv := fixtureServer(t, map[int64]*soak.Report{2: run1, 1: run2}, views, nil)
+	var log requestLog
+	log.listen(t, ctx)
+
+	t.Run("run page", func(t *testing.T) {
+		open(t, ctx, srv.URL+"/runs/2")
+		if got := eval[string](t, ctx, `document.querySelector('.verdict h2 .badge').textContent.trim()`); !strings.Contains(got, "LEAK") {
+			t.Errorf("verdict badge = %q; want LEAK", got)
+		}
+		titles := eval[[]string](t, ctx, chartTitles)
+		if len(titles) != 7 {
+			t.Errorf("rendered charts = %q; want 7", titles)
+		}
+		for _, title := range titles {
+			if title == "" {
+				t.Errorf("a chart has no title: %q", titles)
+			}
+		}
+		if n := eval[int](t, ctx, `document.querySelectorAll('table').length`); n < 5 {
+			t.Errorf("tables = %d; want at least 5", n)
+		}
+		screenshot(t, ctx, "web-run.png")
+	})
+	t.Run("index", func(t *testing.T) {
+		open(t, ctx, srv.URL+"/")
+		rows := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('form tbody tr th a')).map(a => a.textContent)`)
+		if strings.Join(rows, " ") != "#2 #1" {
+			t.Errorf("run list = %q; want [#2 #1]", rows)
+		}
+		badges := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#jobs-h ~ table .badge')).map(b => b.textContent.trim())`)
+		if len(badges) < 3 || !strings.Contains(badges[0], "LEAK") {
+			t.Errorf("job badges = %q; want LEAK first", badges)
+		}
+		screenshot(t, ctx, "web-index.png")
+	})
+	t.Run("compare", func(t *testing.T) {
+		open(t, ctx, srv.URL+"/")
+		nctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		defer cancel()
+		err := chromedp.Do(nctx, chromedp.Click(chromedp.CSS(`form button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(`#chart-compare`)))
+		if err != nil {
+			t.Fatalf("submitting the compare form: %v", err)
+		}
+		q := `(p => p.get('a') + ',' + p.get('b'))(new URLSearchParams(location.search))`
+		if got := eval[string](t, ctx, q); got != "1,2" {
+			t.Errorf("compare runs a,b = %q; want 1,2", got)
+		}
+		if titles := eval[[]string](t, ctx, chartTitles); len(titles) != 1 {
+			t.Errorf("compare charts = %q; want 1", titles)
+		}
+		screenshot(t, ctx, "web-compare.png")
+	})
+	if bad, n := log.foreign(srv.URL); len(bad) > 0 || n == 0 {
+		t.Errorf("requests to other hosts: %q (of %d requests); want none", bad, n)
+	}
+	if res := eval[[]string](t, ctx, `performance.getEntriesByType('resource').map(e => e.name)`); len(res) > 0 {
+		t.Errorf("the page loaded subresources %q; want none", res)
+	}
+}
+

@@ -275,3 +275,31 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("got %d; want 10", got)
 	}
 }
+
+func TestOnResult(t *testing.T) {
+	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/bad" {
+			w.WriteHeader(http.StatusNotFound)
+		}
+	})
+	var ok, bad, bytesIn atomic.Int64
+	s := run(t, Options{
+		Endpoints: []Endpoint{{URL: ts.URL + "/ok"}, {URL: ts.URL + "/bad"}},
+		Requests:  200, Concurrency: 3, KeepAlive: true,
+		OnResult: func(r Result) {
+			switch {
+			case r.Cause == "" && r.Status == 200:
+				ok.Add(1)
+			case r.Cause == CauseStatus && r.Status == 404:
+				bad.Add(1)
+			}
+			bytesIn.Add(int64(r.BytesIn))
+		},
+	})
+	if uint64(ok.Load()) != s.Successes || uint64(bad.Load()) != s.Errors || ok.Load()+bad.Load() != 200 {
+		t.Errorf("got ok %d bad %d; want %d and %d summing to 200", ok.Load(), bad.Load(), s.Successes, s.Errors)
+	}
+	if uint64(bytesIn.Load()) != s.BytesIn {
+		t.Errorf("got %d bytes in results; want %d as in the summary", bytesIn.Load(), s.BytesIn)
+	}
+}

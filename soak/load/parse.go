@@ -71,7 +71,7 @@ func parseTargetLine(line, dir string) (Endpoint, error) {
 		}
 		b, err := os.ReadFile(name)
 		if err != nil {
-			return ep, fmt.Errorf("body file: %w", err)
+			return ep, fmt.Errorf("body file (relative to the targets file): %w", err)
 		}
 		ep.Body = b
 	}

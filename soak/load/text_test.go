@@ -102,7 +102,7 @@ func TestParseTargetsFile(t *testing.T) {
 		{"bad weight", "GET http://x/\n0 GET http://x/\n", "FILE:2: weight 0: must be a positive integer"},
 		{"bad scheme", "GET ftp://x/\n", `FILE:1: url "ftp://x/": scheme must be http or https`},
 		{"body without @", "POST http://x/ body.txt\n", `FILE:1: "body.txt": a body must be a file written @FILE`},
-		{"missing body", "POST http://x/ @nope.txt\n", "FILE:1: body file: open DIR/nope.txt: no such file or directory"},
+		{"missing body", "POST http://x/ @nope.txt\n", "FILE:1: body file (relative to the targets file): open DIR/nope.txt: no such file or directory"},
 		{"empty", "# nothing\n", `FILE: no targets: add lines like "GET http://127.0.0.1:8080/"`},
 	}
 	for _, tt := range tests {

@@ -72,7 +72,7 @@ func quantum(v []float64) float64 {
 }
 
 // quantumSample bounds the values quantum sorts.
-const quantumSample = 1 << 14
+const quantumSample = 1 << 12
 
 // fittedGrowth is the slope times the requests covered.
 func (f fit) fittedGrowth() float64 { return f.whole.Slope * f.span }

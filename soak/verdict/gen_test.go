@@ -43,10 +43,10 @@ func uniform(rng *rand.Rand, lo, hi float64) float64 { return lo + rng.Float64()
 // requests complete, so the model holds its level (glibc keeps memory), or
 // with release the value falls to releaseTo (a Go runtime gives it back).
 func generate(rng *rand.Rand, r run, m model) []Point {
-	var pts []Point
 	var req float64
 	inc := 0
 	total := r.warmupSec + r.soakSec + r.coolSec
+	pts := make([]Point, 0, int(total/r.sampleSec)+1)
 	for t := 0.0; t <= total; t += r.sampleSec {
 		p := Point{Seconds: t, Phase: Soak}
 		switch {

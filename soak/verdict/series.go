@@ -28,27 +28,40 @@ type series struct {
 // splitSoak returns the soak points of each incarnation, and the number of
 // incarnations seen anywhere in the run.
 func splitSoak(pts []Point) (map[int]*series, int) {
-	seen := map[int]bool{}
-	by := map[int]*series{}
+	counts := map[int]int{}
 	for _, p := range pts {
-		seen[p.Incarnation] = true
-		if p.Phase != Soak {
-			continue
+		if _, ok := counts[p.Incarnation]; !ok || p.Phase == Soak {
+			counts[p.Incarnation] += btoi(p.Phase == Soak)
 		}
-		s := by[p.Incarnation]
-		if s == nil {
-			s = &series{inc: p.Incarnation}
-			by[p.Incarnation] = s
+	}
+	by := map[int]*series{}
+	for inc, n := range counts {
+		if n > 0 {
+			by[inc] = &series{inc: inc, x: make([]float64, 0, n), y: make([]float64, 0, n), sec: make([]float64, 0, n)}
 		}
-		s.x, s.y, s.sec = append(s.x, p.Requests), append(s.y, p.Value), append(s.sec, p.Seconds)
+	}
+	for _, p := range pts {
+		if s := by[p.Incarnation]; s != nil && p.Phase == Soak {
+			s.x, s.y, s.sec = append(s.x, p.Requests), append(s.y, p.Value), append(s.sec, p.Seconds)
+		}
 	}
 	for _, s := range by {
 		s.sort()
 	}
-	return by, len(seen)
+	return by, len(counts)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (s *series) sort() {
+	if sort.Float64sAreSorted(s.x) {
+		return
+	}
 	idx := make([]int, len(s.x))
 	for i := range idx {
 		idx[i] = i

@@ -55,18 +55,19 @@ type Resource struct {
 	PValue     float64    `json:"p_value"`
 	// LastThirdPerRequest is the slope over the last third of the soak.
 	LastThirdPerRequest float64 `json:"last_third_per_request"`
-	Start               float64 `json:"start"` // soak start level (lower envelope)
-	End                 float64 `json:"end"`   // soak end level
-	Growth              float64 `json:"growth"`
+	Start               float64 `json:"start"`  // soak start level (lower envelope, median of the first bins)
+	End                 float64 `json:"end"`    // soak end level (likewise, the last bins)
+	Growth              float64 `json:"growth"` // End − Start
 	// ReleasedAfterCooldown is nil when no cool-down ran.
-	ReleasedAfterCooldown *bool   `json:"released_after_cooldown"`
-	CooldownLevel         float64 `json:"cooldown_level,omitempty"`
-	Limit                 float64 `json:"limit,omitempty"`
+	ReleasedAfterCooldown *bool `json:"released_after_cooldown"`
+	// CooldownLevel is the lowest value over the cool-down's second half.
+	CooldownLevel float64 `json:"cooldown_level,omitempty"`
+	Limit         float64 `json:"limit,omitempty"`
 	// TimeToExhaustionSeconds is nil when the resource is not growing
 	// ("never").
 	TimeToExhaustionSeconds *float64 `json:"time_to_exhaustion_seconds"`
 	Incarnations            int      `json:"incarnations"`
-	Points                  int      `json:"points"`
+	Points                  int      `json:"points"` // soak samples of the fitted incarnation
 	Method                  string   `json:"method"` // which series the verdict fit, e.g. "lower-envelope"
 	Reason                  string   `json:"reason"`
 	// Settle says what would settle an inconclusive verdict.
@@ -102,7 +103,7 @@ type CPU struct {
 	DemandSeconds        float64 `json:"demand_seconds"`   // D = U/X
 	ResponseSeconds      float64 `json:"response_seconds"` // R
 	Concurrency          float64 `json:"concurrency"`      // N
-	BusyFraction         float64 `json:"busy_fraction"`    // D·N/R
+	BusyFraction         float64 `json:"busy_fraction"`    // D·N/R; equals U by Little's law, judged per usable core
 	UserShare            float64 `json:"user_share"`
 	SystemShare          float64 `json:"system_share"`
 	KernelHeavy          bool    `json:"kernel_heavy"`

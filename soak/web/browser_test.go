@@ -246,4 +246,3 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the page loaded subresources %q; want none", res)
 	}
 }
-

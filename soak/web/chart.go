@@ -74,7 +74,8 @@ func newPlot(xLabel, yLabel string) *plot.Plot {
 }
 
 // addLine adds a series as a line with the given colour and dash pattern
-// (index into dashes), and a legend entry.
+// (index into dashes), and a legend entry. A dense series (one that
+// decimation reduced) is drawn solid: dashes on a jagged line are noise.
 func addLine(p *plot.Plot, name string, xys plotter.XYs, c color.Color, dash int) error {
 	if len(xys) == 0 {
 		return nil
@@ -83,7 +84,10 @@ func addLine(p *plot.Plot, name string, xys plotter.XYs, c color.Color, dash int
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	l.Color, l.Width, l.Dashes = c, vg.Points(1.2), dashes[dash%len(dashes)]
+	l.Color, l.Width = c, vg.Points(1.2)
+	if len(xys) < displayBuckets {
+		l.Dashes = dashes[dash%len(dashes)]
+	}
 	p.Add(l)
 	p.Legend.Add(name, l)
 	return nil
@@ -219,7 +223,7 @@ func (v vline) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(v.style, x, c.Min.Y, x, c.Max.Y)
 }
 
-var restartStyle = draw.LineStyle{Color: colRed, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}
+var restartStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}}
 
 // addRestarts marks each restart position on the x axis, with one legend
 // entry.

@@ -165,3 +165,30 @@ func fds(rng *rand.Rand, leak float64) model {
 		return base + float64(rng.IntN(spread)) + math.Floor(leak*q), 0
 	}
 }
+
+// wander: autocorrelated drift with no trend, like page cache or arena
+// churn: an AR(1) process with a 10 min time constant and 0.5–4 MiB spread,
+// on page-level noise. Mann–Kendall alone flags such series often.
+func wander(rng *rand.Rand, sampleSec float64) model {
+	w := white(rng, 0)
+	spread := logUniform(rng, 0.5*mib, 4*mib)
+	phi := math.Exp(-sampleSec / 600)
+	var level float64
+	return func(q, t float64) (float64, int) {
+		v, _ := w(q, t)
+		level = phi*level + math.Sqrt(1-phi*phi)*spread*rng.NormFloat64()
+		return pages(v + level), 0
+	}
+}
+
+// creep: glibc retention, growth that slows like a logarithm, 0.3–3 MiB
+// over the soak; not a leak.
+func creep(rng *rand.Rand, soakReq float64) model {
+	w := white(rng, 0)
+	total := logUniform(rng, 0.3*mib, 3*mib)
+	q0 := soakReq / 50
+	return func(q, t float64) (float64, int) {
+		v, _ := w(q, t)
+		return pages(v + total*math.Log1p(q/q0)/math.Log1p(50)), 0
+	}
+}

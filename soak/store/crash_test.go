@@ -81,9 +81,10 @@ func TestKill9(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The child may have committed one more sample after its last line.
-	if len(recs) < written || len(recs) > written+1 {
-		t.Errorf("got %d samples; want %d (or one more)", len(recs), written)
+	// The child goes on writing while its lines are read, so the store may
+	// hold more than were read; none of those read may be missing.
+	if len(recs) < written {
+		t.Errorf("got %d samples; want at least the %d the child wrote", len(recs), written)
 	}
 	for i, r := range recs {
 		if want := fullRecord(i).Time; !r.Time.Equal(want) {

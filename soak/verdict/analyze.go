@@ -111,8 +111,8 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	res.ReleasedAfterCooldown, res.CooldownLevel = rel, level
 	d := decide(f, opt.Thresholds, rel)
 	res.Verdict, res.Settle = d.verdict, settleText(d.more, rph)
-	res.Reason = reason(opt, res, f, d, idle)
 	res.TimeToExhaustionSeconds = exhaustion(f, opt, res.PerHour, rel)
+	res.Reason = reason(opt, res, f, d, idle)
 	return finite(res)
 }
 

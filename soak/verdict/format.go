@@ -16,6 +16,9 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 	case whyLeak:
 		s = fmt.Sprintf("%s %s, %s, growing through the last third", opt.Name, slope, pText(f.mk.PIncrease))
 		s += cooldownText(res.ReleasedAfterCooldown, idle)
+		if tte := res.TimeToExhaustionSeconds; tte != nil {
+			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
+		}
 	case whyReleased:
 		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle", opt.Name, slope, pText(f.mk.PIncrease), secs(idle))
 	case whyPlateau:
@@ -162,8 +165,10 @@ func secs(s float64) string {
 		return digits(math.Round(s), 0) + " s"
 	case s < 7200:
 		return digits(math.Round(s/60), 0) + " min"
+	case s < 72*3600:
+		return num(s/3600) + " h"
 	}
-	return num(s/3600) + " h"
+	return num(s/86400) + " days"
 }
 
 func roundSig(v float64, digits int) float64 {

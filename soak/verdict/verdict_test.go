@@ -169,6 +169,9 @@ func TestTimeToExhaustion(t *testing.T) {
 	if got := *res.TimeToExhaustionSeconds; math.Abs(got-want) > 0.05*want {
 		t.Errorf("got %.0f s; want about %.0f s", got, want)
 	}
+	if !strings.Contains(res.Reason, "reaching the 1 GiB limit in about") {
+		t.Errorf("got reason %q; want the time to the limit", res.Reason)
+	}
 	if math.Abs(res.PerHour-200*3.6e6) > 0.05*200*3.6e6 {
 		t.Errorf("got %.0f B/h; want about %.0f (throughput from the points)", res.PerHour, 200*3.6e6)
 	}

@@ -87,29 +87,3 @@ func reduceAt(x, y []float64, at []int, r Reduce) (float64, float64) {
 	sort.Float64s(s)
 	return meanAt(x, at), median(s)
 }
-
-// BinRuns reduces consecutive runs of points: run k holds the points from
-// starts[k] up to starts[k+1] (or the end). starts must be increasing and
-// begin at 0; x is taken in the given order. Use it when bins should hold
-// equal counts of some event rather than equal widths of x.
-func BinRuns(x, y []float64, starts []int, r Reduce) Binned {
-	n := min(len(x), len(y))
-	var out Binned
-	for k, s := range starts {
-		e := n
-		if k+1 < len(starts) {
-			e = starts[k+1]
-		}
-		if s >= e {
-			continue
-		}
-		at := make([]int, e-s)
-		for i := range at {
-			at[i] = s + i
-		}
-		bx, by := reduceAt(x, y, at, r)
-		out.X, out.Y = append(out.X, bx), append(out.Y, by)
-		out.N = append(out.N, len(at))
-	}
-	return out
-}

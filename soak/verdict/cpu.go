@@ -41,7 +41,8 @@ const (
 //     use at most min(CPUs, N) cores); ClientSaturation, when set,
 //     replaces the computed fraction;
 //   - io: D·N/R ≤ 0.3·P while soakd is not saturated;
-//   - inconclusive otherwise, or when the window, requests or R are missing.
+//   - inconclusive otherwise, or when the window, requests, target CPU time
+//     or R are missing.
 //
 // When N is unknown it is taken from Little's law (N = X·R).
 func AnalyzeCPU(in CPUInput) CPU {
@@ -64,6 +65,10 @@ func AnalyzeCPU(in CPUInput) CPU {
 	c.KernelHeavy = c.SystemShare > kernelHeavy
 	if c.Concurrency <= 0 {
 		c.Concurrency = c.Throughput * in.MeanResponse
+	}
+	if busy <= 0 {
+		c.Reason = "inconclusive: no target CPU time was measured in the soak window (a restart, or too short a window for 10 ms clock ticks)"
+		return c
 	}
 	if in.MeanResponse <= 0 || c.Concurrency <= 0 {
 		c.Reason = "inconclusive: no mean response time to compare the CPU demand with"

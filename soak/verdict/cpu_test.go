@@ -55,6 +55,12 @@ func TestAnalyzeCPU(t *testing.T) {
 			bound: BoundIO, busy: 0.8, reason: "per usable core",
 		},
 		{
+			// The target restarted inside the window: no CPU delta.
+			name:  "inconclusive: no target CPU",
+			in:    CPUInput{WallSeconds: 100, Requests: 10000, MeanResponse: 0.01, Concurrency: 1, CPUs: 2},
+			bound: BoundInconclusive, reason: "no target CPU time",
+		},
+		{
 			name:  "inconclusive: no data",
 			in:    CPUInput{},
 			bound: BoundInconclusive, reason: "no soak window",

@@ -83,22 +83,25 @@ func (h *alertHub) evaluate(job string, runID int64, rep *soak.Report) []string 
 	for _, name := range rep.ResourceNames() {
 		res := rep.Resources[name]
 		l := leakOf(job, runID, name, res)
-		fired := false
-		if res.Verdict == verdict.Leak {
-			h.mgr.Fire(alerts.LeakAlert(l))
-			fired = true
-		}
-		if threshold > 0 && l.TimeToExhaustion > 0 && l.TimeToExhaustion < threshold {
-			h.mgr.Fire(alerts.ExhaustionAlert(l))
-			fired = true
-		}
-		if fired {
+		leak := res.Verdict == verdict.Leak
+		short := threshold > 0 && l.TimeToExhaustion > 0 && l.TimeToExhaustion < threshold
+		h.set(alerts.AlertLeak, leak, alerts.LeakAlert(l))
+		h.set(alerts.AlertExhaustion, short, alerts.ExhaustionAlert(l))
+		if leak || short {
 			firing = append(firing, name)
-		} else {
-			h.mgr.Resolve(job, name)
 		}
 	}
 	return firing
+}
+
+// set fires a when on holds, else resolves the alert of a's name, job and
+// resource (a no-op when it was not firing).
+func (h *alertHub) set(name string, on bool, a alerts.Alert) {
+	if on {
+		h.mgr.Fire(a)
+		return
+	}
+	h.mgr.ResolveAlert(name, a.Labels[alerts.LabelJob], a.Labels[alerts.LabelResource])
 }
 
 func leakOf(job string, runID int64, name string, res verdict.Resource) alerts.Leak {

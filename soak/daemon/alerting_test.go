@@ -1,0 +1,173 @@
+package daemon
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/soak/store"
+)
+
+// hookReceiver is a webhook sink's receiver that keeps every alert.
+type hookReceiver struct {
+	mu     sync.Mutex
+	alerts []alerts.PayloadAlert
+}
+
+func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var p alerts.Payload
+	if err := json.NewDecoder(r.Body).Decode(&p); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	h.mu.Lock()
+	h.alerts = append(h.alerts, p.Alerts...)
+	h.mu.Unlock()
+}
+
+// find returns the first alert received with this name and status.
+func (h *hookReceiver) find(name string, status alerts.Status) (alerts.PayloadAlert, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, a := range h.alerts {
+		if a.Labels[alerts.LabelAlertname] == name && a.Status == status {
+			return a, true
+		}
+	}
+	return alerts.PayloadAlert{}, false
+}
+
+// TestAlertLifecycle runs a leaky job with a webhook sink: the live
+// analysis fires a leak alert that links to the run. The job is then
+// pointed at a clean target that dies during the next run: that fires a
+// target-down alert, and the run's end without a leak resolves both.
+func TestAlertLifecycle(t *testing.T) {
+	t.Parallel()
+	hook := &hookReceiver{}
+	srv := httptest.NewServer(hook)
+	t.Cleanup(srv.Close)
+	leaky := startTarget(t, "--leak-bytes", "4096")
+	clean := startTarget(t)
+	const ext = "http://soakd.example:7797"
+	extra := "external_url: " + ext + "\nalerts:\n  sinks:\n    - name: hook\n      type: webhook\n      url: " + srv.URL + "\n"
+	stateDir := t.TempDir()
+	cfg := parseConfig(t, configYAML(stateDir, extra,
+		jobSpec{name: "web", target: leaky, rate: 150, duration: 8 * time.Second, alerts: []string{"hook"}},
+		jobSpec{name: "quiet", target: leaky}))
+	d := startDaemon(t, cfg, Options{LiveInterval: time.Second, Registry: prometheus.NewRegistry()})
+
+	id := startRun(t, d.url, "web", "")
+	waitFor(t, 60*time.Second, "a firing leak alert", func() bool {
+		_, ok := hook.find(alerts.AlertLeak, alerts.StatusFiring)
+		return ok
+	})
+	a, _ := hook.find(alerts.AlertLeak, alerts.StatusFiring)
+	if want := ext + "/api/v1/runs/" + strconv.FormatInt(id, 10); a.GeneratorURL != want || a.Labels[alerts.LabelJob] != "web" {
+		t.Errorf("leak alert: job %q, generatorURL %q; want web, %q", a.Labels[alerts.LabelJob], a.GeneratorURL, want)
+	}
+	t.Logf("leak alert: %s, %s, %s", a.Labels[alerts.LabelResource], a.Annotations[alerts.AnnotationPerRequest], a.Annotations[alerts.AnnotationSummary])
+	waitFor(t, 60*time.Second, "run 1 to complete", func() bool {
+		return runStatus(t, d.url, "web", id).Status == store.StatusCompleted
+	})
+	if _, ok := hook.find(alerts.AlertLeak, alerts.StatusResolved); ok {
+		t.Errorf("the leak alert was resolved although the run ended with the leak")
+	}
+
+	cfg2 := parseConfig(t, configYAML(stateDir, extra,
+		jobSpec{name: "web", target: clean, duration: 4 * time.Second, alerts: []string{"hook"}}))
+	if err := d.Reload(cfg2); err != nil {
+		t.Fatalf("Reload: %v", err)
+	}
+	id2 := startRun(t, d.url, "web", "")
+	waitFor(t, 30*time.Second, "samples of run 2", func() bool { return sampleCount(t, d.url, id2) >= 3 })
+	killTarget(t, clean)
+	waitFor(t, 60*time.Second, "the target-down alert, then both resolved", func() bool {
+		_, down := hook.find(alerts.AlertTargetDown, alerts.StatusFiring)
+		_, leakGone := hook.find(alerts.AlertLeak, alerts.StatusResolved)
+		_, downGone := hook.find(alerts.AlertTargetDown, alerts.StatusResolved)
+		return down && leakGone && downGone
+	})
+	if got := gathered(t, d.o.Registry, "soakd_alert_deliveries_total", alerts.ResultSuccess, "hook"); got < 3 {
+		t.Errorf("soakd_alert_deliveries_total{sink=hook,result=success} = %g; want >= 3", got)
+	}
+	checkMetrics(t, d.url, append(contractMetrics, afterRunMetrics...))
+}
+
+func killTarget(t *testing.T, tg target) {
+	t.Helper()
+	b, err := os.ReadFile(tg.pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAlertRoutes: a job's alerts go to the sinks it lists, and nowhere
+// when it lists none.
+func TestAlertRoutes(t *testing.T) {
+	extra := "alerts:\n  sinks:\n    - name: a\n      type: exec\n      command: [/bin/true]\n    - name: b\n      type: exec\n      command: [/bin/true]\n"
+	tg := target{addr: "127.0.0.1:1", pidFile: "/nonexistent.pid"}
+	cfg := parseConfig(t, configYAML(t.TempDir(), extra,
+		jobSpec{name: "one", target: tg, alerts: []string{"b"}}, jobSpec{name: "none", target: tg}))
+	h, err := newAlertHub(cfg, Options{Log: zap.NewNop(), Registry: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.close()
+	for _, tc := range []struct {
+		job  string
+		want []string
+	}{{"one", []string{"b"}}, {"none", nil}, {"unknown", nil}} {
+		if got := h.route(tc.job); !slices.Equal(got, tc.want) {
+			t.Errorf("route(%q) = %v; want %v", tc.job, got, tc.want)
+		}
+	}
+}
+
+// gathered returns the value of the series of name whose label values are
+// values (ordered by label name), or -1.
+func gathered(t *testing.T, reg *prometheus.Registry, name string, values ...string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if slices.Equal(labelValues(m), values) {
+				return m.GetCounter().GetValue() + m.GetGauge().GetValue()
+			}
+		}
+	}
+	return -1
+}
+
+func labelValues(m *dto.Metric) []string {
+	var vs []string
+	for _, lp := range m.GetLabel() {
+		vs = append(vs, lp.GetValue())
+	}
+	return vs
+}

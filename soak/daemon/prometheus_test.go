@@ -1,0 +1,180 @@
+package daemon
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// contractMetrics are the metric names configs/prometheus-rules.yml and
+// the dashboards rely on. soakd_time_to_exhaustion_seconds is left out: it
+// is absent while no resource grows toward a limit.
+var contractMetrics = []string{
+	"soakd_build_info", "soakd_requests_total", "soakd_request_errors_total",
+	"soakd_request_duration_seconds", "soakd_target_resident_memory_bytes", "soakd_target_pss_bytes",
+	"soakd_target_open_fds", "soakd_target_max_fds", "soakd_target_threads",
+	"soakd_target_cpu_seconds_total", "soakd_target_processes", "soakd_target_restarts_total",
+	"soakd_target_up", "soakd_leak_slope_per_request", "soakd_leak_slope_per_hour", "soakd_leak_detected",
+	"soakd_cpu_bound", "soakd_runs_total", "soakd_run_active", "soakd_schedule_skipped_total",
+	"go_goroutines", "process_resident_memory_bytes",
+}
+
+// afterRunMetrics appear once a run has ended, and alert deliveries once a
+// sink is configured.
+var afterRunMetrics = []string{
+	"soakd_last_run_verdict", "soakd_last_run_timestamp_seconds", "soakd_alert_deliveries_total",
+}
+
+// debianTool returns the path of a tool from a Debian package, or skips
+// the test when it is missing outside CI.
+func debianTool(t *testing.T, path, pkg string) string {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is missing: install the Debian package %s", path, pkg)
+		}
+		t.Skipf("%s is missing (Debian package %s); CI installs it", path, pkg)
+	}
+	return path
+}
+
+// checkMetrics scrapes base/metrics, checks that the contract's names are
+// there, and runs `promtool check metrics` on the output.
+func checkMetrics(t *testing.T, base string, names []string) {
+	t.Helper()
+	code, body := httpDo(t, "GET", base+"/metrics", "", nil)
+	if code != http.StatusOK {
+		t.Fatalf("GET /metrics: status %d", code)
+	}
+	for _, n := range names {
+		if !bytes.Contains(body, []byte("\n# TYPE "+n+" ")) {
+			t.Errorf("/metrics lacks %s", n)
+		}
+	}
+	promtool := debianTool(t, "/usr/bin/promtool", "prometheus")
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(body)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startPrometheus runs the real Prometheus on loopback, scraping target
+// every second, and returns its base URL. It is killed in t.Cleanup.
+func startPrometheus(t *testing.T, target string) string {
+	t.Helper()
+	bin := debianTool(t, "/usr/bin/prometheus", "prometheus")
+	dir := t.TempDir()
+	// honor_labels keeps soakd's own job label (the soak job) instead of
+	// renaming it exported_job.
+	cfg := fmt.Sprintf(`global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: soakd
+    honor_labels: true
+    static_configs:
+      - targets: [%q]
+`, target)
+	cfgPath := filepath.Join(dir, "prometheus.yml")
+	writeConfig(t, cfgPath, cfg)
+	addr := freePort(t)
+	cmd := exec.Command(bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr, "--log.level=warn")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting prometheus: %v", err)
+	}
+	t.Cleanup(func() {
+		killAndReap(cmd)
+		if t.Failed() {
+			t.Logf("prometheus log:\n%s", logs.String())
+		}
+	})
+	base := "http://" + addr
+	waitFor(t, 60*time.Second, "prometheus to be ready", func() bool {
+		code, _ := httpDo(t, "GET", base+"/-/ready", "", nil)
+		return code == http.StatusOK
+	})
+	return base
+}
+
+// promQuery runs an instant query and returns the value of each series.
+func promQuery(t *testing.T, base, q string) []float64 {
+	t.Helper()
+	var resp struct {
+		Status string `json:"status"`
+		Data   struct {
+			Result []struct {
+				Value [2]any `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	getJSON(t, base+"/api/v1/query?query="+url.QueryEscape(q), &resp)
+	if resp.Status != "success" {
+		t.Fatalf("query %s: status %s", q, resp.Status)
+	}
+	var out []float64
+	for _, r := range resp.Data.Result {
+		s, _ := r.Value[1].(string)
+		v, err := strconv.ParseFloat(s, 64)
+		if err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// TestPrometheus runs a leaky job while the real Prometheus scrapes
+// soakd: PromQL returns the target's resident memory and a positive leak
+// slope, mid-run, from the live analysis; promtool accepts the scrape.
+func TestPrometheus(t *testing.T) {
+	debianTool(t, "/usr/bin/prometheus", "prometheus")
+	t.Parallel()
+	tg := startTarget(t, "--leak-bytes", "2048")
+	yaml := configYAML(t.TempDir(), "", jobSpec{name: "leaky", target: tg, duration: 90 * time.Second, rate: 150})
+	d := startDaemon(t, parseConfig(t, yaml), Options{LiveInterval: 2 * time.Second, Registry: prometheus.NewRegistry()})
+	prom := startPrometheus(t, strings.TrimPrefix(d.url, "http://"))
+	id := startRun(t, d.url, "leaky", "")
+
+	waitFor(t, 90*time.Second, "the resident memory series in Prometheus", func() bool {
+		return len(promQuery(t, prom, `soakd_target_resident_memory_bytes{job="leaky"}`)) == 1
+	})
+	waitFor(t, 90*time.Second, "a positive RSS leak slope in Prometheus", func() bool {
+		v := promQuery(t, prom, `soakd_leak_slope_per_request{job="leaky",resource="rss"} > 0`)
+		return len(v) == 1
+	})
+	slope := promQuery(t, prom, `soakd_leak_slope_per_request{job="leaky",resource="rss"}`)
+	rss := promQuery(t, prom, `soakd_target_resident_memory_bytes{job="leaky"}`)
+	t.Logf("run %d: RSS %.1f MiB, RSS slope %.0f B/request (the target leaks 2048)", id, rss[0]/(1<<20), slope[0])
+	waitFor(t, 60*time.Second, "a positive rate of 2xx requests in Prometheus", func() bool {
+		return len(promQuery(t, prom, `rate(soakd_requests_total{job="leaky",code_class="2xx"}[10s]) > 0`)) == 1
+	})
+	checkMetrics(t, d.url, contractMetrics)
+	var jobs json.RawMessage
+	getJSON(t, d.url+"/api/v1/jobs", &jobs)
+}

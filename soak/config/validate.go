@@ -102,11 +102,13 @@ func (v validator) checkToken() {
 		v.errs.add("token_file", "set token or token_file, not both")
 		return
 	case c.TokenFile != "":
-		if _, err := c.Token(); err != nil {
+		if err := readable(c.TokenFile); err != nil {
 			v.errs.add("token_file", "%v", err)
-			return
+		} else if _, err := c.Token(); err != nil {
+			v.errs.add("token_file", "%s is empty", c.TokenFile)
 		}
-	case c.BearerToken == "" && !c.ListenIsLoopback():
+		return
+	case c.BearerToken == "" && validHostPort(c.Listen) && !c.ListenIsLoopback():
 		v.errs.add("listen", "%q is not a loopback address: set token or token_file (calls that change anything then need \"Authorization: Bearer TOKEN\")", c.Listen)
 	}
 	if strings.ContainsAny(c.BearerToken, " \t\r\n") {
@@ -117,16 +119,29 @@ func (v validator) checkToken() {
 func (v validator) checkHTTPURL(path, raw string) *url.URL {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		v.errs.add(path, "%q: want an absolute http:// or https:// URL", alerts.RedactURL(raw))
+		v.errs.add(path, "%q: want an absolute http:// or https:// URL", shownURL(raw))
 		return nil
 	}
 	if p := u.Port(); p != "" {
 		if _, err := strconv.ParseUint(p, 10, 16); err != nil {
-			v.errs.add(path, "%q: port %q: want 1-65535", alerts.RedactURL(raw), p)
+			v.errs.add(path, "%q: port %q: want 1-65535", shownURL(raw), p)
 			return nil
 		}
 	}
 	return u
+}
+
+func validHostPort(s string) bool {
+	_, _, err := net.SplitHostPort(s)
+	return err == nil
+}
+
+// shownURL is raw with any password redacted.
+func shownURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return raw
 }
 
 // defaultExternalURL is http://<listen>, with the host name for an

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +28,7 @@ func (v validator) checkTarget(p string, t *TargetConfig) {
 	}
 	if t.Match != "" {
 		if _, err := regexp.Compile(t.Match); err != nil {
-			v.errs.add(p+".match", "%q: bad regexp: %v", t.Match, err)
+			v.errs.add(p+".match", "%q: bad regexp: %s", t.Match, regexpError(err))
 		}
 	}
 	if t.Exec == "" {
@@ -96,7 +97,7 @@ func (v validator) checkLoad(p string, l *LoadConfig) {
 		}
 	}
 	if _, err := regexp.Compile(l.ExpectBody); err != nil {
-		v.errs.add(p+".expect_body", "%q: bad regexp: %v", l.ExpectBody, err)
+		v.errs.add(p+".expect_body", "%q: bad regexp: %s", l.ExpectBody, regexpError(err))
 	}
 }
 
@@ -109,7 +110,9 @@ func (v validator) checkEndpoints(p string, l *LoadConfig) {
 	case l.URL != "":
 		v.checkHTTPURL(p+".url", l.URL)
 	default:
-		if _, err := load.ParseTargetsFile(l.TargetsFile); err != nil {
+		if err := readable(l.TargetsFile); err != nil {
+			v.errs.add(p+".targets_file", "%v", err)
+		} else if _, err := load.ParseTargetsFile(l.TargetsFile); err != nil {
 			v.errs.add(p+".targets_file", "%v", err)
 		}
 		if l.Body != "" {
@@ -117,19 +120,30 @@ func (v validator) checkEndpoints(p string, l *LoadConfig) {
 		}
 	}
 	if name, ok := strings.CutPrefix(l.Body, "@"); ok {
-		if _, err := os.Stat(name); err != nil {
-			v.errs.add(p+".body", "%q: %v", l.Body, unwrapPathErr(err))
+		if err := readable(name); err != nil {
+			v.errs.add(p+".body", "%v", err)
 		}
 	}
 }
 
-// unwrapPathErr keeps the cause of a *fs.PathError, whose path the message
-// already shows.
-func unwrapPathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+// readable says why the file at path cannot be read, or nil.
+func readable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot read %s: %w", path, err)
 	}
-	return err
+	return f.Close()
+}
+
+// regexpError is the short cause of a regexp compile error.
+func regexpError(err error) string {
+	if se, ok := err.(*syntax.Error); ok {
+		return string(se.Code)
+	}
+	return err.Error()
 }
 
 func validStatus(s string) bool {

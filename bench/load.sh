@@ -139,7 +139,7 @@ print_table() {
 		for (k in keys) for (i = 1; i <= 3; i++) { o = os[i]
 			if ((o" "k) in rps && ("soakd "k) in rps && rps[o" "k] > 0 && eff[o" "k] > 0) {
 				split(k, p, " ")
-				printf "| %s | %s | %s | %.2f | %.2f |\n", p[1], p[2], o, rps["soakd "k]/rps[o" "k], eff["soakd "k]/eff[o" "k] } } }' "$WORK/rows" | sort -t'|' -k3,3 -k2,2n
+				printf "| %s | %s | %s | %.2f | %.2f |\n", p[1], p[2], o, rps["soakd "k]/rps[o" "k], eff["soakd "k]/eff[o" "k] } } }' "$WORK/rows" | sort -t'|' -k3,3r -k2,2n -k4,4
 }
 
 main() {

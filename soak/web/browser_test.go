@@ -144,10 +144,15 @@ func artifactDir(t *testing.T) string {
 
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
+	// A live page may be reloading itself: try again for a while.
+	var buf []byte
+	poll(t, "screenshot", 30*time.Second, func() error {
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		var err error
+		buf, err = chromedp.Run(sctx, chromedp.FullScreenshot(100))
+		return err
+	})
 	path := filepath.Join(artifactDir(t), name)
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		t.Fatal(err)

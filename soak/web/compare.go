@@ -36,7 +36,7 @@ func compareChart(a, b *soak.Report, av, bv RunView) (Chart, error) {
 			return Chart{}, err
 		}
 		res, ok := s.rep.Resources["rss"]
-		if !ok {
+		if !ok || !fitted(res) {
 			continue
 		}
 		if fit := fitLine(s.rep, res.PerRequest, res.Start, xs, ys); len(fit) > 0 {

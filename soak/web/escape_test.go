@@ -87,3 +87,35 @@ func TestSelfContained(t *testing.T) {
 }
 
 var svgNamespaces = regexp.MustCompile(`xmlns(:xlink)?="[^"]*"`)
+
+func TestEmptyPages(t *testing.T) {
+	tests := []struct {
+		name   string
+		render func(*bytes.Buffer) error
+		want   string
+	}{
+		{"run without samples", func(b *bytes.Buffer) error {
+			return RunReport(b, &soak.Report{Verdict: "inconclusive"}, PageOptions{Live: true})
+		}, "No samples yet."},
+		{"load-only run", func(b *bytes.Buffer) error {
+			rep := loadRun(t, "testdata/run1")
+			rep.Target, rep.Resources = soak.TargetInfo{}, nil
+			return RunReport(b, rep, PageOptions{})
+		}, "not sampled (load only)"},
+		{"index without jobs or runs", func(b *bytes.Buffer) error { return Index(b, IndexData{}) }, "No runs yet."},
+		{"compare without samples", func(b *bytes.Buffer) error {
+			return Compare(b, &soak.Report{}, &soak.Report{}, RunView{ID: 1}, RunView{ID: 2})
+		}, "Run #1 against run #2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tt.render(&b); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tt.want) {
+				t.Errorf("page lacks %q", tt.want)
+			}
+		})
+	}
+}

@@ -42,7 +42,7 @@ func memoryByRequests(rep *soak.Report, a axes) (Chart, bool, error) {
 	p := newPlot(a.req.label, ys.label)
 	addPhases(p, a.warmReq, -1, 0)
 	desc := "Memory of the target's process tree against completed requests."
-	if res, ok := rep.Resources["rss"]; ok && a.soakStart >= 0 {
+	if res, ok := rep.Resources["rss"]; ok && a.soakStart >= 0 && fitted(res) {
 		if err := addFit(p, rep, res, a, ys); err != nil {
 			return Chart{}, false, err
 		}
@@ -281,4 +281,10 @@ func latencyChart(rep *soak.Report, a axes) (Chart, bool, error) {
 	}
 	c, err := render(p, "chart-latency", "Latency over time: p50 and p99", desc+restartNote(a))
 	return c, err == nil, err
+}
+
+// fitted reports whether the verdict fitted a slope: an inconclusive
+// resource with too few points has none, and a flat line would mislead.
+func fitted(res verdict.Resource) bool {
+	return res.PerRequest != 0 || res.CI95 != [2]float64{}
 }

@@ -1,0 +1,246 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/load"
+)
+
+// startTarget builds and starts the leaky demo target on a loopback port
+// from :0 and returns its URL and PID; Cleanup kills and reaps it.
+func startTarget(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "target")
+	build := exec.Command("go", "build", "-o", bin, "github.com/soakd/soakd/testdata/target")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the target: %v\n%s", err, out)
+	}
+	portFile := filepath.Join(dir, "port")
+	cmd := exec.Command(bin, append(args, "--listen", "127.0.0.1:0", "--port-file", portFile, "--max-lifetime", "3m")...)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting the target: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(portFile); err == nil && strings.TrimSpace(string(b)) != "" {
+			return "http://" + strings.TrimSpace(string(b)) + "/", cmd.Process.Pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the target wrote no port file within 30s")
+	return "", 0
+}
+
+// liveRun is a run in progress, served as the daemon serves it: a live
+// analysis of the samples so far, then the final report.
+type liveRun struct {
+	mu    sync.Mutex
+	recs  []soak.Record
+	final *soak.Report
+	desc  string
+	hits  atomic.Int64 // GETs of the run page
+}
+
+func (l *liveRun) add(r soak.Record) {
+	l.mu.Lock()
+	l.recs = append(l.recs, r)
+	l.mu.Unlock()
+}
+
+func (l *liveRun) samples() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.recs)
+}
+
+// report returns the final report, or a live analysis and true.
+func (l *liveRun) report() (*soak.Report, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.final != nil {
+		return l.final, false
+	}
+	recs := append([]soak.Record(nil), l.recs...)
+	ti := soak.TargetInfo{Description: l.desc, Probed: true}
+	return soak.NewReport(recs, nil, ti, soak.AnalysisOptions{}), true
+}
+
+func (l *liveRun) handler(t *testing.T) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		rep, live := l.report()
+		v := RunView{ID: 1, Job: "leaky", Status: "done", Verdict: rep.Verdict, Started: rep.Started,
+			Duration: rep.Ended.Sub(rep.Started), Requests: rep.Phases.WarmupRequests + rep.Phases.SoakRequests}
+		if live {
+			v.Status = "running"
+		}
+		if rss, ok := rep.Resources["rss"]; ok {
+			v.RSSPerRequest = rss.PerRequest
+		}
+		d := IndexData{Now: time.Now(), Runs: []RunView{v},
+			Jobs: []JobView{{Name: "leaky", Schedule: "@daily", LastVerdict: rep.Verdict, LastRunID: 1, Running: live}}}
+		if err := Index(w, d); err != nil {
+			t.Error(err)
+		}
+	})
+	mux.HandleFunc("GET /runs/1", func(w http.ResponseWriter, r *http.Request) {
+		l.hits.Add(1)
+		rep, live := l.report()
+		opt := PageOptions{RunID: 1, Job: "leaky", Live: live, RefreshSeconds: 2, Links: []Link{{"All runs", "/"}}}
+		if err := RunReport(w, rep, opt); err != nil {
+			t.Error(err)
+		}
+	})
+	return mux
+}
+
+// poll runs check until it returns nil or the deadline passes.
+func poll(t *testing.T, what string, d time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v (after %s)", what, err, d)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// evalErr is eval that returns the error, for polling across reloads.
+func evalErr[T any](ctx context.Context, js string) (T, error) {
+	ectx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	return chromedp.Run(ectx, chromedp.Evaluate[T](js))
+}
+
+// TestBrowserLiveRun opens the run page during and after a short run
+// against a spawned leaky target.
+func TestBrowserLiveRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a soak and starts a browser")
+	}
+	ctx := browser(t)
+	url, pid := startTarget(t, "--leak-bytes", "4096", "--leak-fd-every", "50")
+	lr := &liveRun{desc: fmt.Sprintf("pid %d (leaky demo target)", pid)}
+	srv := httptest.NewServer(lr.handler(t))
+	t.Cleanup(srv.Close)
+	var reqs requestLog
+	reqs.listen(t, ctx)
+
+	runCtx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	done := make(chan error, 1)
+	go func() {
+		rep, err := soak.Run(runCtx, soak.Options{
+			Load: load.Options{
+				Endpoints: []load.Endpoint{{Weight: 1, Method: "GET", URL: url}},
+				Rate:      200, Concurrency: 2, Duration: 12 * time.Second, Requests: 5000,
+				KeepAlive: true, Timeout: 5 * time.Second,
+			},
+			Target:   probes.Spec{PID: pid, URL: url},
+			Sampler:  probes.SamplerOptions{SmapsInterval: time.Second},
+			Interval: 250 * time.Millisecond,
+			Warmup:   soak.Warmup{Fraction: 0.2},
+			Cooldown: 2 * time.Second,
+			Log:      zaptest.NewLogger(t),
+			OnRecord: lr.add,
+		})
+		if err == nil {
+			lr.mu.Lock()
+			lr.final = rep
+			lr.mu.Unlock()
+		}
+		done <- err
+	}()
+
+	poll(t, "samples", time.Minute, func() error {
+		if n := lr.samples(); n < 8 {
+			return fmt.Errorf("%d samples so far; want 8", n)
+		}
+		return nil
+	})
+	t.Run("during", func(t *testing.T) {
+		open(t, ctx, srv.URL+"/runs/1")
+		poll(t, "live page", 30*time.Second, func() error {
+			got, err := evalErr[string](ctx, `[document.querySelector('meta[http-equiv=refresh]') ? 'refresh' : 'none',
+				(document.querySelector('.live .badge') || {}).textContent || '',
+				document.querySelectorAll('svg.chart title').length].join(' ')`)
+			if err != nil {
+				return err
+			}
+			if !strings.HasPrefix(got, "refresh") || !strings.Contains(got, "LIVE") || strings.HasSuffix(got, " 0") {
+				return fmt.Errorf("page shows %q; want a refresh, the LIVE badge and charts", got)
+			}
+			return nil
+		})
+		before := lr.hits.Load()
+		poll(t, "auto-refresh", 30*time.Second, func() error {
+			if lr.hits.Load() == before {
+				return fmt.Errorf("the page did not reload itself")
+			}
+			return nil
+		})
+		screenshot(t, ctx, "web-live-during.png")
+	})
+
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("soak run: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the soak run did not end within 2 minutes")
+	}
+	t.Run("after", func(t *testing.T) {
+		open(t, ctx, srv.URL+"/runs/1")
+		poll(t, "final page", 30*time.Second, func() error {
+			got, err := evalErr[string](ctx, `[document.querySelector('meta[http-equiv=refresh]') ? 'refresh' : 'final',
+				document.querySelector('.verdict h2 .badge').textContent.trim()].join(' ')`)
+			if err != nil {
+				return err
+			}
+			if !strings.HasPrefix(got, "final ") {
+				return fmt.Errorf("page shows %q; want no refresh after the run", got)
+			}
+			t.Logf("final page: %s", got)
+			return nil
+		})
+		if titles := eval[[]string](t, ctx, chartTitles); len(titles) < 5 {
+			t.Errorf("charts = %q; want at least 5", titles)
+		}
+		screenshot(t, ctx, "web-live-after.png")
+		open(t, ctx, srv.URL+"/")
+		if rows := eval[int](t, ctx, `document.querySelectorAll('form tbody tr').length`); rows != 1 {
+			t.Errorf("run rows = %d; want 1", rows)
+		}
+		screenshot(t, ctx, "web-live-index.png")
+	})
+	if bad, n := reqs.foreign(srv.URL); len(bad) > 0 || n == 0 {
+		t.Errorf("requests to other hosts: %q (of %d requests); want none", bad, n)
+	}
+}

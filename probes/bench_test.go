@@ -57,6 +57,20 @@ func BenchmarkSampleSingleFDs1000(b *testing.B) {
 	benchSample(b, srv, 1, SamplerOptions{})
 }
 
+// BenchmarkSampleSingleCensus takes the TCP census on every sample, to
+// show its cost (a readlink per fd and a sock_diag dump).
+func BenchmarkSampleSingleCensus(b *testing.B) {
+	benchSample(b, startServer(b, "127.0.0.1:0"), 1, SamplerOptions{SocketInterval: time.Nanosecond})
+}
+
+// BenchmarkSampleTree50Census is the 50-process tree with a census on
+// every sample.
+func BenchmarkSampleTree50Census(b *testing.B) {
+	srv := startServer(b, "127.0.0.1:0")
+	srv.post(b, "/ctl/fork?n=49")
+	benchSample(b, srv, 50, SamplerOptions{SocketInterval: time.Nanosecond})
+}
+
 // BenchmarkSampleSingleSmaps reads smaps_rollup on every sample, to show
 // what the SmapsInterval cadence saves.
 func BenchmarkSampleSingleSmaps(b *testing.B) {
@@ -83,4 +97,12 @@ func BenchmarkWalkFull(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSampleSingleFDs1000Census is the census with 1000 fds to read
+// the links of.
+func BenchmarkSampleSingleFDs1000Census(b *testing.B) {
+	srv := startServer(b, "127.0.0.1:0")
+	srv.post(b, "/ctl/fds?n=1000")
+	benchSample(b, srv, 1, SamplerOptions{SocketInterval: time.Nanosecond})
 }

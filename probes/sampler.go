@@ -52,6 +52,7 @@ type Sampler struct {
 	census     cadence
 	threads    cadence // other threads' context switches
 	allThreads bool    // this sample reads every thread's status
+	blindFDs   bool    // this census could not list some fd dir
 	last       Sample  // the previous sample, for carried values
 	netlink    bool    // the census may use sock_diag (see netlink.go)
 	diagBuf    []byte
@@ -138,6 +139,7 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 	out.Alive, out.Procs = true, len(procs)
 	out.FDsValid, out.IOValid = true, true
 	census := s.census.due(out.Time, st.ID)
+	s.blindFDs = false
 	s.allThreads = s.threads.due(out.Time, st.ID)
 	s.tcp.reset()
 	s.stats = s.stats[:0]
@@ -220,10 +222,16 @@ func (s *Sampler) sampleProc(p proc, census bool, out *Sample) ProcStat {
 }
 
 // countFDs counts pid's fds; on a census sample it also collects the
-// socket inodes, which takes a readlink per fd.
+// socket inodes, which takes a readlink per fd. A census that cannot list
+// the fd dir falls back to the count alone (stat of the dir may still
+// work) and is marked blind.
 func (s *Sampler) countFDs(pid int32, census bool) (uint64, error) {
 	if census {
-		return s.fs.fdScan(pid, s.tcp.owned)
+		n, err := s.fs.fdScan(pid, s.tcp.owned)
+		if err == nil || !isDenied(err) {
+			return n, err
+		}
+		s.blindFDs = true
 	}
 	return s.fs.fdCount(pid)
 }
@@ -289,8 +297,9 @@ func (s *Sampler) warnOnce(kind, msg string, p proc, err error) {
 
 // sampleTCP counts the tree's sockets in the root's network namespace.
 func (s *Sampler) sampleTCP(out *Sample, root int32) {
-	if !out.FDsValid {
+	if s.blindFDs {
 		s.carryTCP(out) // without every fd, the owned sockets are unknown
+		s.warnOnce("census", "probes: cannot list the target's open files (/proc/PID/fd): TCP socket counts are missing; run soakd as the target's user or grant it CAP_SYS_PTRACE", proc{ID: procID{PID: root}}, nil)
 		return
 	}
 	if !s.sameNetNS(root) || !s.diagCensus() {

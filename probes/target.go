@@ -231,7 +231,8 @@ func (t *Target) current(now time.Time) rootState {
 		}
 		t.log.Warn("target gone", zap.Int32("pid", t.root.PID), zap.Int("incarnation", t.incarnation), zap.Error(err))
 	}
-	return rootState{ID: t.root, Incarnation: t.incarnation, Alive: t.alive, Members: t.members}
+	members := append([]int32(nil), t.members...) // locateUnit reuses t.members
+	return rootState{ID: t.root, Incarnation: t.incarnation, Alive: t.alive, Members: members}
 }
 
 // Describe names the target for the report, e.g.

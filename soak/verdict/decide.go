@@ -28,7 +28,7 @@ func decide(f fit, th Thresholds, rel *bool) decision {
 			return decision{verdict: Stable, why: whyReleased}
 		}
 		return decision{verdict: Leak, why: whyLeak}
-	case sig && f.end-f.start > th.MinTotal && f.flattened(th.MinPerRequest):
+	case f.grew(th.Alpha) && f.end-f.start > th.MinTotal && f.flattened(th.MinPerRequest):
 		return decision{verdict: Plateau, why: whyPlateau}
 	case f.whole.Hi < th.MinPerRequest:
 		return decision{verdict: Stable, why: whyFlat}

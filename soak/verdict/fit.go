@@ -16,6 +16,7 @@ const keepFraction = 0.5
 type fit struct {
 	whole, last trend.Fit
 	mk, lastMK  trend.MK
+	headMK      trend.MK // the first two thirds
 	span        float64 // requests covered
 	seconds     float64 // seconds covered
 	start, end  float64 // reduced level at the soak's start and end
@@ -40,9 +41,10 @@ func fitSeries(s *series, r trend.Reduce) fit {
 	i := sort.SearchFloat64s(b.X, cut)
 	f.last = trend.TheilSen(b.X[i:], b.Y[i:])
 	f.lastMK = trend.MannKendall(b.X[i:], b.Y[i:])
+	f.headMK = trend.MannKendall(b.X[:i], b.Y[:i])
 	f.whole = widen(f.whole, quantum(s.y)/f.span)
 	f.last = widen(f.last, 3*quantum(s.y)/f.span)
-	k := max(1, min(5, len(b.Y)/10))
+	k := max(1, min(5, len(b.Y)/20))
 	f.start, f.end = trend.Median(b.Y[:k]), trend.Median(b.Y[len(b.Y)-k:])
 	return f
 }
@@ -79,6 +81,12 @@ func (f fit) fittedGrowth() float64 { return f.whole.Slope * f.span }
 
 // significant: a one-sided increasing trend at level alpha.
 func (f fit) significant(alpha float64) bool { return f.mk.PIncrease < alpha }
+
+// grew: a significant increase over the soak or over its first two
+// thirds (a long flat tail dilutes the whole soak's Mann–Kendall S).
+func (f fit) grew(alpha float64) bool {
+	return f.significant(alpha) || f.headMK.PIncrease < alpha
+}
 
 // continued: the last third still climbs at a good fraction of the whole
 // soak's slope, and climbs on its own (one-sided Mann–Kendall p below

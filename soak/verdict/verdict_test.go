@@ -46,6 +46,47 @@ func TestDemoFlat(t *testing.T) {
 	}
 }
 
+// The demo's cache mode: 20 MiB filled over the first 30 % of the soak's
+// requests, then flat.
+func TestDemoPlateau(t *testing.T) {
+	for seed := range uint64(30) {
+		pts := demo(seed, 0)
+		soakEnd := pts[0].Requests
+		for _, p := range pts {
+			if p.Phase == Soak {
+				soakEnd = p.Requests
+			}
+		}
+		for i := range pts {
+			pts[i].Value += 20 * mib * math.Min(1, pts[i].Requests/(0.3*soakEnd))
+		}
+		res := AnalyzeResource(pts, rss)
+		if res.Verdict != Plateau {
+			t.Errorf("seed %d: got %s (%s); want plateau", seed, res.Verdict, res.Reason)
+		}
+		if seed == 0 {
+			t.Logf("demo plateau: %s", res.Reason)
+		}
+	}
+}
+
+// The demo's fd leak: one fd every 100 requests, integer counts.
+func TestDemoFDLeak(t *testing.T) {
+	for seed := range uint64(30) {
+		pts := demo(seed, 0)
+		for i := range pts {
+			pts[i].Value = 12 + math.Floor(pts[i].Requests/100) + float64(i%2)
+		}
+		res := AnalyzeResource(pts, ResourceOptions{Name: "fds", Unit: "fds"})
+		if res.Verdict != Leak || math.Abs(res.PerRequest-0.01) > 0.001 {
+			t.Errorf("seed %d: got %s %.4f fds/request (%s); want leak of 0.01", seed, res.Verdict, res.PerRequest, res.Reason)
+		}
+		if seed == 0 {
+			t.Logf("demo fd leak: %s", res.Reason)
+		}
+	}
+}
+
 // line is a noiseless series: value = base + slope·requests at 1 000
 // req/s, one sample a second.
 func line(phase Phase, from, n int, base, slope float64, inc int) []Point {

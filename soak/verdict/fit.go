@@ -17,11 +17,11 @@ type fit struct {
 	whole, last trend.Fit
 	mk, lastMK  trend.MK
 	headMK      trend.MK // the first two thirds
-	span        float64 // requests covered
-	seconds     float64 // seconds covered
-	start, end  float64 // reduced level at the soak's start and end
-	current     float64 // the last soak sample
-	endSec      float64 // seconds at the last soak sample
+	span        float64  // requests covered
+	seconds     float64  // seconds covered
+	start, end  float64  // reduced level at the soak's start and end
+	current     float64  // the last soak sample
+	endSec      float64  // seconds at the last soak sample
 	bins        int
 }
 

@@ -86,8 +86,24 @@ const methodEnvelope = "lower-envelope"
 // A leak needs all of: a Mann–Kendall p (one-sided, increase) below Alpha;
 // a 95 % Theil–Sen interval whose lower bound exceeds MinPerRequest; fitted
 // growth (slope × requests) above MinTotal; growth continuing through the
-// last third of the soak (its slope at least half the whole soak's, its
-// own interval above zero); and, when a cool-down ran, no release.
+// last third of the soak (its Theil–Sen slope at least half the whole
+// soak's, and its own one-sided Mann–Kendall p below 0.05); and, when a
+// cool-down ran, no release. Released means the lowest value over the
+// cool-down's second half came back to within 25 % of the soak's growth
+// above its start level; a series that would be a leak but was released
+// is stable (a Go runtime returns memory within minutes, glibc may never).
+//
+// The other verdicts, in order: plateau when the soak (or its first two
+// thirds) grew significantly by more than MinTotal and the last third's
+// upper bound is below half the whole slope or below MinPerRequest; stable
+// when the whole interval lies below MinPerRequest; otherwise
+// inconclusive, with Settle naming the extra requests after which the
+// interval, shrinking as span^(−3/2), would decide it.
+//
+// Per-hour growth is per-request growth times RequestsPerHour. Time to
+// exhaustion is (Limit − last soak value) / per-hour growth, set only while
+// the resource grows significantly, has not flattened and was not
+// released.
 func AnalyzeResource(pts []Point, opt ResourceOptions) Resource {
 	return analyze(pts, opt, trend.ByMin)
 }

@@ -141,6 +141,7 @@ func TestAPI(t *testing.T) {
 	if code != http.StatusOK || !bytes.Contains(b, []byte(`"verdict"`)) {
 		t.Errorf("live report: status %d; want 200 with a verdict: %s", code, b)
 	}
+	checkPage(t, d.url+"/runs/"+strconv.FormatInt(id, 10), `http-equiv="refresh"`, "<svg")
 	if code, b := post("/api/v1/runs/"+strconv.FormatInt(id, 10)+"/stop", token); code != http.StatusAccepted {
 		t.Fatalf("stop: status %d; want 202: %s", code, b)
 	}
@@ -151,6 +152,32 @@ func TestAPI(t *testing.T) {
 	if code, b := post("/api/v1/runs/"+strconv.FormatInt(id, 10)+"/stop", token); code != http.StatusConflict {
 		t.Errorf("stop a stopped run: status %d; want 409: %s", code, b)
 	}
+	page := checkPage(t, d.url+"/runs/"+strconv.FormatInt(id, 10), "<svg")
+	if strings.Contains(page, `http-equiv="refresh"`) {
+		t.Errorf("the page of a finished run refreshes itself")
+	}
+	checkPage(t, d.url+"/", "web", "/runs/"+strconv.FormatInt(id, 10))
+	checkPage(t, d.url+"/compare?a=1&b=1", "<svg")
+	for _, path := range []string{"/runs/999", "/compare?a=1&b=999", "/compare?a=x"} {
+		if code, _ := httpDo(t, "GET", d.url+path, "", nil); code != http.StatusNotFound && code != http.StatusBadRequest {
+			t.Errorf("GET %s: status %d; want 404 or 400", path, code)
+		}
+	}
+}
+
+// checkPage GETs an HTML page and checks that it holds every string of want.
+func checkPage(t *testing.T, url string, want ...string) string {
+	t.Helper()
+	code, b := httpDo(t, "GET", url, "", nil)
+	if code != http.StatusOK {
+		t.Fatalf("GET %s: status %d; want 200: %.300s", url, code, b)
+	}
+	for _, w := range want {
+		if !bytes.Contains(b, []byte(w)) {
+			t.Errorf("GET %s: page lacks %q", url, w)
+		}
+	}
+	return string(b)
 }
 
 // TestRefusesOpenListenerWithoutToken: a listener off loopback needs a

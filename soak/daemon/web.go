@@ -1,6 +1,157 @@
 package daemon
 
-import "net/http"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/store"
+	"github.com/soakd/soakd/soak/web"
+)
+
+// Web page settings.
+const (
+	indexRuns      = 100 // runs listed on the index
+	refreshSeconds = 5   // a running run's page reloads itself this often
+)
 
 // mountWeb adds the web pages (package soak/web) to mux.
-func (d *Daemon) mountWeb(mux *http.ServeMux) {}
+func (d *Daemon) mountWeb(mux *http.ServeMux) {
+	mux.HandleFunc("GET /{$}", d.pageIndex)
+	mux.HandleFunc("GET /runs/{id}", d.pageRun)
+	mux.HandleFunc("GET /compare", d.pageCompare)
+}
+
+// writePage renders a page into a buffer first, so that a rendering error
+// becomes a clean 500 rather than half a page.
+func (d *Daemon) writePage(w http.ResponseWriter, render func(*bytes.Buffer) error) {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		d.log.Error("web: rendering a page", zap.Error(err))
+		http.Error(w, "rendering the page: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(buf.Bytes())
+}
+
+func (d *Daemon) pageIndex(w http.ResponseWriter, r *http.Request) {
+	data := web.IndexData{Now: d.o.Now()}
+	for _, j := range d.Jobs() {
+		jv := web.JobView{Name: j.Name, Schedule: j.Schedule, Running: j.Running}
+		if j.Next != nil {
+			jv.Next = *j.Next
+		}
+		if j.LastRun != nil {
+			jv.LastVerdict, jv.LastRunID = j.LastRun.Verdict, j.LastRun.ID
+		}
+		data.Jobs = append(data.Jobs, jv)
+	}
+	runs, err := d.st.Runs("", indexRuns)
+	if err != nil {
+		http.Error(w, "listing runs: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	for _, run := range runs {
+		data.Runs = append(data.Runs, d.runView(run))
+	}
+	d.writePage(w, func(b *bytes.Buffer) error { return web.Index(b, data) })
+}
+
+func (d *Daemon) runView(r store.Run) web.RunView {
+	end := r.Ended
+	if end.IsZero() {
+		end = d.o.Now()
+	}
+	return web.RunView{
+		ID: r.ID, Job: r.Job, Status: r.Status, Verdict: r.Verdict, Started: r.Started,
+		Duration: end.Sub(r.Started).Round(time.Second), Requests: r.Requests, RSSPerRequest: r.RSSPerRequest,
+	}
+}
+
+func (d *Daemon) pageRun(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		http.Error(w, "run ID: want a whole number", http.StatusBadRequest)
+		return
+	}
+	run, rep, live, err := d.runReport(id)
+	if err != nil {
+		d.pageError(w, err)
+		return
+	}
+	opt := web.PageOptions{
+		Title: fmt.Sprintf("soakd: %s run %d", run.Job, id), RunID: id, Job: run.Job, Live: live,
+		Links: []web.Link{{Text: "All runs", Href: "/"}, {Text: "Report JSON", Href: "/api/v1/runs/" + itoa(id)},
+			{Text: "Samples CSV", Href: "/api/v1/runs/" + itoa(id) + "/samples?format=csv"}},
+	}
+	if live {
+		opt.RefreshSeconds = refreshSeconds
+	}
+	d.writePage(w, func(b *bytes.Buffer) error { return web.RunReport(b, rep, opt) })
+}
+
+func (d *Daemon) pageError(w http.ResponseWriter, err error) {
+	if errors.Is(err, store.ErrNotFound) {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	d.log.Error("web: reading a run", zap.Error(err))
+	http.Error(w, err.Error(), http.StatusInternalServerError)
+}
+
+// runReport returns a run with its report and records: the live analysis
+// while it runs, else the stored report with the stored samples.
+func (d *Daemon) runReport(id int64) (store.Run, *soak.Report, bool, error) {
+	run, err := d.st.Run(id)
+	if err != nil {
+		return run, nil, false, fmt.Errorf("run %d: %w", id, err)
+	}
+	if rep := d.LiveReport(id); rep != nil {
+		return run, rep, true, nil
+	}
+	b, err := d.st.ReportJSON(id)
+	if err != nil {
+		return run, nil, false, fmt.Errorf("run %d (%s) has no report: %w", id, run.Status, err)
+	}
+	var rep soak.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return run, nil, false, fmt.Errorf("run %d: stored report: %w", id, err)
+	}
+	if rep.Records, err = d.st.Samples(id); err != nil {
+		return run, nil, false, fmt.Errorf("run %d: %w", id, err)
+	}
+	return run, &rep, false, nil
+}
+
+func (d *Daemon) pageCompare(w http.ResponseWriter, r *http.Request) {
+	var ids [2]int64
+	for i, k := range []string{"a", "b"} {
+		id, err := strconv.ParseInt(r.URL.Query().Get(k), 10, 64)
+		if err != nil {
+			http.Error(w, "compare: want ?a=RUN_ID&b=RUN_ID", http.StatusBadRequest)
+			return
+		}
+		ids[i] = id
+	}
+	runA, repA, _, err := d.runReport(ids[0])
+	if err != nil {
+		d.pageError(w, err)
+		return
+	}
+	runB, repB, _, err := d.runReport(ids[1])
+	if err != nil {
+		d.pageError(w, err)
+		return
+	}
+	d.writePage(w, func(b *bytes.Buffer) error {
+		return web.Compare(b, repA, repB, d.runView(runA), d.runView(runB))
+	})
+}

@@ -9,7 +9,8 @@ import (
 
 // keepFraction: growth "continues" in the last third when its slope is at
 // least this fraction of the whole soak's, and has "flattened" when the
-// last third's upper confidence bound is below it.
+// last third's upper confidence bound is below this fraction (or below
+// the per-request floor).
 const keepFraction = 0.5
 
 // fit is the trend of one incarnation's soak.
@@ -22,7 +23,6 @@ type fit struct {
 	start, end  float64  // reduced level at the soak's start and end
 	current     float64  // the last soak sample
 	endSec      float64  // seconds at the last soak sample
-	bins        int
 }
 
 // fitSeries fits the binned series, reduced by r.
@@ -35,7 +35,6 @@ func fitSeries(s *series, r trend.Reduce) fit {
 		seconds: s.sec[len(s.sec)-1] - s.sec[0],
 		current: s.y[len(s.y)-1],
 		endSec:  s.sec[len(s.sec)-1],
-		bins:    len(b.X),
 	}
 	cut := s.x[0] + 2*f.span/3
 	i := sort.SearchFloat64s(b.X, cut)
@@ -58,9 +57,9 @@ func widen(t trend.Fit, w float64) trend.Fit {
 }
 
 // quantum is the data's resolution: the smallest gap between distinct
-// values among the first quantumSample (a 4 KiB page for RSS, 1 for fds). Rounding to it is not random
-// noise, so the slope's interval is widened by one quantum over the
-// fitted span: no slope is known finer than that.
+// values among the first quantumSample (a 4 KiB page for RSS, 1 for fds).
+// Rounding to it is not random noise, so the slope's interval is widened
+// by one quantum over the fitted span: no slope is known finer than that.
 func quantum(v []float64) float64 {
 	s := append([]float64(nil), v[:min(len(v), quantumSample)]...)
 	sort.Float64s(s)

@@ -185,5 +185,8 @@ func exhaustion(f fit, opt ResourceOptions, perHour float64, rel *bool) *float64
 		return nil
 	}
 	t := math.Max(0, (opt.Limit-f.current)/perHour*3600)
+	if math.IsInf(t, 0) || math.IsNaN(t) {
+		return nil
+	}
 	return &t
 }

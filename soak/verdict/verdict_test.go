@@ -327,13 +327,29 @@ func TestOverall(t *testing.T) {
 	}
 }
 
-func BenchmarkAnalyzeResource1M(b *testing.B) {
+// benchPoints is n one-second samples at 1 000 req/s with a 10 B/request
+// leak under 1 MiB of noise.
+func benchPoints(n int) []Point {
 	rng := rand.New(rand.NewPCG(13, 14))
-	pts := make([]Point, 1_000_000)
+	pts := make([]Point, n)
 	for i := range pts {
 		q := float64(i) * 1000
 		pts[i] = Point{Requests: q, Seconds: float64(i), Value: pages(50*mib + 10*q + mib*rng.NormFloat64()), Phase: Soak}
 	}
+	return pts
+}
+
+// One million samples (11.6 days at 1 s): must take well under 1 s.
+func BenchmarkAnalyzeResource1M(b *testing.B) {
+	pts := benchPoints(1_000_000)
+	for b.Loop() {
+		AnalyzeResource(pts, rss)
+	}
+}
+
+// An 8-hour soak at 1 s, as the daemon's live analysis sees it.
+func BenchmarkAnalyzeResource8h(b *testing.B) {
+	pts := benchPoints(8 * 3600)
 	for b.Loop() {
 		AnalyzeResource(pts, rss)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
@@ -214,6 +215,20 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("tables = %d; want at least 5", n)
 		}
 		screenshot(t, ctx, "web-run.png")
+	})
+	t.Run("print", func(t *testing.T) {
+		open(t, ctx, srv.URL+"/runs/2")
+		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"}); err != nil {
+			t.Fatalf("emulating print media: %v", err)
+		}
+		t.Cleanup(func() { chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{}) })
+		const js = `[getComputedStyle(document.querySelector('nav')).display,
+			Math.max(...Array.from(document.querySelectorAll('svg.chart')).map(s => s.getBoundingClientRect().right))
+				<= document.documentElement.clientWidth].join(' ')`
+		if got := eval[string](t, ctx, js); got != "none true" {
+			t.Errorf("print: nav display and charts within the page = %q; want \"none true\"", got)
+		}
+		screenshot(t, ctx, "web-run-print.png")
 	})
 	t.Run("index", func(t *testing.T) {
 		open(t, ctx, srv.URL+"/")

@@ -18,9 +18,9 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Chart is one rendered chart: an inline SVG with its title and a one-line
+// chart is one rendered chart: an inline SVG with its title and a one-line
 // description for screen readers and the caption.
-type Chart struct {
+type chart struct {
 	ID    string
 	Title string
 	Desc  string
@@ -31,7 +31,7 @@ type Chart struct {
 // display: about one per horizontal pixel of a chart.
 const displayBuckets = 600
 
-// Chart size in points; the SVG scales to the page width. The legend
+// chart size in points; the SVG scales to the page width. The legend
 // takes a strip on the right, so that it never hides data.
 const (
 	chartWidth  = 9.5 * vg.Inch
@@ -97,7 +97,7 @@ func addLine(p *plot.Plot, name string, xys plotter.XYs, c color.Color, dash int
 // and a <desc>, without the XML prolog and with its fixed size removed so
 // that CSS scales it. Title and desc are escaped here; the rest of the SVG
 // is gonum's, which escapes the text it draws.
-func render(p *plot.Plot, id, title, desc string) (Chart, error) {
+func render(p *plot.Plot, id, title, desc string) (chart, error) {
 	c := vgsvg.New(chartWidth, chartHeight)
 	dc := draw.New(c)
 	leg := p.Legend
@@ -106,13 +106,13 @@ func render(p *plot.Plot, id, title, desc string) (Chart, error) {
 	leg.Draw(draw.Crop(dc, chartWidth-legendWidth+vg.Points(8), 0, 0, -vg.Points(6)))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
-		return Chart{}, fmt.Errorf("chart %s: %w", id, err)
+		return chart{}, fmt.Errorf("chart %s: %w", id, err)
 	}
 	svg, err := inlineSVG(b.String(), id, title, desc)
 	if err != nil {
-		return Chart{}, err
+		return chart{}, err
 	}
-	return Chart{ID: id, Title: title, Desc: desc, SVG: template.HTML(svg)}, nil
+	return chart{ID: id, Title: title, Desc: desc, SVG: template.HTML(svg)}, nil
 }
 
 var sizeAttrs = regexp.MustCompile(`\s(width|height)="[^"]*"`)

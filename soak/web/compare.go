@@ -13,7 +13,7 @@ func rssValue(r soak.Record) (float64, bool) { return float64(r.RSS), r.Alive ||
 
 // compareChart draws both runs' RSS against requests, each with its fitted
 // slope over its soak phase.
-func compareChart(a, b *soak.Report, av, bv RunView) (Chart, error) {
+func compareChart(a, b *soak.Report, av, bv RunView) (chart, error) {
 	maxReq := 0.0
 	maxRSS := 0.0
 	for _, rep := range []*soak.Report{a, b} {
@@ -33,7 +33,7 @@ func compareChart(a, b *soak.Report, av, bv RunView) (Chart, error) {
 		col := []color.Color{colBlue, colOrange}[i]
 		x := func(r soak.Record) float64 { return xs.of(float64(r.Requests)) }
 		if err := addLine(p, name+" RSS", pick(s.rep.Records, x, scaled(rssValue, ys)), col, i); err != nil {
-			return Chart{}, err
+			return chart{}, err
 		}
 		res, ok := s.rep.Resources["rss"]
 		if !ok || !fitted(res) {
@@ -41,7 +41,7 @@ func compareChart(a, b *soak.Report, av, bv RunView) (Chart, error) {
 		}
 		if fit := fitLine(s.rep, res.PerRequest, res.Start, xs, ys); len(fit) > 0 {
 			if err := addLine(p, fmt.Sprintf("%s fit, %s/request", name, perRequest(res.PerRequest, "bytes")), fit, col, 2+i); err != nil {
-				return Chart{}, err
+				return chart{}, err
 			}
 		}
 		desc += fmt.Sprintf(" Run %d: %s per request (%s).", s.view.ID, perRequest(res.PerRequest, "bytes"), res.Verdict)

@@ -138,32 +138,32 @@ func released(b *bool) string {
 	return "no"
 }
 
-// Badge is a verdict shown with a colour, an icon and a word, so that
+// badge is a verdict shown with a colour, an icon and a word, so that
 // colour is never the only cue.
-type Badge struct {
+type badge struct {
 	Class, Icon, Word string
 }
 
-func badgeOf(v string) Badge {
+func badgeOf(v string) badge {
 	switch v {
 	case verdict.Leak, "failed", "error":
-		return Badge{"bad", "✗", v}
+		return badge{"bad", "✗", v}
 	case "clean", verdict.Stable, "done", "ok":
-		return Badge{"good", "✓", v}
+		return badge{"good", "✓", v}
 	case verdict.Plateau:
-		return Badge{"warn", "◆", v}
+		return badge{"warn", "◆", v}
 	case "running", "live":
-		return Badge{"info", "●", v}
+		return badge{"info", "●", v}
 	case "cpu":
-		return Badge{"info", "▲", "CPU-bound"}
+		return badge{"info", "▲", "CPU-bound"}
 	case "io":
-		return Badge{"info", "◇", "waits on I/O"}
+		return badge{"info", "◇", "waits on I/O"}
 	case "client":
-		return Badge{"warn", "◆", "client-bound"}
+		return badge{"warn", "◆", "client-bound"}
 	case "":
-		return Badge{"none", "–", "none"}
+		return badge{"none", "–", "none"}
 	}
-	return Badge{"unknown", "?", v}
+	return badge{"unknown", "?", v}
 }
 
 // frame is what every page template gets besides its content.
@@ -181,7 +181,7 @@ type reportPage struct {
 	Rep      *soak.Report
 	Rows     []resourceRow
 	Exhaust  []resourceRow
-	Charts   []Chart
+	Charts   []chart
 	Errors   []count
 	Statuses []count
 }
@@ -275,7 +275,7 @@ type comparePage struct {
 	frame
 	A, B   side
 	Sides  []side
-	Chart  Chart
+	Chart  chart
 	Slopes []slopeRow
 }
 

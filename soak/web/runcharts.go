@@ -14,12 +14,12 @@ import (
 
 // chartFunc builds one chart of a run; ok is false when the run holds no
 // data for it.
-type chartFunc func(rep *soak.Report, a axes) (c Chart, ok bool, err error)
+type chartFunc func(rep *soak.Report, a axes) (c chart, ok bool, err error)
 
 // runCharts renders every chart the run has data for, in page order.
-func runCharts(rep *soak.Report) ([]Chart, error) {
+func runCharts(rep *soak.Report) ([]chart, error) {
 	a := newAxes(rep.Records)
-	var out []Chart
+	var out []chart
 	for _, f := range []chartFunc{memoryByRequests, memoryByTime, fdChart, threadChart, cpuChart, throughputChart, latencyChart} {
 		c, ok, err := f(rep, a)
 		if err != nil {
@@ -32,11 +32,11 @@ func runCharts(rep *soak.Report) ([]Chart, error) {
 	return out, nil
 }
 
-func memoryByRequests(rep *soak.Report, a axes) (Chart, bool, error) {
+func memoryByRequests(rep *soak.Report, a axes) (chart, bool, error) {
 	recs := rep.Records
 	ms := memorySeries(recs)
 	if len(ms) == 0 {
-		return Chart{}, false, nil
+		return chart{}, false, nil
 	}
 	ys := byteScale("memory", maxOf(recs, ms[0].value))
 	p := newPlot(a.req.label, ys.label)
@@ -44,7 +44,7 @@ func memoryByRequests(rep *soak.Report, a axes) (Chart, bool, error) {
 	desc := "Memory of the target's process tree against completed requests."
 	if res, ok := rep.Resources["rss"]; ok && a.soakStart >= 0 && fitted(res) {
 		if err := addFit(p, rep, res, a, ys); err != nil {
-			return Chart{}, false, err
+			return chart{}, false, err
 		}
 		desc += fmt.Sprintf(" The fitted RSS slope over the soak phase is %s per request (95 %% confidence band %s to %s); verdict: %s.",
 			perRequest(res.PerRequest, res.Unit), perRequest(res.CI95[0], res.Unit),
@@ -53,7 +53,7 @@ func memoryByRequests(rep *soak.Report, a axes) (Chart, bool, error) {
 	for i, m := range ms {
 		xy := pick(recs, a.xReq, scaled(m.value, ys))
 		if err := addLine(p, m.name, xy, memColors[i%len(memColors)], i); err != nil {
-			return Chart{}, false, err
+			return chart{}, false, err
 		}
 	}
 	addRestarts(p, a.restartsReq)
@@ -133,18 +133,18 @@ func restartNote(a axes) string {
 	}
 }
 
-func memoryByTime(rep *soak.Report, a axes) (Chart, bool, error) {
+func memoryByTime(rep *soak.Report, a axes) (chart, bool, error) {
 	recs := rep.Records
 	ms := memorySeries(recs)
 	if len(ms) == 0 {
-		return Chart{}, false, nil
+		return chart{}, false, nil
 	}
 	ys := byteScale("memory", maxOf(recs, ms[0].value))
 	p := newPlot(a.sec.label, ys.label)
 	addPhases(p, a.warmSec, a.coolSec, a.endSec)
 	for i, m := range ms {
 		if err := addLine(p, m.name, pick(recs, a.xSec, scaled(m.value, ys)), memColors[i%len(memColors)], i); err != nil {
-			return Chart{}, false, err
+			return chart{}, false, err
 		}
 	}
 	addRestarts(p, a.restartsSec)
@@ -161,20 +161,20 @@ func closeWaitValue(r soak.Record) (float64, bool) {
 	return float64(r.TCPCloseWait), r.Alive
 }
 
-func fdChart(rep *soak.Report, a axes) (Chart, bool, error) {
+func fdChart(rep *soak.Report, a axes) (chart, bool, error) {
 	recs := rep.Records
 	fds := pick(recs, a.xReq, fdValue)
 	if len(fds) == 0 {
-		return Chart{}, false, nil
+		return chart{}, false, nil
 	}
 	limit := pick(recs, a.xReq, fdLimit)
 	p := newPlot(a.req.label, "open file descriptors")
 	addPhases(p, a.warmReq, -1, 0)
 	if err := addLine(p, "open fds", fds, colBlue, 0); err != nil {
-		return Chart{}, false, err
+		return chart{}, false, err
 	}
 	if err := addLine(p, "fd limit (RLIMIT_NOFILE)", limit, colRed, 1); err != nil {
-		return Chart{}, false, err
+		return chart{}, false, err
 	}
 	addRestarts(p, a.restartsReq)
 	desc := "Open file descriptors of the target's process tree against completed requests, with the root process's soft limit."
@@ -188,19 +188,19 @@ func fdChart(rep *soak.Report, a axes) (Chart, bool, error) {
 	return c, err == nil, err
 }
 
-func threadChart(rep *soak.Report, a axes) (Chart, bool, error) {
+func threadChart(rep *soak.Report, a axes) (chart, bool, error) {
 	recs := rep.Records
 	th := pick(recs, a.xReq, threadValue)
 	if len(th) == 0 {
-		return Chart{}, false, nil
+		return chart{}, false, nil
 	}
 	p := newPlot(a.req.label, "count")
 	addPhases(p, a.warmReq, -1, 0)
 	if err := addLine(p, "threads", th, colBlue, 0); err != nil {
-		return Chart{}, false, err
+		return chart{}, false, err
 	}
 	if err := addLine(p, "CLOSE_WAIT sockets", pick(recs, a.xReq, closeWaitValue), colOrange, 1); err != nil {
-		return Chart{}, false, err
+		return chart{}, false, err
 	}
 	addRestarts(p, a.restartsReq)
 	p.Y.Min = 0
@@ -209,21 +209,21 @@ func threadChart(rep *soak.Report, a axes) (Chart, bool, error) {
 	return c, err == nil, err
 }
 
-func cpuChart(rep *soak.Report, a axes) (Chart, bool, error) {
+func cpuChart(rep *soak.Report, a axes) (chart, bool, error) {
 	user, total := cpuRates(rep.Records, a)
 	if len(total) == 0 {
-		return Chart{}, false, nil
+		return chart{}, false, nil
 	}
 	p := newPlot(a.sec.label, "CPU (cores)")
 	addPhases(p, a.warmSec, a.coolSec, a.endSec)
 	sys, err := plotter.NewLine(total)
 	if err != nil {
-		return Chart{}, false, fmt.Errorf("cpu chart: %w", err)
+		return chart{}, false, fmt.Errorf("cpu chart: %w", err)
 	}
 	sys.Color, sys.Width, sys.FillColor = colOrange, vg.Points(0.8), color.NRGBA{0xE6, 0x9F, 0x00, 0xC0}
 	usr, err := plotter.NewLine(user)
 	if err != nil {
-		return Chart{}, false, fmt.Errorf("cpu chart: %w", err)
+		return chart{}, false, fmt.Errorf("cpu chart: %w", err)
 	}
 	usr.Color, usr.Width, usr.FillColor = colBlue, vg.Points(0.8), color.NRGBA{0x00, 0x72, 0xB2, 0xD0}
 	p.Add(sys, usr)
@@ -238,15 +238,15 @@ func cpuChart(rep *soak.Report, a axes) (Chart, bool, error) {
 
 func rateValue(r soak.Record) (float64, bool) { return r.Rate, true }
 
-func throughputChart(rep *soak.Report, a axes) (Chart, bool, error) {
+func throughputChart(rep *soak.Report, a axes) (chart, bool, error) {
 	xy := pick(rep.Records, a.xSec, rateValue)
 	if len(xy) == 0 {
-		return Chart{}, false, nil
+		return chart{}, false, nil
 	}
 	p := newPlot(a.sec.label, "throughput (requests/s)")
 	addPhases(p, a.warmSec, a.coolSec, a.endSec)
 	if err := addLine(p, "requests/s", xy, colGreen, 0); err != nil {
-		return Chart{}, false, err
+		return chart{}, false, err
 	}
 	addRestarts(p, a.restartsSec)
 	p.Y.Min = 0
@@ -258,18 +258,18 @@ func throughputChart(rep *soak.Report, a axes) (Chart, bool, error) {
 func p50Value(r soak.Record) (float64, bool) { return 1000 * r.P50, r.P50 > 0 }
 func p99Value(r soak.Record) (float64, bool) { return 1000 * r.P99, r.P99 > 0 }
 
-func latencyChart(rep *soak.Report, a axes) (Chart, bool, error) {
+func latencyChart(rep *soak.Report, a axes) (chart, bool, error) {
 	p50, p99 := pick(rep.Records, a.xSec, p50Value), pick(rep.Records, a.xSec, p99Value)
 	if len(p50) == 0 && len(p99) == 0 {
-		return Chart{}, false, nil
+		return chart{}, false, nil
 	}
 	p := newPlot(a.sec.label, "latency (ms)")
 	addPhases(p, a.warmSec, a.coolSec, a.endSec)
 	if err := addLine(p, "p50", p50, colBlue, 0); err != nil {
-		return Chart{}, false, err
+		return chart{}, false, err
 	}
 	if err := addLine(p, "p99", p99, colRed, 1); err != nil {
-		return Chart{}, false, err
+		return chart{}, false, err
 	}
 	addRestarts(p, a.restartsSec)
 	desc := "Median (p50) and 99th percentile (p99) latency of each progress interval's requests, in milliseconds."

@@ -30,6 +30,8 @@ func classify(err error) string {
 	var dnsErr *net.DNSError
 	var ne net.Error
 	switch {
+	case errors.As(err, &dnsErr):
+		return CauseAddress
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return CauseConnRefused
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
@@ -38,7 +40,7 @@ func classify(err error) string {
 		return CauseReset
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return CauseTimeout
-	case errors.As(err, &dnsErr), errors.Is(err, syscall.EADDRNOTAVAIL),
+	case errors.Is(err, syscall.EADDRNOTAVAIL),
 		errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
 		return CauseAddress
 	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):

@@ -41,7 +41,7 @@ type Engine struct {
 	stoppedBy string // written once under stopOnce, read after workers end
 	ran       atomic.Bool
 
-	late, missed atomic.Uint64 // open loop
+	missed atomic.Uint64 // open loop: due times never sent
 }
 
 // New fills defaults (Concurrency 1, Interval 1s, Timeout 30s, Method GET,

@@ -45,7 +45,7 @@ func readResponse(br *bufio.Reader, head bool, body *bodyBuf) (response, error) 
 			return r, err
 		}
 		if r.status >= 200 || r.status == 101 {
-			if !keepAliveDefault {
+			if !keepAliveDefault || r.status == 101 {
 				r.close = true
 			}
 			break

@@ -69,3 +69,17 @@ func TestBodyBufIsBounded(t *testing.T) {
 		t.Errorf("got %q; want the first 10 bytes", b.buf)
 	}
 }
+
+// FuzzReadResponse checks that no input makes the parser panic, loop, or
+// report more bytes than it was given.
+func FuzzReadResponse(f *testing.F) {
+	f.Add("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", false)
+	f.Add("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", false)
+	f.Add("HTTP/1.0 204 No Content\r\n\r\n", true)
+	f.Fuzz(func(t *testing.T, raw string, head bool) {
+		r, _ := readResponse(bufio.NewReaderSize(strings.NewReader(raw), 64), head, &bodyBuf{buf: make([]byte, 0, 8)})
+		if r.bytesIn > len(raw) {
+			t.Errorf("got %d bytes in from %d", r.bytesIn, len(raw))
+		}
+	})
+}

@@ -141,3 +141,15 @@ func TestParseHeaderAndBody(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseTargetLine checks that no line makes the parser panic.
+func FuzzParseTargetLine(f *testing.F) {
+	f.Add("3 POST http://127.0.0.1:8080/x @body")
+	f.Add("GET")
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.TrimSpace(line) == "" {
+			return
+		}
+		_, _ = parseTargetLine(strings.TrimSpace(line), t.TempDir())
+	})
+}

@@ -62,10 +62,7 @@ func (d *Daemon) analysisOptions(job string, recs []soak.Record) (soak.TargetInf
 	var ao soak.AnalysisOptions
 	if j := d.config().Job(job); j != nil {
 		if o, err := j.Options(); err == nil {
-			ao = soak.AnalysisOptions{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit}
-			if o.Load.Rate == 0 {
-				ao.Concurrency = max(o.Load.Concurrency, 1)
-			}
+			ao = analysisOf(&o)
 		}
 	}
 	return ti, ao

@@ -229,10 +229,17 @@ func (d *Daemon) wire(ar *activeRun, o *soak.Options) {
 	o.Load.OnResult = d.m.loadObserver(ar.job)
 	ar.planDuration, ar.planRequests = o.Load.Duration, o.Load.Requests
 	ar.ti = soak.TargetInfo{Probed: !o.NoProbe}
-	ar.ao = soak.AnalysisOptions{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit}
+	ar.ao = analysisOf(o)
+}
+
+// analysisOf returns the analysis options of a run with options o, as
+// soak.Run's own report uses them.
+func analysisOf(o *soak.Options) soak.AnalysisOptions {
+	ao := soak.AnalysisOptions{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit}
 	if o.Load.Rate == 0 {
-		ar.ao.Concurrency = max(o.Load.Concurrency, 1)
+		ao.Concurrency = max(o.Load.Concurrency, 1)
 	}
+	return ao
 }
 
 // onRecord stores a sample as it comes (so a kill -9 loses at most one),

@@ -95,6 +95,10 @@ func (e *Engine) tlsConfig(t *target) *tls.Config {
 	return c
 }
 
+// Options returns the options in effect: the caller's, with defaults
+// filled in (for example the open-loop Concurrency New chose).
+func (e *Engine) Options() Options { return e.opts }
+
 // Completed returns the number of requests completed so far (successes
 // and errors). Safe to call from any goroutine; cheap.
 func (e *Engine) Completed() uint64 {

@@ -13,7 +13,7 @@ import (
 )
 
 // Histogram geometry: microseconds from 1 µs to 60 s, 2 significant
-// digits (≤ 1 % error), about 30 KB per histogram whatever the count.
+// digits (≤ 1 % error), about 20 KB per histogram whatever the count.
 const (
 	histMin    = 1
 	histMax    = 60_000_000

@@ -3,6 +3,7 @@ package probes
 import (
 	"context"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,10 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 )
 
-const deniedEnv = "PROBES_DENIED_TARGET"
+const (
+	deniedEnv    = "PROBES_DENIED_TARGET"
+	deniedURLEnv = "PROBES_DENIED_URL"
+)
 
 // TestPermissionDenied runs this test binary as user nobody against this
 // (root) process: fds and I/O of another user cannot be read, and each
@@ -36,10 +40,15 @@ func TestPermissionDenied(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // a listener nobody cannot trace to its owner
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-test.run=^TestDeniedHelper$", "-test.v")
-	cmd.Env = append(os.Environ(), deniedEnv+"="+strconv.Itoa(os.Getpid()))
+	cmd.Env = append(os.Environ(), deniedEnv+"="+strconv.Itoa(os.Getpid()), deniedURLEnv+"=http://"+ln.Addr().String()+"/")
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
@@ -86,6 +95,10 @@ func TestDeniedHelper(t *testing.T) {
 			t.Errorf("got alive %v rss %d threads %d io %v tcp %v smaps %v; want alive with rss and threads, no I/O, TCP or smaps",
 				got.Alive, got.RSS, got.Threads, got.IOValid, got.TCPValid, got.SmapsValid)
 		}
+	}
+	_, err = Open(context.Background(), Spec{URL: os.Getenv(deniedURLEnv)}, log)
+	if want := "run soakd as the target's user or grant it CAP_SYS_PTRACE"; !strings.Contains(errText(err), want) {
+		t.Errorf("port-owner lookup: err = %v; want it to contain %q", err, want)
 	}
 	for _, kind := range []string{"I/O counters", "smaps_rollup", "open files"} {
 		n := logs.FilterMessageSnippet(kind).Len()

@@ -27,9 +27,9 @@ import (
 const (
 	DefaultLiveInterval     = time.Minute
 	DefaultPruneInterval    = time.Hour
-	DefaultShutdownTimeout  = 8 * time.Second
+	DefaultShutdownTimeout  = 6 * time.Second
 	DefaultStatusInterval   = 5 * time.Second
-	defaultAlertCloseWindow = 2 * time.Second
+	defaultAlertCloseWindow = 1500 * time.Millisecond
 )
 
 // Notifier tells the service manager about the daemon's state
@@ -63,7 +63,8 @@ type Options struct {
 	LiveInterval time.Duration
 	// PruneInterval is the period of retention pruning; default 1 h.
 	PruneInterval time.Duration
-	// ShutdownTimeout bounds the wait for open runs at shutdown; default 8 s.
+	// ShutdownTimeout bounds the wait for open runs at shutdown; default 6 s,
+	// so that with the HTTP and alert drains soakd exits within 10 s.
 	ShutdownTimeout time.Duration
 	// StatusInterval is the period of STATUS= updates; default 5 s.
 	StatusInterval time.Duration

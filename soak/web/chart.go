@@ -115,6 +115,8 @@ func render(p *plot.Plot, id, title, desc string) (chart, error) {
 	return chart{ID: id, Title: title, Desc: desc, SVG: template.HTML(svg)}, nil
 }
 
+const svgFonts = "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;"
+
 var sizeAttrs = regexp.MustCompile(`\s(width|height)="[^"]*"`)
 
 func inlineSVG(doc, id, title, desc string) (string, error) {
@@ -130,7 +132,9 @@ func inlineSVG(doc, id, title, desc string) (string, error) {
 	fmt.Fprintf(&b, `%s role="img" aria-labelledby="%s-title %s-desc" class="chart" preserveAspectRatio="xMidYMid meet">`,
 		open, id, id)
 	fmt.Fprintf(&b, "\n<title id=\"%s-title\">%s</title>\n<desc id=\"%s-desc\">%s</desc>", id, html.EscapeString(title), id, html.EscapeString(desc))
-	b.WriteString(doc[j+1:])
+	// gonum measured the text with Liberation Sans; where it is not
+	// installed, fonts with the same metrics come next.
+	b.WriteString(strings.ReplaceAll(doc[j+1:], "font-family:Liberation Sans;", svgFonts))
 	return b.String(), nil
 }
 

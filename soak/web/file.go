@@ -1,0 +1,39 @@
+package web
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/soakd/soakd/soak"
+)
+
+// WriteReportFile writes the run page to dir/report.html, through a
+// temporary file renamed into place, so that a reader never sees half a
+// page.
+func WriteReportFile(dir string, rep *soak.Report, opt PageOptions) error {
+	f, err := os.CreateTemp(dir, ".report-*.html")
+	if err != nil {
+		return fmt.Errorf("report.html: %w", err)
+	}
+	defer os.Remove(f.Name()) // fails harmlessly once renamed
+	w := bufio.NewWriter(f)
+	err = RunReport(w, rep, opt)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, "report.html"))
+	}
+	if err != nil {
+		return fmt.Errorf("report.html: %w", err)
+	}
+	return nil
+}

@@ -59,6 +59,10 @@ func (e *Engine) pace(start time.Time, slots chan<- time.Time, grow func() bool)
 	var n, handed uint64
 	for ; e.opts.Requests == 0 || handed < e.opts.Requests; n++ {
 		due := start.Add(time.Duration(float64(n) * period))
+		if e.opts.Duration > 0 && due.Sub(start) >= e.opts.Duration {
+			<-e.stopCtx.Done() // the duration timer fires within one period
+			return n
+		}
 		if d := time.Until(due); d > 0 {
 			timer.Reset(d)
 			select {

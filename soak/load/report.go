@@ -93,7 +93,7 @@ func (e *Engine) summary(start, end time.Time) *Summary {
 	s := &Summary{
 		Mode: "closed", Concurrency: e.opts.Concurrency, KeepAlive: e.opts.KeepAlive,
 		ErrorsByCause: map[string]uint64{}, StatusClasses: map[string]uint64{},
-		MissedSends: e.missed.Load(),
+		MissedSends:     e.missed.Load(),
 		DurationSeconds: end.Sub(start).Seconds(), StoppedBy: e.stoppedBy,
 	}
 	if e.opts.Rate > 0 {

@@ -33,7 +33,7 @@ type Options struct {
 	// constant rate and latency is measured from each intended send time.
 	Rate float64
 
-	Requests uint64        // stop after this many completed requests; 0 = no limit
+	Requests uint64        // stop after this many completed requests (successes and errors); 0 = no limit
 	Duration time.Duration // stop after this long; 0 = no limit
 
 	KeepAlive bool
@@ -42,8 +42,10 @@ type Options struct {
 	// ExpectStatus lists accepted status codes or classes, e.g. "200",
 	// "2xx". Empty means any 2xx or 3xx.
 	ExpectStatus []string
-	ExpectBody   *regexp.Regexp
-	CheckLength  bool // fail a response whose body length differs from the first one's
+	// ExpectBody, when set, must match each response body; only the first
+	// 64 KiB of a body are kept to match against.
+	ExpectBody  *regexp.Regexp
+	CheckLength bool // fail a response whose body length differs from the first one's
 
 	// Interval is the period of OnInterval calls (default 1s).
 	Interval   time.Duration

@@ -1,0 +1,80 @@
+package daemon
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/store"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// syntheticRecords returns n samples of a target leaking 2 KiB per request
+// at 100 req/s, with allocator noise, one per second.
+func syntheticRecords(n int) []soak.Record {
+	rng := rand.New(rand.NewPCG(1, 2))
+	start := time.Unix(1_700_000_000, 0)
+	recs := make([]soak.Record, n)
+	for i := range recs {
+		req := uint64(i * 100)
+		recs[i] = soak.Record{
+			Sample: probes.Sample{
+				Time: start.Add(time.Duration(i) * time.Second), Alive: true, RootPID: 42, Incarnation: 1, Procs: 1,
+				RSS:      uint64(50<<20) + req*2048 + uint64(rng.IntN(4<<20)),
+				FDsValid: true, FDs: 20 + uint64(rng.IntN(3)), FDLimit: 1024, Threads: 8,
+				CPUUser: float64(i) * 0.02, CPUSystem: float64(i) * 0.01,
+			},
+			Elapsed: float64(i), Phase: verdict.Soak, Requests: req, Rate: 100, P50: 0.001, P99: 0.004,
+		}
+		if i < n/10 {
+			recs[i].Phase = verdict.Warmup
+		}
+	}
+	return recs
+}
+
+// BenchmarkLiveAnalysis measures one live analysis of an 8-hour run
+// sampled every second (28 800 records), as the daemon does every minute.
+func BenchmarkLiveAnalysis(b *testing.B) {
+	recs := syntheticRecords(8 * 3600)
+	ao := soak.AnalysisOptions{Concurrency: 1}
+	b.ResetTimer()
+	for b.Loop() {
+		rep := soak.NewReport(recs, nil, soak.TargetInfo{Probed: true}, ao)
+		if rep.Resources["rss"].Verdict != verdict.Leak {
+			b.Fatalf("rss verdict = %s; want leak", rep.Resources["rss"].Verdict)
+		}
+	}
+}
+
+// BenchmarkOnRecord measures the per-sample path on the sampling
+// goroutine: the store write, the in-memory copy and the metrics.
+func BenchmarkOnRecord(b *testing.B) {
+	st, err := store.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	m, err := newMetrics(prometheus.NewRegistry(), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := &Daemon{st: st, m: m, log: zap.NewNop()}
+	id, err := st.CreateRun("bench", store.TriggerAPI, "bench", time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ar := &activeRun{id: id, job: "bench", log: zap.NewNop()}
+	recs := syntheticRecords(1000)
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		d.onRecord(ar, recs[i%len(recs)])
+		i++
+	}
+}

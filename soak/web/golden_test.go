@@ -86,8 +86,8 @@ func sampleIndex() IndexData {
 		},
 		Runs: []RunView{
 			{ID: 3, Job: "static-pages", Status: "running", Verdict: "inconclusive", Started: at.Add(-time.Minute), Duration: time.Minute, Requests: 1200},
-			{ID: 2, Job: "nightly-api", Status: "done", Verdict: "leak", Started: at.Add(-5 * time.Hour), Duration: time.Minute, Requests: 12000, RSSPerRequest: 2134.3},
-			{ID: 1, Job: "static-pages", Status: "done", Verdict: "clean", Started: at.Add(-24 * time.Hour), Duration: 40 * time.Second, Requests: 8000, RSSPerRequest: 1.5},
+			{ID: 2, Job: "nightly-api", Status: "completed", Verdict: "leak", Started: at.Add(-5 * time.Hour), Duration: time.Minute, Requests: 12000, RSSPerRequest: 2134.3},
+			{ID: 1, Job: "static-pages", Status: "completed", Verdict: "clean", Started: at.Add(-24 * time.Hour), Duration: 40 * time.Second, Requests: 8000, RSSPerRequest: 1.5},
 		},
 	}
 }

@@ -90,7 +90,7 @@ func (l *liveRun) handler(t *testing.T) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		rep, live := l.report()
-		v := RunView{ID: 1, Job: "leaky", Status: "done", Verdict: rep.Verdict, Started: rep.Started,
+		v := RunView{ID: 1, Job: "leaky", Status: "completed", Verdict: rep.Verdict, Started: rep.Started,
 			Duration: rep.Ended.Sub(rep.Started), Requests: rep.Phases.WarmupRequests + rep.Phases.SoakRequests}
 		if live {
 			v.Status = "running"

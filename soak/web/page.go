@@ -146,10 +146,14 @@ type badge struct {
 
 func badgeOf(v string) badge {
 	switch v {
-	case verdict.Leak, "failed", "error":
+	case verdict.Leak, "failed":
 		return badge{"bad", "✗", v}
-	case "clean", verdict.Stable, "done", "ok":
+	case "clean", verdict.Stable:
 		return badge{"good", "✓", v}
+	case "completed":
+		return badge{"plain", "■", v}
+	case "stopped", "interrupted":
+		return badge{"warn", "!", v}
 	case verdict.Plateau:
 		return badge{"warn", "◆", v}
 	case "running", "live":

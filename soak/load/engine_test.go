@@ -303,3 +303,39 @@ func TestOnResult(t *testing.T) {
 		t.Errorf("got %d bytes in results; want %d as in the summary", bytesIn.Load(), s.BytesIn)
 	}
 }
+
+func TestFramingAgainstRealServer(t *testing.T) {
+	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/chunked":
+			fmt.Fprint(w, "part one ")
+			w.(http.Flusher).Flush()
+			fmt.Fprint(w, "part two")
+		case "/empty":
+			w.WriteHeader(http.StatusNoContent)
+		case "/close":
+			w.Header().Set("Connection", "close")
+			fmt.Fprint(w, "bye")
+		default:
+			fmt.Fprint(w, strings.Repeat("y", 100))
+		}
+	})
+	tests := []struct {
+		method, path string
+		wantConns    uint64
+	}{
+		{"GET", "/chunked", 1},
+		{"HEAD", "/", 1},
+		{"GET", "/empty", 1},
+		{"GET", "/close", 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+tt.path, func(t *testing.T) {
+			s := run(t, Options{Endpoints: []Endpoint{{Method: tt.method, URL: ts.URL + tt.path}},
+				Requests: 10, KeepAlive: true, CheckLength: true, ExpectBody: regexp.MustCompile(`^(part one part two|y*|bye)$`)})
+			if s.Successes != 10 || s.Connections != tt.wantConns {
+				t.Errorf("got %d successes on %d connections (%v); want 10 on %d", s.Successes, s.Connections, s.ErrorsByCause, tt.wantConns)
+			}
+		})
+	}
+}

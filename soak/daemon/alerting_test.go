@@ -171,3 +171,37 @@ func labelValues(m *dto.Metric) []string {
 	}
 	return vs
 }
+
+// TestScheduledRunFails: a scheduled run whose target is missing ends
+// "failed" with its error, is counted, and fires SoakdRunFailed to the
+// job's sink.
+func TestScheduledRunFails(t *testing.T) {
+	hook := &hookReceiver{}
+	srv := httptest.NewServer(hook)
+	t.Cleanup(srv.Close)
+	ln := startTarget(t) // a live port, so that only the target lookup fails
+	missing := target{addr: ln.addr, pidFile: t.TempDir() + "/missing.pid"}
+	extra := "alerts:\n  sinks:\n    - name: hook\n      type: webhook\n      url: " + srv.URL + "\n"
+	cfg := parseConfig(t, configYAML(t.TempDir(), extra,
+		jobSpec{name: "broken", schedule: "@every 1s", target: missing, alerts: []string{"hook"}}))
+	reg := prometheus.NewRegistry()
+	d := startDaemon(t, cfg, Options{Registry: reg})
+	waitFor(t, 30*time.Second, "a SoakdRunFailed alert", func() bool {
+		_, ok := hook.find(alerts.AlertRunFailed, alerts.StatusFiring)
+		return ok
+	})
+	a, _ := hook.find(alerts.AlertRunFailed, alerts.StatusFiring)
+	t.Logf("run failed alert: %s", a.Annotations[alerts.AnnotationSummary])
+	var runs []runInfo
+	getJSON(t, d.url+"/api/v1/runs?job=broken", &runs)
+	if len(runs) == 0 || runs[len(runs)-1].Status != store.StatusFailed || runs[len(runs)-1].Error == "" {
+		t.Fatalf("runs = %+v; want the first one failed with its error", runs)
+	}
+	code, b := httpDo(t, "GET", d.url+"/api/v1/runs/"+strconv.FormatInt(runs[len(runs)-1].ID, 10), "", nil)
+	if code != http.StatusNotFound || !strings.Contains(string(b), "failed") {
+		t.Errorf("report of a failed run: status %d: %s; want 404 saying it failed", code, b)
+	}
+	if got := gathered(t, reg, "soakd_runs_total", "broken", resultFailed); got < 1 {
+		t.Errorf("soakd_runs_total{result=failed} = %g; want >= 1", got)
+	}
+}

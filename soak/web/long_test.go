@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,7 +89,12 @@ func TestLongRunDisplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(charts) != 7 {
-		t.Errorf("charts = %d; want 7", len(charts))
+		t.Fatalf("charts = %d; want 7", len(charts))
+	}
+	for _, c := range charts {
+		if !strings.Contains(string(c.SVG), ">restart</text>") {
+			t.Errorf("chart %s does not mark the restart", c.ID)
+		}
 	}
 }
 

@@ -16,16 +16,19 @@
 // # Cost
 //
 // Everything is read from /proc with raw syscalls into reused buffers; no
-// call forks. Figures from `go test -run '^$' -bench . -benchtime 2000x
-// ./probes` on the shared 2-core machine (load average about 12), CPU
-// time of soakd per sample:
+// call forks. Figures from `go test -run '^$' -bench Sample -benchtime
+// 2000x -count 3 ./probes` on the shared 2-core machine (load average about
+// 10), CPU time of soakd per sample:
 //
-//	one process                      83 µs  (budget 200 µs)
-//	50-process tree (Go processes) 1.8 ms  (budget 3 ms)
-//	one process, smaps_rollup too  242 µs  (every SmapsInterval, 30 s)
-//	one process, TCP census        387 µs  (every SocketInterval, 5 s)
-//	50-process tree, TCP census    4.9 ms
-//	one process, 1000 fds, census  4.3 ms  (a readlink per fd: ~4 µs each)
+//	one process                       90–120 µs  (budget 200 µs)
+//	50-process tree (Go processes)   1.9–2.1 ms  (budget 3 ms)
+//	one process, smaps_rollup too    205–220 µs  (every SmapsInterval, 30 s)
+//	one process, TCP census          520–600 µs  (every SocketInterval, 5 s)
+//	50-process tree, TCP census      4.2–4.6 ms
+//	one process, 1000 fds, census      4–7 ms    (a readlink per fd)
+//
+// With a 1 s sample interval and the default cadences that averages about
+// 0.2 ms per sample for one process and 2.5 ms for 50.
 //
 // What made it cheap, measured:
 //

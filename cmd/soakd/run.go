@@ -20,6 +20,7 @@ import (
 
 	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/web"
 )
 
 // runFlags are the flags of `soakd run` that are not soak.Options fields
@@ -252,6 +253,11 @@ func soakAndReport(o soak.Options, f runFlags, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "soakd:", err)
+	}
+	if o.OutDir != "" {
+		if err := web.WriteReportFile(o.OutDir, rep, web.PageOptions{}); err != nil {
+			fmt.Fprintln(stderr, "soakd: --out:", err)
+		}
 	}
 	if f.json {
 		err = rep.WriteJSON(stdout)

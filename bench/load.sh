@@ -31,7 +31,13 @@ NGINX_PID=
 cleanup() {
 	if [[ -n $NGINX_PID ]] && kill -0 "$NGINX_PID" 2>/dev/null; then
 		kill "$NGINX_PID"
-		for _ in $(seq 50); do kill -0 "$NGINX_PID" 2>/dev/null || break; sleep 0.1; done
+		# give it 5 s to exit (a zombie counts as exited), then KILL; reap it
+		for _ in $(seq 50); do
+			[[ $(awk '{print $3}' "/proc/$NGINX_PID/stat" 2>/dev/null) =~ ^(Z|)$ ]] && break
+			sleep 0.1
+		done
+		kill -KILL "$NGINX_PID" 2>/dev/null || true
+		wait "$NGINX_PID" 2>/dev/null || true
 	fi
 	rm -rf "$WORK"
 }

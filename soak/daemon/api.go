@@ -68,12 +68,17 @@ func (d *Daemon) auth(next http.Handler) http.Handler {
 	})
 }
 
+// writeJSON encodes v before writing anything, so that a value JSON cannot
+// hold (a NaN) is a clean 500, not half a body.
 func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		code = http.StatusInternalServerError
+		b, _ = json.Marshal(map[string]string{"error": "encoding the answer: " + err.Error()})
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
+	_, _ = w.Write(append(b, '\n'))
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {

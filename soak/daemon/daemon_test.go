@@ -205,3 +205,21 @@ func TestRefusesOpenListenerWithoutToken(t *testing.T) {
 		t.Errorf("the store was created although soakd refused to start")
 	}
 }
+
+// TestMaxDuration: max_duration cuts a run that overruns; it ends
+// "stopped", says why, and keeps its analysis.
+func TestMaxDuration(t *testing.T) {
+	tg := startTarget(t)
+	cfg := parseConfig(t, configYAML(t.TempDir(), "", jobSpec{name: "web", target: tg, duration: time.Minute}))
+	cfg.Jobs[0].MaxDuration = 2 * time.Second
+	d := startDaemon(t, cfg, Options{})
+	id := startRun(t, d.url, "web", "")
+	var r runInfo
+	waitFor(t, 60*time.Second, "max_duration to stop the run", func() bool {
+		r = runStatus(t, d.url, "web", id)
+		return r.Status != store.StatusRunning
+	})
+	if r.Status != store.StatusStopped || !strings.Contains(r.Error, "max_duration") || r.Verdict == "" {
+		t.Errorf("run = %+v; want stopped, the error naming max_duration, and a verdict", r)
+	}
+}

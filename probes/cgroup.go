@@ -60,7 +60,7 @@ func (t *Target) locateUnit() (procID, error) {
 	t.members = parsePIDList(b, t.members[:0])
 	var cands []candidate
 	for _, pid := range t.members {
-		if c, ok := t.candidateOf(pid); ok {
+		if c, ok := t.statCandidate(pid); ok {
 			cands = append(cands, c)
 		}
 	}

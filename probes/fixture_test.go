@@ -3,6 +3,7 @@ package probes
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -200,5 +201,43 @@ func TestLocalPort(t *testing.T) {
 				t.Errorf("got %d, %v; want %d, error %v", got, err, tt.want, tt.wantErr)
 			}
 		})
+	}
+}
+
+func TestFixtureUnitRestart(t *testing.T) {
+	cg := t.TempDir()
+	if err := os.CopyFS(cg, os.DirFS(fixtureCgroup)); err != nil {
+		t.Fatal(err)
+	}
+	procs := filepath.Join(cg, "system.slice/nginx.service/cgroup.procs")
+	tg, err := Open(context.Background(), Spec{Unit: "nginx.service", ProcRoot: fixtureProc, CgroupRoot: cg}, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSampler(tg, SamplerOptions{Log: zaptest.NewLogger(t)})
+	steps := []struct {
+		name        string
+		members     string
+		alive       bool
+		root        int32
+		procs       int
+		incarnation int
+	}{
+		{"running", "100\n101\n102\n", true, 100, 3, 1},
+		{"stopped", "", false, 100, 0, 1},
+		{"started again with another main process", "200\n", true, 200, 1, 2},
+	}
+	for _, st := range steps {
+		if err := os.WriteFile(procs, []byte(st.members), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := s.Sample()
+		if got.Alive != st.alive || got.RootPID != st.root || got.Procs != st.procs || got.Incarnation != st.incarnation {
+			t.Errorf("%s: got alive %v root %d procs %d incarnation %d; want %v %d %d %d",
+				st.name, got.Alive, got.RootPID, got.Procs, got.Incarnation, st.alive, st.root, st.procs, st.incarnation)
+		}
+		if (tg.Exit() == nil) != st.alive {
+			t.Errorf("%s: Exit() = %+v; want nil only while alive", st.name, tg.Exit())
+		}
 	}
 }

@@ -144,6 +144,20 @@ func describeProcs(c []candidate) string {
 
 // candidateOf reads pid's identity, parent and command line.
 func (t *Target) candidateOf(pid int32) (candidate, bool) {
+	c, ok := t.statCandidate(pid)
+	if !ok {
+		return c, false
+	}
+	args, err := cmdlineOf(t.fs, pid)
+	if err != nil {
+		return candidate{}, false
+	}
+	c.Cmdline = strings.Join(args, " ")
+	return c, true
+}
+
+// statCandidate reads pid's identity and parent; zombies are left out.
+func (t *Target) statCandidate(pid int32) (candidate, bool) {
 	b, err := t.fs.readPid(pid, "stat")
 	if err != nil {
 		return candidate{}, false
@@ -152,9 +166,5 @@ func (t *Target) candidateOf(pid int32) (candidate, bool) {
 	if err != nil || s.State == 'Z' {
 		return candidate{}, false
 	}
-	args, err := cmdlineOf(t.fs, pid)
-	if err != nil {
-		return candidate{}, false
-	}
-	return candidate{ID: procID{PID: pid, Start: s.StartTime}, PPID: s.PPID, Cmdline: strings.Join(args, " ")}, true
+	return candidate{ID: procID{PID: pid, Start: s.StartTime}, PPID: s.PPID}, true
 }

@@ -197,12 +197,6 @@ func atoiPID(b []byte) (int32, bool) {
 	return n, n > 0
 }
 
-// isGone says whether err means the process (or file) no longer exists:
-// an expected case for a process that exits mid-sample.
-func isGone(err error) bool {
-	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ESRCH)
-}
-
 // isDenied says whether err is a permission error.
 func isDenied(err error) bool {
 	return errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)

@@ -186,8 +186,7 @@ func (d *Daemon) LiveReport(id int64) *soak.Report {
 	if rep := ar.latest(); rep != nil {
 		return rep
 	}
-	recs := ar.snapshot()
-	return soak.NewReport(recs, nil, ar.ti, ar.ao)
+	return ar.analyze()
 }
 
 func (d *Daemon) handleRun(w http.ResponseWriter, r *http.Request) {

@@ -110,20 +110,20 @@ func (nopNotifier) Stopping() error     { return nil }
 
 // Daemon is the running service. Create it with New, start it with Run.
 type Daemon struct {
-	o     Options
-	log   *zap.Logger
-	st    *store.Store
-	m     *metrics
-	cron  *cron.Cron
-	token string
+	o    Options
+	log  *zap.Logger
+	st   *store.Store
+	m    *metrics
+	cron *cron.Cron
 
 	ctx      context.Context // the runs' parent, cancelled at shutdown
 	stopRuns context.CancelFunc
 	runs     sync.WaitGroup // open runs
 	loopback bool           // the API listens on loopback only
 
-	mu      sync.Mutex // guards cfg, token, entries, active, alerts, ready, closing
+	mu      sync.Mutex // guards cfg, token, entries, active, alerts, ready, closing, addr
 	cfg     *config.Config
+	token   string
 	entries map[string]cron.EntryID // scheduled jobs
 	active  map[string]*activeRun   // by job name
 	alerts  *alertHub
@@ -205,8 +205,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.ready = true
 	d.mu.Unlock()
 	d.cron.Start()
-	d.log.Info("soakd serving", zap.String("addr", d.addr), zap.Int("jobs", len(d.cfg.Jobs)),
-		zap.String("state_dir", d.cfg.StateDir))
+	cfg := d.config()
+	d.log.Info("soakd serving", zap.String("addr", d.Addr()), zap.Int("jobs", len(cfg.Jobs)),
+		zap.String("state_dir", cfg.StateDir))
 	_ = d.o.Notifier.Ready()
 	bg, stopBG := context.WithCancel(ctx)
 	go d.background(bg)
@@ -225,16 +226,22 @@ func (d *Daemon) listen() (net.Listener, error) {
 	ln := d.o.Listener
 	if ln == nil {
 		var err error
-		if ln, err = net.Listen("tcp", d.cfg.Listen); err != nil {
+		if ln, err = net.Listen("tcp", d.config().Listen); err != nil {
 			return nil, fmt.Errorf("daemon: listen: %w", err)
 		}
 	}
+	d.mu.Lock()
 	d.addr = ln.Addr().String()
+	d.mu.Unlock()
 	return ln, nil
 }
 
 // Addr returns the API's address once Run listens, else "".
-func (d *Daemon) Addr() string { return d.addr }
+func (d *Daemon) Addr() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.addr
+}
 
 // shutdown stops scheduling, stops open runs and waits for them to store
 // their analysis, then closes the HTTP server, the alerts and the store.

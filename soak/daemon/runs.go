@@ -57,7 +57,7 @@ type activeRun struct {
 
 	cpu cpuTracker // used by the sampling goroutine only
 
-	mu    sync.Mutex // guards recs, live, alive, inc
+	mu    sync.Mutex // guards the plan, ti, ao, recs, live, alive and inc
 	recs  []soak.Record
 	live  *soak.Report
 	alive bool
@@ -70,6 +70,15 @@ func (a *activeRun) snapshot() []soak.Record {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.recs[:len(a.recs):len(a.recs)]
+}
+
+// analyze analyses the records so far.
+func (a *activeRun) analyze() *soak.Report {
+	a.mu.Lock()
+	recs := a.recs[:len(a.recs):len(a.recs)]
+	ti, ao := a.ti, a.ao
+	a.mu.Unlock()
+	return soak.NewReport(recs, nil, ti, ao)
 }
 
 func (a *activeRun) latest() *soak.Report {
@@ -109,7 +118,9 @@ func (d *Daemon) StartRun(job, trigger string) (int64, error) {
 		d.release(ar)
 		return 0, fmt.Errorf("daemon: job %s: %w", job, err)
 	}
+	d.mu.Lock() // readers find ar through d.active under mu
 	ar.id = id
+	d.mu.Unlock()
 	ar.log = d.log.With(zap.String("job", job), zap.Int64("run_id", id), zap.String("trigger", trigger))
 	go d.execute(ar, j)
 	return id, nil
@@ -227,9 +238,11 @@ func (d *Daemon) wire(ar *activeRun, o *soak.Options) {
 	o.OutDir, o.Progress = "", nil
 	o.OnRecord = func(r soak.Record) { d.onRecord(ar, r) }
 	o.Load.OnResult = d.m.loadObserver(ar.job)
+	ar.mu.Lock()
 	ar.planDuration, ar.planRequests = o.Load.Duration, o.Load.Requests
 	ar.ti = soak.TargetInfo{Probed: !o.NoProbe}
 	ar.ao = analysisOf(o)
+	ar.mu.Unlock()
 }
 
 // analysisOf returns the analysis options of a run with options o, as
@@ -284,10 +297,8 @@ func (d *Daemon) finish(ar *activeRun, rep *soak.Report, runErr error) {
 	case rep == nil:
 		status, result = store.StatusFailed, resultFailed
 	}
-	if rep == nil {
-		if recs := ar.snapshot(); len(recs) > 0 {
-			rep = soak.NewReport(recs, nil, ar.ti, ar.ao)
-		}
+	if rep == nil && len(ar.snapshot()) > 0 {
+		rep = ar.analyze()
 	}
 	if err := d.st.FinishRun(ar.id, status, rep, runErr); err != nil {
 		ar.log.Error("storing the run's outcome", zap.Error(err))
@@ -358,11 +369,10 @@ func (d *Daemon) liveLoop(ctx context.Context, ar *activeRun) {
 // analyzeLive analyses a snapshot of the run's records, publishes it to
 // the metrics and the API, and feeds the alerts.
 func (d *Daemon) analyzeLive(ar *activeRun) *soak.Report {
-	recs := ar.snapshot()
-	if len(recs) < 2 {
+	if len(ar.snapshot()) < 2 {
 		return nil
 	}
-	rep := soak.NewReport(recs, nil, ar.ti, ar.ao)
+	rep := ar.analyze()
 	ar.mu.Lock()
 	ar.live = rep
 	ar.mu.Unlock()

@@ -13,21 +13,26 @@ func (d *Daemon) sendStatus() {
 }
 
 func (d *Daemon) statusLine() string {
+	type running struct {
+		ar *activeRun
+		id int64
+	}
 	d.mu.Lock()
-	runs := make([]*activeRun, 0, len(d.active))
+	runs := make([]running, 0, len(d.active))
 	for _, ar := range d.active {
-		runs = append(runs, ar)
+		runs = append(runs, running{ar, ar.id})
 	}
 	jobs := len(d.cfg.Jobs)
 	d.mu.Unlock()
 	if len(runs) == 0 {
 		return fmt.Sprintf("idle; %d jobs scheduled", jobs)
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].job < runs[j].job })
+	sort.Slice(runs, func(i, j int) bool { return runs[i].ar.job < runs[j].ar.job })
 	parts := make([]string, 0, len(runs))
-	for _, ar := range runs {
+	for _, r := range runs {
+		ar := r.ar
 		p, req := ar.progress()
-		s := fmt.Sprintf("running %s (run %d): %d requests", ar.job, ar.id, req)
+		s := fmt.Sprintf("running %s (run %d): %d requests", ar.job, r.id, req)
 		if p >= 0 {
 			s += fmt.Sprintf(", %.0f%%", 100*p)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -203,5 +204,32 @@ func TestStatusLine(t *testing.T) {
 	d.active["web"] = ar
 	if got, want := d.statusLine(), "running web (run 7): 300 requests, 25%"; got != want {
 		t.Errorf("status = %q; want %q", got, want)
+	}
+}
+
+// TestRetentionAtStart: the daemon prunes the store to the retention
+// limits when it starts.
+func TestRetentionAtStart(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		id, err := st.CreateRun("web", store.TriggerAPI, "test", time.Now().Add(time.Duration(i-3)*time.Minute))
+		if err == nil {
+			err = st.FinishRun(id, store.StatusCompleted, nil, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	tg := target{addr: "127.0.0.1:1", pidFile: "/nonexistent.pid"}
+	d := startDaemon(t, parseConfig(t, configYAML(dir, "retention:\n  max_runs_per_job: 1\n", jobSpec{name: "web", target: tg})), Options{})
+	var runs []runInfo
+	getJSON(t, d.url+"/api/v1/runs?job=web", &runs)
+	if len(runs) != 1 || runs[0].ID != 3 {
+		t.Errorf("runs after start with max_runs_per_job 1 = %+v; want only run 3", runs)
 	}
 }

@@ -80,7 +80,7 @@ func demoOptions(leak, fdEvery int, rate float64, dur, cool time.Duration) (soak
 	o.Target.ReadyTimeout = 10 * time.Second
 	o.Target.StopGrace = 5 * time.Second
 	o.Cooldown = cool
-	o.Sampler.SmapsInterval = 5 * time.Second
+	o.Sampler.SmapsInterval = 2 * time.Second
 	return o, nil
 }
 

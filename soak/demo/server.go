@@ -39,10 +39,12 @@ type Server struct {
 	requests atomic.Uint64
 	leak     arena // per-request leaks
 	ctl      arena // /ctl/alloc
-	mu       sync.Mutex
-	fds      []*os.File // leaked or held fds; guarded by mu
-	cache    [][]byte   // guarded by mu
-	mux      *http.ServeMux
+	// cache holds the cache entries, outside the Go heap like a C server's
+	// cache: it fills, then stays exactly flat.
+	cache arena
+	mu    sync.Mutex
+	fds   []*os.File // leaked or held fds; guarded by mu
+	mux   *http.ServeMux
 }
 
 // NewServer returns a demo target with the given behaviour.
@@ -89,13 +91,10 @@ func (s *Server) work(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if o.CacheEntries > 0 && n <= uint64(o.CacheEntries) {
-		e := make([]byte, o.CacheEntryBytes)
-		for i := 0; i < len(e); i += 512 {
-			e[i] = 1
+		if err := s.cache.take(o.CacheEntryBytes); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
 		}
-		s.mu.Lock()
-		s.cache = append(s.cache, e)
-		s.mu.Unlock()
 	}
 	if o.CPUPerRequest > 0 {
 		burn(o.CPUPerRequest)
@@ -203,10 +202,10 @@ func (s *Server) ctlExit(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) ctlStats(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	fds, cache := len(s.fds), len(s.cache)
+	fds := len(s.fds)
 	s.mu.Unlock()
-	fmt.Fprintf(w, "requests %d\nleaked_bytes %d\nheld_fds %d\ncache_entries %d\nallocated_bytes %d\n",
-		s.requests.Load(), s.leak.leaked(), fds, cache, s.ctl.leaked())
+	fmt.Fprintf(w, "requests %d\nleaked_bytes %d\nheld_fds %d\ncache_bytes %d\nallocated_bytes %d\n",
+		s.requests.Load(), s.leak.leaked(), fds, s.cache.leaked(), s.ctl.leaked())
 }
 
 func reply(w http.ResponseWriter, err error) {

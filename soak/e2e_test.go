@@ -1,0 +1,177 @@
+package soak_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// targetBin is the test target program, built once in TestMain.
+var targetBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "soak-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	targetBin = filepath.Join(dir, "target")
+	out, err := exec.Command("go", "build", "-o", targetBin, "github.com/soakd/soakd/testdata/target").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building the test target: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// startTarget starts the test target with args and returns its URL and
+// PID. The process is stopped and reaped when the test ends.
+func startTarget(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	dir := t.TempDir()
+	portFile := filepath.Join(dir, "port")
+	cmd := exec.Command(targetBin, append([]string{"--port-file", portFile, "--max-lifetime", "5m"}, args...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting the target: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(portFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			return "http://" + strings.TrimSpace(string(b)) + "/", cmd.Process.Pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the target did not write its port file within 30s")
+	return "", 0
+}
+
+// soakFor runs a soak of the target at url with the given load shape.
+func soakFor(t *testing.T, url string, pid int, shape load.Options, cooldown time.Duration) *soak.Report {
+	t.Helper()
+	shape.Endpoints = []load.Endpoint{{URL: url}}
+	shape.KeepAlive = true
+	shape.Timeout = 5 * time.Second
+	o := soak.Options{
+		Load:     shape,
+		Interval: 250 * time.Millisecond,
+		Warmup:   soak.Warmup{Fraction: 0.15},
+		Cooldown: cooldown,
+		OutDir:   t.TempDir(),
+		Log:      zaptest.NewLogger(t),
+	}
+	o.Target.PID = pid
+	o.Target.URL = url
+	o.Sampler.SmapsInterval = time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := soak.Run(ctx, o)
+	if err != nil {
+		t.Fatalf("soak.Run: %v", err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	t.Logf("report:\n%s", b.String())
+	return rep
+}
+
+func TestEndToEndLeakingTargetIsALeak(t *testing.T) {
+	const leak = 2048
+	url, pid := startTarget(t, "--leak-bytes", fmt.Sprint(leak))
+	rep := soakFor(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 12 * time.Second}, 2*time.Second)
+	rss := rep.Resources["rss"]
+	if rss.Verdict != verdict.Leak {
+		t.Errorf("rss verdict = %q; want leak (%s)", rss.Verdict, rss.Reason)
+	}
+	if lo, hi := 0.8*leak, 1.2*leak; rss.PerRequest < lo || rss.PerRequest > hi {
+		t.Errorf("rss per_request = %.0f B; want %d B ± 20 %%", rss.PerRequest, leak)
+	}
+	if rep.Verdict != verdict.Leak || !rep.HasLeak() {
+		t.Errorf("overall verdict = %q; want leak", rep.Verdict)
+	}
+	if rss.ReleasedAfterCooldown == nil || *rss.ReleasedAfterCooldown {
+		t.Errorf("released_after_cooldown = %v; want false", rss.ReleasedAfterCooldown)
+	}
+}
+
+func TestEndToEndCleanTargetIsStable(t *testing.T) {
+	url, pid := startTarget(t)
+	rep := soakFor(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 12 * time.Second}, 0)
+	for _, name := range []string{"rss", "fds", "threads"} {
+		if v := rep.Resources[name].Verdict; v == verdict.Leak {
+			t.Errorf("%s verdict = leak on a clean target (%s)", name, rep.Resources[name].Reason)
+		}
+	}
+	if rep.Verdict == verdict.Leak {
+		t.Errorf("overall verdict = leak on a clean target")
+	}
+}
+
+func TestEndToEndFDLeak(t *testing.T) {
+	url, pid := startTarget(t, "--leak-fd-every", "100")
+	rep := soakFor(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 10 * time.Second}, 0)
+	fds := rep.Resources["fds"]
+	if fds.Verdict != verdict.Leak {
+		t.Errorf("fds verdict = %q; want leak (%s)", fds.Verdict, fds.Reason)
+	}
+	if lo, hi := 0.008, 0.012; fds.PerRequest < lo || fds.PerRequest > hi {
+		t.Errorf("fds per_request = %.4f; want 0.01 ± 20 %%", fds.PerRequest)
+	}
+	if fds.TimeToExhaustionSeconds == nil {
+		t.Errorf("fds time to exhaustion = never; want a time (limit %v)", fds.Limit)
+	}
+}
+
+func TestEndToEndCacheThatFillsIsNeverALeak(t *testing.T) {
+	// 2500 entries of 8 KiB fill 20 MiB over the first ~3 s, then stay.
+	url, pid := startTarget(t, "--cache-entries", "2500", "--cache-entry-bytes", "8192")
+	rep := soakFor(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 14 * time.Second}, 0)
+	rss := rep.Resources["rss"]
+	if rss.Verdict != verdict.Plateau && rss.Verdict != verdict.Stable {
+		t.Errorf("rss verdict = %q; want plateau or stable (%s)", rss.Verdict, rss.Reason)
+	}
+}
+
+func TestEndToEndCPUBound(t *testing.T) {
+	url, pid := startTarget(t, "--cpu-per-request", "2ms")
+	rep := soakFor(t, url, pid, load.Options{Concurrency: 1, Duration: 8 * time.Second}, 0)
+	if rep.CPU.Bound != "cpu" {
+		t.Errorf("cpu bound = %q; want cpu (%s)", rep.CPU.Bound, rep.CPU.Reason)
+	}
+	if d := rep.CPU.CPUSecondsPerRequest; d < 0.0015 || d > 0.004 {
+		t.Errorf("cpu seconds per request = %.4f; want about 0.002", d)
+	}
+}
+
+func TestEndToEndSleeperIsIOBound(t *testing.T) {
+	url, pid := startTarget(t, "--sleep", "5ms")
+	rep := soakFor(t, url, pid, load.Options{Concurrency: 1, Duration: 8 * time.Second}, 0)
+	if rep.CPU.Bound != "io" {
+		t.Errorf("cpu bound = %q; want io (%s)", rep.CPU.Bound, rep.CPU.Reason)
+	}
+}

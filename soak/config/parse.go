@@ -90,12 +90,13 @@ func decode(doc *yaml.Node) (*Config, error) {
 	if jobs == nil {
 		return &cfg, nil
 	}
-	for i, item := range resolve(jobs).Content {
-		j := DefaultJob()
-		if err := item.Decode(&j); err != nil {
+	items := resolve(jobs).Content
+	cfg.Jobs = make([]Job, len(items))
+	for i, item := range items {
+		cfg.Jobs[i] = DefaultJob()
+		if err := item.Decode(&cfg.Jobs[i]); err != nil {
 			return nil, err
 		}
-		cfg.Jobs[i] = j
 	}
 	cfg.Alerts.ApplyDefaults()
 	return &cfg, nil

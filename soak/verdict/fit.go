@@ -56,23 +56,31 @@ func widen(t trend.Fit, w float64) trend.Fit {
 	return t
 }
 
-// quantum is the data's resolution: the smallest gap between distinct
-// values among the first quantumSample (a 4 KiB page for RSS, 1 for fds).
-// Rounding to it is not random noise, so the slope's interval is widened
-// by one quantum over the fitted span: no slope is known finer than that.
+// quantum is the data's resolution: the greatest common divisor of the
+// first quantumSample values when they are whole numbers (a 4 KiB page
+// for RSS, 1 for fds), else 0. Rounding to it is not random noise, so the
+// slope's interval is widened by one quantum over the fitted span: no
+// slope is known finer than that.
 func quantum(v []float64) float64 {
-	s := append([]float64(nil), v[:min(len(v), quantumSample)]...)
-	sort.Float64s(s)
-	q := math.Inf(1)
-	for i := 1; i < len(s); i++ {
-		if d := s[i] - s[i-1]; d > 0 {
-			q = math.Min(q, d)
+	var g uint64
+	for _, x := range v[:min(len(v), quantumSample)] {
+		a := math.Abs(x)
+		if a != math.Trunc(a) || a >= 1<<53 {
+			return 0
 		}
+		g = gcd(g, uint64(a))
 	}
-	return q
+	return float64(g)
 }
 
-// quantumSample bounds the values quantum sorts.
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// quantumSample bounds the values quantum reads.
 const quantumSample = 1 << 12
 
 // fittedGrowth is the slope times the requests covered.

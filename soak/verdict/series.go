@@ -14,7 +14,7 @@ import (
 const (
 	unbinnedMax   = 64
 	minBins       = 18
-	maxBins       = 256
+	maxBins       = 128
 	binSeconds    = 150
 	minSoakPoints = 12 // below this the verdict is inconclusive
 )

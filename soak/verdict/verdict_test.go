@@ -354,3 +354,24 @@ func BenchmarkAnalyzeResource8h(b *testing.B) {
 		AnalyzeResource(pts, rss)
 	}
 }
+
+func TestQuantum(t *testing.T) {
+	tests := []struct {
+		name string
+		v    []float64
+		want float64
+	}{
+		{"pages", []float64{4096 * 300, 4096 * 301, 4096 * 517}, 4096},
+		{"fds", []float64{12, 13, 15}, 1},
+		{"even fds", []float64{12, 14, 20}, 2},
+		{"continuous", []float64{1.234567, 2.345678, 3.14159}, 0},
+		{"zeros", []float64{0, 0}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := quantum(tc.v); math.Abs(got-tc.want) > 1e-6 {
+				t.Errorf("got %v; want %v", got, tc.want)
+			}
+		})
+	}
+}

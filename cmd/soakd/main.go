@@ -29,10 +29,14 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"run":         {run: cmdRun, help: "soak a server: load, sample, verdict"},
-		"demo":        {run: cmdDemo, help: "soak the built-in leaky demo target and print the report"},
-		"demo-target": {run: cmdDemoTarget, hidden: true},
-		"version":     {run: cmdVersion, help: "print the version"},
+		"run":          {run: cmdRun, help: "soak a server: load, sample, verdict"},
+		"demo":         {run: cmdDemo, help: "soak the built-in leaky demo target and print the report"},
+		"demo-target":  {run: cmdDemoTarget, hidden: true},
+		"serve":        {run: cmdServe, help: "run the daemon: scheduled soaks, API, web page, /metrics, alerts"},
+		"check-config": {run: cmdCheckConfig, help: "check a daemon config file and exit"},
+		"export":       {run: cmdExport, help: "write a stored run's samples (CSV) or report (JSON)"},
+		"alert":        {run: cmdAlert, help: "'alert test --config FILE' sends a test alert through every sink"},
+		"version":      {run: cmdVersion, help: "print the version"},
 	}
 }
 
@@ -55,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: soakd COMMAND [flags]\n\nCommands:")
-	for _, name := range []string{"run", "demo", "version"} {
+	for _, name := range []string{"run", "demo", "serve", "check-config", "export", "alert", "version"} {
 		fmt.Fprintf(w, "  %-12s %s\n", name, commands()[name].help)
 	}
 	fmt.Fprintln(w, "\nRun 'soakd COMMAND --help' for a command's flags.")

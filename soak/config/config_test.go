@@ -87,7 +87,7 @@ func TestExampleHasEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := walker{errs: newErrorList("soakd.yaml")}
+	w := newWalker(newErrorList("soakd.yaml"))
 	w.check(doc, reflect.TypeOf(Config{}), "")
 	shown := map[string]bool{}
 	for p := range w.errs.lines {

@@ -25,7 +25,7 @@ func Parse(path string, data []byte) (*Config, error) {
 	if doc == nil {
 		return nil, &Error{File: path, Msg: "empty file: want a mapping with listen, state_dir, jobs, ... (see configs/soakd.yaml)"}
 	}
-	w := walker{errs: errs}
+	w := newWalker(errs)
 	w.check(doc, reflect.TypeOf(Config{}), "")
 	if err := errs.err(); err != nil {
 		return nil, err
@@ -136,12 +136,27 @@ func joinPath(path, name string) string {
 // or repeated fields, a list where a mapping belongs, a scalar that does
 // not fit its field. It records each field's line for later messages.
 type walker struct {
-	errs *errorList
+	errs   *errorList
+	budget *int // nodes left to visit: aliases could expand exponentially
+}
+
+// maxNodes bounds the nodes a walk visits, aliases expanded.
+const maxNodes = 100000
+
+func newWalker(errs *errorList) walker {
+	n := maxNodes
+	return walker{errs: errs, budget: &n}
 }
 
 var durationType = reflect.TypeOf(time.Duration(0))
 
 func (w walker) check(n *yaml.Node, t reflect.Type, path string) {
+	if *w.budget--; *w.budget < 0 {
+		if *w.budget == -1 {
+			w.errs.add(path, "more than %d values once aliases are expanded: write the file out plainly", maxNodes)
+		}
+		return
+	}
 	n = resolve(n)
 	if _, ok := w.errs.lines[path]; !ok {
 		w.errs.lines[path] = n.Line

@@ -45,7 +45,7 @@ func resourceSeries(memLimit uint64) []series {
 		{name: "threads", unit: "threads",
 			value: func(r Record) (float64, bool) { return float64(r.Threads), true }},
 		{name: "close_wait", unit: "sockets",
-			value: func(r Record) (float64, bool) { return float64(r.TCPCloseWait), true }},
+			value: func(r Record) (float64, bool) { return float64(r.TCPCloseWait), r.TCPValid }},
 	}
 }
 

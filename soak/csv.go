@@ -48,8 +48,9 @@ func parsePhase(s string) (verdict.Phase, error) {
 }
 
 // RecordRow formats a record as a samples.csv row. Values that were not
-// read in a sample (PSS outside the smaps cadence, fds or I/O without
-// permission, cgroup figures outside a unit) are empty cells.
+// read in a sample (PSS outside the smaps cadence, sockets outside theirs,
+// fds or I/O without permission, cgroup figures outside a unit) are empty
+// cells.
 func RecordRow(r Record) []string {
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	i := func(v int) string { return strconv.Itoa(v) }
@@ -68,7 +69,8 @@ func RecordRow(r Record) []string {
 		opt(r.FDsValid, u(r.FDs)), u(r.FDLimit), u(r.Threads),
 		f(r.CPUUser), f(r.CPUSystem), u(r.CtxVoluntary), u(r.CtxInvol),
 		opt(r.IOValid, u(r.ReadBytes)), opt(r.IOValid, u(r.WriteBytes)),
-		i(r.TCPEstablished), i(r.TCPCloseWait), i(r.TCPTimeWait), i(r.TCPListen),
+		opt(r.TCPValid, i(r.TCPEstablished)), opt(r.TCPValid, i(r.TCPCloseWait)),
+		opt(r.TCPValid, i(r.TCPTimeWait)), opt(r.TCPValid, i(r.TCPListen)),
 		opt(r.CgroupValid, u(r.MemCurrent)), opt(r.CgroupValid, u(r.MemMax)),
 		opt(r.CgroupValid, u(r.MemAnon)), opt(r.CgroupValid, u(r.MemFile)),
 		f(r.SelfUser), f(r.SelfSystem), u(r.SelfRSS),
@@ -186,6 +188,12 @@ func (p *rowParser) f() float64 {
 
 func (p *rowParser) n() int { return int(p.u()) }
 
+// on reads an optional whole-number cell; empty is 0.
+func (p *rowParser) on() int {
+	v, _ := p.ou()
+	return int(v)
+}
+
 func parseRow(row []string) (Record, error) {
 	p := &rowParser{row: row}
 	var r Record
@@ -213,7 +221,10 @@ func parseRow(row []string) (Record, error) {
 	r.CtxVoluntary, r.CtxInvol = p.u(), p.u()
 	r.ReadBytes, r.IOValid = p.ou()
 	r.WriteBytes, _ = p.ou()
-	r.TCPEstablished, r.TCPCloseWait, r.TCPTimeWait, r.TCPListen = p.n(), p.n(), p.n(), p.n()
+	var est uint64
+	est, r.TCPValid = p.ou()
+	r.TCPEstablished = int(est)
+	r.TCPCloseWait, r.TCPTimeWait, r.TCPListen = p.on(), p.on(), p.on()
 	r.MemCurrent, r.CgroupValid = p.ou()
 	r.MemMax, _ = p.ou()
 	r.MemAnon, _ = p.ou()

@@ -89,8 +89,25 @@ func NewReport(recs []Record, sum *load.Summary, ti TargetInfo, ao AnalysisOptio
 	}
 	rep.Target.Incarnations, rep.Target.Restarts = incarnations(recs)
 	rep.Resources, rep.CPU = Analyze(recs, sum, ao)
-	rep.Verdict = verdict.Overall(rep.Resources)
+	rep.Verdict = overall(rep.Resources)
 	return rep
+}
+
+// overall is the run's verdict. PSS and USS are read every 30 s by default,
+// so a short run often has too few of them to decide; when they are
+// inconclusive, RSS speaks for memory and they do not hold the run's
+// verdict back. A PSS or USS leak still counts.
+func overall(rs map[string]verdict.Resource) string {
+	deciding := make(map[string]verdict.Resource, len(rs))
+	for name, r := range rs {
+		if (name == "pss" || name == "uss") && r.Verdict == verdict.Inconclusive {
+			if _, ok := rs["rss"]; ok {
+				continue
+			}
+		}
+		deciding[name] = r
+	}
+	return verdict.Overall(deciding)
 }
 
 func phases(recs []Record) Phases {

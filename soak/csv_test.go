@@ -1,0 +1,128 @@
+package soak
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+func fullRecord() Record {
+	return Record{
+		Sample: probes.Sample{
+			Time: time.Date(2026, 11, 30, 2, 0, 1, 500, time.UTC), Alive: true, RootPID: 42, Incarnation: 2, Procs: 3,
+			RSS: 100 << 20, VMS: 1 << 30, Swap: 4096, SmapsValid: true, PSS: 90 << 20, USS: 80 << 20,
+			FDsValid: true, FDs: 17, FDLimit: 1024, Threads: 9,
+			CPUUser: 12.5, CPUSystem: 3.25, CtxVoluntary: 1000, CtxInvol: 20,
+			IOValid: true, ReadBytes: 4096, WriteBytes: 8192,
+			TCPValid: true, TCPEstablished: 4, TCPCloseWait: 1, TCPTimeWait: 7, TCPListen: 1,
+			CgroupValid: true, MemCurrent: 200 << 20, MemMax: 1 << 30, MemAnon: 150 << 20, MemFile: 50 << 20,
+			SelfUser: 1.5, SelfSystem: 0.75, SelfRSS: 10 << 20,
+		},
+		Elapsed: 61.5, Phase: verdict.Soak, Requests: 123456, Errors: 3, Rate: 2000.5, P50: 0.0004, P99: 0.0021,
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	full := fullRecord()
+	sparse := full
+	sparse.SmapsValid, sparse.PSS, sparse.USS = false, 0, 0
+	sparse.FDsValid, sparse.FDs = false, 0
+	sparse.IOValid, sparse.ReadBytes, sparse.WriteBytes = false, 0, 0
+	sparse.TCPValid, sparse.TCPEstablished, sparse.TCPCloseWait, sparse.TCPTimeWait, sparse.TCPListen = false, 0, 0, 0, 0
+	sparse.CgroupValid, sparse.MemCurrent, sparse.MemMax, sparse.MemAnon, sparse.MemFile = false, 0, 0, 0, 0
+	sparse.Phase = verdict.Cooldown
+	for _, tc := range []struct {
+		name string
+		rec  Record
+	}{{"every field", full}, {"fields not read are empty", sparse}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			w, err := createCSV(dir + "/samples.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Write(tc.rec); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			var buf bytes.Buffer
+			buf.WriteString(strings.Join(CSVHeader, ",") + "\n")
+			buf.WriteString(strings.Join(RecordRow(tc.rec), ",") + "\n")
+			got, err := ReadCSV(&buf)
+			if err != nil {
+				t.Fatalf("ReadCSV: %v", err)
+			}
+			if len(got) != 1 || !reflect.DeepEqual(got[0], tc.rec) {
+				t.Errorf("round trip:\n got %+v\nwant %+v", got, tc.rec)
+			}
+		})
+	}
+}
+
+func TestReadCSVErrorsNameTheLine(t *testing.T) {
+	head := strings.Join(CSVHeader, ",")
+	good := strings.Join(RecordRow(fullRecord()), ",")
+	bad := strings.Replace(good, ",soak,", ",lunch,", 1)
+	for _, tc := range []struct{ name, in, want string }{
+		{"bad header", strings.Replace(head, "rss_bytes", "rss", 1) + "\n", `line 1: column 13 is "rss", want "rss_bytes"`},
+		{"bad phase", head + "\n" + good + "\n" + bad + "\n", `line 3: column phase: phase "lunch" is not one of warmup, soak, cooldown`},
+		{"short row", head + "\n1,2,3\n", "wrong number of fields"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadCSV(strings.NewReader(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ReadCSV error = %v; want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseWarmup(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Warmup
+		err  bool
+	}{
+		{"0", Warmup{None: true}, false},
+		{"none", Warmup{None: true}, false},
+		{"10%", Warmup{Fraction: 0.1}, false},
+		{"5000", Warmup{Requests: 5000}, false},
+		{"30s", Warmup{Duration: 30 * time.Second}, false},
+		{"100%", Warmup{}, true},
+		{"-5s", Warmup{}, true},
+		{"soon", Warmup{}, true},
+	} {
+		got, err := ParseWarmup(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("ParseWarmup(%q) = %+v, %v; want %+v, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func TestWarmupDefaultIsTenPercentOfThePlannedRun(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		o       Options
+		req     uint64
+		elapsed time.Duration
+	}{
+		{"by duration", Options{Load: loadFor(0, 10*time.Minute)}, 0, time.Minute},
+		{"by requests", Options{Load: loadFor(1000000, 0)}, 100000, 0},
+		{"capped at 30 min", Options{Load: loadFor(0, 24*time.Hour)}, 0, 30 * time.Minute},
+		{"explicit", Options{Load: loadFor(0, time.Hour), Warmup: Warmup{Requests: 5}}, 5, 0},
+		{"none", Options{Load: loadFor(0, time.Hour), Warmup: Warmup{None: true}}, 0, 0},
+	} {
+		req, el := tc.o.warmupEnd()
+		if req != tc.req || el != tc.elapsed {
+			t.Errorf("%s: warmupEnd = %d requests, %s; want %d, %s", tc.name, req, el, tc.req, tc.elapsed)
+		}
+	}
+}
+
+func loadFor(n uint64, d time.Duration) load.Options { return load.Options{Requests: n, Duration: d} }

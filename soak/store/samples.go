@@ -1,16 +1,15 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/soakd/soakd/soak"
 )
 
-// AppendSample stores one sample of a run, as JSON, in its own autocommit
-// transaction through a prepared statement.
+// AppendSample stores one sample of a run (compressed JSON, see codec) in
+// its own autocommit transaction through a prepared statement.
 func (s *Store) AppendSample(runID int64, rec soak.Record) error {
-	b, err := json.Marshal(rec)
+	b, err := s.codec.encode(rec)
 	if err != nil {
 		return fmt.Errorf("store: run %d: encoding a sample: %w", runID, err)
 	}
@@ -37,8 +36,8 @@ func (s *Store) Samples(id int64) ([]soak.Record, error) {
 		if err := rows.Scan(&b); err != nil {
 			return nil, fmt.Errorf("store: samples of run %d: %w", id, err)
 		}
-		var r soak.Record
-		if err := json.Unmarshal(b, &r); err != nil {
+		r, err := s.codec.decode(b)
+		if err != nil {
 			return nil, fmt.Errorf("store: samples of run %d: sample %d: %w", id, len(recs)+1, err)
 		}
 		recs = append(recs, r)

@@ -28,7 +28,11 @@ var migrations = []string{
 	CREATE TABLE samples (
 		id     INTEGER PRIMARY KEY,
 		run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-		data   BLOB    NOT NULL -- a soak.Record as JSON
+		data   BLOB    NOT NULL -- a soak.Record: JSON, or zstd of it with a dicts entry
+	);
+	CREATE TABLE dicts (
+		id      INTEGER PRIMARY KEY, -- the zstd dictionary ID in each frame
+		content BLOB    NOT NULL     -- a raw zstd dictionary: a typical record's JSON
 	);
 	CREATE INDEX samples_run ON samples(run_id, id);`,
 }

@@ -46,6 +46,7 @@ type Store struct {
 	path   string
 	db     *sql.DB
 	insert *sql.Stmt // one sample
+	codec  *codec
 }
 
 // Run is one run of a job, without its samples and report.
@@ -105,7 +106,11 @@ func (s *Store) init() error {
 	if mode != "wal" {
 		return fmt.Errorf("journal mode is %q, want wal (is the directory on a file system that supports shared memory?)", mode)
 	}
-	if err := migrate(ctx, s.db); err != nil {
+	err := migrate(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	if s.codec, err = loadCodec(ctx, s.db); err != nil {
 		return err
 	}
 	stmt, err := s.db.PrepareContext(ctx, "INSERT INTO samples(run_id, data) VALUES(?, ?)")
@@ -123,6 +128,9 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	if s.insert != nil {
 		s.insert.Close()
+	}
+	if s.codec != nil {
+		s.codec.close()
 	}
 	return s.db.Close()
 }

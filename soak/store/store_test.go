@@ -444,3 +444,25 @@ func BenchmarkSamples(b *testing.B) {
 		}
 	}
 }
+
+// TestPlainJSONRows reads rows stored as plain JSON beside compressed ones.
+func TestPlainJSONRows(t *testing.T) {
+	s := openTest(t, t.TempDir())
+	id, _ := s.CreateRun("web", TriggerSchedule, "", time.Now())
+	if err := s.AppendSample(id, fullRecord(0)); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(fullRecord(1))
+	if _, err := s.db.Exec(`INSERT INTO samples(run_id, data) VALUES(?, ?)`, id, b); err != nil {
+		t.Fatal(err)
+	}
+	var stored []byte
+	s.db.QueryRow(`SELECT data FROM samples ORDER BY id LIMIT 1`).Scan(&stored)
+	if len(stored) == 0 || stored[0] == '{' || len(stored) >= len(b)/2 {
+		t.Errorf("first row is %d bytes starting %q; want zstd, under half of the JSON's %d", len(stored), stored[:min(4, len(stored))], len(b))
+	}
+	recs, err := s.Samples(id)
+	if err != nil || len(recs) != 2 || recs[1].RSS != fullRecord(1).RSS {
+		t.Errorf("Samples = %d records, %v; want both rows", len(recs), err)
+	}
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseRunErrorsNameTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	badTargets := filepath.Join(dir, "targets")
+	os.WriteFile(badTargets, []byte("GET http://127.0.0.1:1/\nzero GET http://127.0.0.1:1/\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no URL", []string{"-n", "10"}, "missing URL"},
+		{"two URLs", []string{"-n", "10", "http://a/", "http://b/"}, "one URL expected, got 2"},
+		{"URL and targets", []string{"--targets", badTargets, "http://a/"}, "either a URL or --targets"},
+		{"bad targets line", []string{"--targets", badTargets}, "--targets: " + badTargets + ":2"},
+		{"bad header", []string{"-H", "NoColon", "http://a/"}, `--header "NoColon"`},
+		{"bad regexp", []string{"--expect-body", "(", "http://a/"}, "--expect-body"},
+		{"bad warmup", []string{"--warmup", "soon", "http://a/"}, `--warmup "soon"`},
+		{"bad mem limit", []string{"--mem-limit", "lots", "http://a/"}, `--mem-limit "lots"`},
+		{"bad alpha", []string{"--alpha", "2", "http://a/"}, "--alpha must be between 0 and 0.5"},
+		{"missing body file", []string{"--body", "@/nonexistent/body", "http://a/"}, "--body"},
+		{"unknown flag", []string{"--concurency", "2", "http://a/"}, "unknown flag: --concurency"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			_, _, err := parseRun(tc.args, &stderr)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("parseRun(%q) error = %v; want it to contain %q", tc.args, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseRunMirrorsAbFlags(t *testing.T) {
+	body := filepath.Join(t.TempDir(), "postData")
+	os.WriteFile(body, []byte("a=b"), 0o644)
+	// ab -c 5 -n 5000 -T application/x-www-form-urlencoded -p postData URL
+	o, _, err := parseRun([]string{"-c", "5", "-n", "5000", "-T", "application/x-www-form-urlencoded",
+		"-m", "POST", "--body", "@" + body, "--expect-body", "405 Not Allowed", "http://127.0.0.1:8085/"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := o.Load
+	if l.Concurrency != 5 || l.Requests != 5000 || l.ContentType != "application/x-www-form-urlencoded" {
+		t.Errorf("load = c %d n %d T %q; want c 5 n 5000 T form", l.Concurrency, l.Requests, l.ContentType)
+	}
+	if ep := l.Endpoints[0]; ep.Method != "POST" || string(ep.Body) != "a=b" || ep.URL != "http://127.0.0.1:8085/" {
+		t.Errorf("endpoint = %+v; want POST a=b to the URL", ep)
+	}
+	if l.ExpectBody == nil || !l.KeepAlive || o.Target.URL != "http://127.0.0.1:8085/" {
+		t.Errorf("expect-body %v keepalive %v target URL %q", l.ExpectBody, l.KeepAlive, o.Target.URL)
+	}
+}
+
+func TestRunUnreachableTargetIsOneClearLine(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--no-probe", "-n", "10", "http://" + addr + "/"}, &stdout, &stderr)
+	if code != exitUsage {
+		t.Errorf("exit code = %d; want %d", code, exitUsage)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "cannot reach") || !strings.Contains(lines[0], "connection refused") {
+		t.Errorf("stderr = %q; want one line saying it cannot reach the URL: connection refused", stderr.String())
+	}
+}
+
+func TestRunJSONReportHoldsTheLoadFigures(t *testing.T) {
+	var hits int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		w.Write([]byte("hello"))
+	}))
+	defer srv.Close()
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--no-probe", "-q", "--json", "-n", "200", "-c", "2", "--out", out, srv.URL + "/"}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit code = %d; stderr %s", code, stderr.String())
+	}
+	var rep struct {
+		Verdict string `json:"verdict"`
+		Load    struct {
+			Requests uint64  `json:"requests"`
+			Errors   uint64  `json:"errors"`
+			RPS      float64 `json:"rps"`
+			Latency  struct {
+				P50, P99, Max float64
+			} `json:"latency_seconds"`
+			StatusClasses map[string]uint64 `json:"status_classes"`
+		} `json:"load"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, stdout.String())
+	}
+	if rep.Load.Requests != 200 || rep.Load.Errors != 0 || rep.Load.StatusClasses["2xx"] != 200 || hits != 200 {
+		t.Errorf("load = %+v (server saw %d); want 200 requests, 0 errors, 200 2xx", rep.Load, hits)
+	}
+	if rep.Load.RPS <= 0 || rep.Load.Latency.P50 <= 0 || rep.Load.Latency.P99 < rep.Load.Latency.P50 || rep.Load.Latency.Max < rep.Load.Latency.P99 {
+		t.Errorf("rps %v latency %+v; want positive and ordered", rep.Load.RPS, rep.Load.Latency)
+	}
+	for _, f := range []string{"samples.csv", "report.json", "report.txt", "report.html"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("--out: %s missing: %v", f, err)
+		}
+	}
+}
+
+func TestDemoFindsTheLeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo soaks for 15 s")
+	}
+	// The test binary is not soakd, so the demo target is built here and
+	// run through a soakd binary.
+	bin := filepath.Join(t.TempDir(), "soakd")
+	if out, err := runCmd("go", "build", "-o", bin, "."); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	start := time.Now()
+	out, err := runCmd(bin, "demo", "-q", "--json", "-d", "12s", "--cooldown", "3s", "--leak-bytes", "2000", "--leak-fd-every", "100", "--rate", "1000")
+	if code := exitCode(err); code != exitLeak {
+		t.Fatalf("soakd demo exit code = %d (%v); want %d (leak)\n%s", code, err, exitLeak, out)
+	}
+	var rep struct {
+		Verdict   string
+		Resources map[string]struct {
+			Verdict    string
+			PerRequest float64 `json:"per_request"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("demo --json is not JSON: %v\n%s", err, out)
+	}
+	rss, fds := rep.Resources["rss"], rep.Resources["fds"]
+	if rep.Verdict != "leak" || rss.Verdict != "leak" || fds.Verdict != "leak" {
+		t.Errorf("verdicts: run %s, rss %s, fds %s; want leak for all", rep.Verdict, rss.Verdict, fds.Verdict)
+	}
+	if rss.PerRequest < 1600 || rss.PerRequest > 2400 {
+		t.Errorf("rss per_request = %.0f; want 2000 ± 20 %%", rss.PerRequest)
+	}
+	if fds.PerRequest < 0.008 || fds.PerRequest > 0.012 {
+		t.Errorf("fds per_request = %.4f; want 0.01 ± 20 %%", fds.PerRequest)
+	}
+	t.Logf("demo took %s", time.Since(start).Round(time.Second))
+}

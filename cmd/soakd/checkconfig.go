@@ -50,10 +50,11 @@ func cmdCheckConfig(args []string, stdout, stderr io.Writer) int {
 func printNextRuns(w io.Writer, cfg *config.Config, now time.Time) {
 	for _, j := range cfg.Jobs {
 		s, err := j.CronSchedule()
-		if err != nil {
-			continue // Load has checked it
+		loc, lerr := j.Location()
+		if err != nil || lerr != nil {
+			continue // Load has checked both
 		}
-		fmt.Fprintf(w, "  %-20s %-16s next %s\n", j.Name, j.Schedule, s.Next(now).Format("2006-01-02 15:04 MST"))
+		fmt.Fprintf(w, "  %-20s %-16s next %s\n", j.Name, j.Schedule, s.Next(now).In(loc).Format("2006-01-02 15:04 MST"))
 	}
 }
 

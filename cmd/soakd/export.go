@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -93,6 +94,10 @@ func (f *exportFlags) check(args []string) (int64, error) {
 func (f *exportFlags) export(id int64, stdout io.Writer) error {
 	db := filepath.Join(f.stateDir, store.FileName)
 	if _, err := os.Stat(db); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
 		return fmt.Errorf("no run database at %s: %w (set --state-dir or --config)", db, err)
 	}
 	s, err := store.Open(f.stateDir)

@@ -259,7 +259,7 @@ func isUint(t reflect.Type) bool {
 
 func wantScalar(t reflect.Type) string {
 	if t == durationType {
-		return "a duration such as 90s, 30m or 2h"
+		return "a duration such as 90s, 30m or 2h (no d: write 24h)"
 	}
 	switch t.Kind() {
 	case reflect.Bool:

@@ -195,17 +195,7 @@ var jobNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
 func (v validator) checkJob(i int, seen map[string]int) {
 	j := &v.cfg.Jobs[i]
 	p := fmt.Sprintf("jobs[%d]", i)
-	switch {
-	case j.Name == "":
-		v.errs.add(p+".name", "required: letters, digits, '_', '.', '-'")
-	case !jobNameRE.MatchString(j.Name):
-		v.errs.add(p+".name", "%q: use letters, digits, '_', '.', '-'", j.Name)
-	default:
-		if first, dup := seen[j.Name]; dup {
-			v.errs.add(p+".name", "%q already used by jobs[%d]", j.Name, first)
-		}
-		seen[j.Name] = i
-	}
+	v.checkJobName(i, j.Name, seen)
 	if err := checkSchedule(j.Schedule); err != nil {
 		v.errs.add(p+".schedule", "%v", err)
 	}
@@ -223,6 +213,23 @@ func (v validator) checkJob(i int, seen map[string]int) {
 		if _, err := j.Options(); err != nil {
 			v.errs.add(p, "%v", err)
 		}
+	}
+}
+
+// checkJobName checks jobs[i].name; seen maps the names so far to their
+// index.
+func (v validator) checkJobName(i int, name string, seen map[string]int) {
+	p := fmt.Sprintf("jobs[%d].name", i)
+	switch {
+	case name == "":
+		v.errs.add(p, "required: letters, digits, '_', '.', '-'")
+	case !jobNameRE.MatchString(name):
+		v.errs.add(p, "%q: use letters, digits, '_', '.', '-'", name)
+	default:
+		if first, dup := seen[name]; dup {
+			v.errs.add(p, "%q already used by jobs[%d]", name, first)
+		}
+		seen[name] = i
 	}
 }
 

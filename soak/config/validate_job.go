@@ -76,6 +76,19 @@ func (v validator) checkLoad(p string, l *LoadConfig) {
 	if strings.ContainsAny(l.ContentType, "\r\n") {
 		v.errs.add(p+".content_type", "must not contain line breaks")
 	}
+	v.checkLoadBounds(p, l)
+	for i, s := range l.ExpectStatus {
+		if !validStatus(s) {
+			v.errs.add(fmt.Sprintf("%s.expect_status[%d]", p, i), "%q: want a status code 100-599 or a class such as 2xx", s)
+		}
+	}
+	if _, err := regexp.Compile(l.ExpectBody); err != nil {
+		v.errs.add(p+".expect_body", "%q: bad regexp: %s", l.ExpectBody, regexpError(err))
+	}
+}
+
+// checkLoadBounds checks the load's numbers, and that it ends by itself.
+func (v validator) checkLoadBounds(p string, l *LoadConfig) {
 	if l.Concurrency < 1 {
 		v.errs.add(p+".concurrency", "must be >= 1, got %d", l.Concurrency)
 	}
@@ -90,14 +103,6 @@ func (v validator) checkLoad(p string, l *LoadConfig) {
 	}
 	if l.Timeout <= 0 {
 		v.errs.add(p+".timeout", "must be > 0, got %s", l.Timeout)
-	}
-	for i, s := range l.ExpectStatus {
-		if !validStatus(s) {
-			v.errs.add(fmt.Sprintf("%s.expect_status[%d]", p, i), "%q: want a status code 100-599 or a class such as 2xx", s)
-		}
-	}
-	if _, err := regexp.Compile(l.ExpectBody); err != nil {
-		v.errs.add(p+".expect_body", "%q: bad regexp: %s", l.ExpectBody, regexpError(err))
 	}
 }
 

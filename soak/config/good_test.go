@@ -72,6 +72,11 @@ func TestGoodConfigs(t *testing.T) {
 				t.Errorf("target = %+v", o.Target)
 			}
 		}},
+		{"alias reuses a load", "jobs:\n  - name: a\n    schedule: '@daily'\n    load: &l {url: 'http://127.0.0.1:8080/', duration: 1h, concurrency: 3}\n  - name: b\n    schedule: '@hourly'\n    load: *l\n", func(t *testing.T, c *Config) {
+			if c.Jobs[1].Load.Concurrency != 3 || c.Jobs[1].Load.Timeout != 30*time.Second {
+				t.Errorf("job b load = %+v; want a's, with defaults", c.Jobs[1].Load)
+			}
+		}},
 		{"no jobs", "listen: 127.0.0.1:0\n", func(t *testing.T, c *Config) {
 			if len(c.Jobs) != 0 {
 				t.Errorf("got %d jobs; want 0", len(c.Jobs))

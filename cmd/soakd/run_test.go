@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -84,9 +85,9 @@ func TestRunUnreachableTargetIsOneClearLine(t *testing.T) {
 }
 
 func TestRunJSONReportHoldsTheLoadFigures(t *testing.T) {
-	var hits int
+	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits++
+		hits.Add(1)
 		w.Write([]byte("hello"))
 	}))
 	defer srv.Close()
@@ -111,8 +112,8 @@ func TestRunJSONReportHoldsTheLoadFigures(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("report is not JSON: %v\n%s", err, stdout.String())
 	}
-	if rep.Load.Requests != 200 || rep.Load.Errors != 0 || rep.Load.StatusClasses["2xx"] != 200 || hits != 200 {
-		t.Errorf("load = %+v (server saw %d); want 200 requests, 0 errors, 200 2xx", rep.Load, hits)
+	if rep.Load.Requests != 200 || rep.Load.Errors != 0 || rep.Load.StatusClasses["2xx"] != 200 || hits.Load() != 200 {
+		t.Errorf("load = %+v (server saw %d); want 200 requests, 0 errors, 200 2xx", rep.Load, hits.Load())
 	}
 	if rep.Load.RPS <= 0 || rep.Load.Latency.P50 <= 0 || rep.Load.Latency.P99 < rep.Load.Latency.P50 || rep.Load.Latency.Max < rep.Load.Latency.P99 {
 		t.Errorf("rps %v latency %+v; want positive and ordered", rep.Load.RPS, rep.Load.Latency)

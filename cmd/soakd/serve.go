@@ -95,6 +95,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 
 // serve runs the daemon until SIGTERM or SIGINT, reloading on SIGHUP.
 func serve(f serveFlags, cfg *config.Config, log *zap.Logger) int {
+	// The unit grants CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH as ambient
+	// capabilities so that soakd can read other users' /proc; clear the
+	// ambient set so that --exec targets and exec alert sinks do not
+	// inherit them. soakd keeps them in its own permitted set.
+	if err := sdnotify.DropAmbientCaps(); err != nil {
+		log.Warn("cannot clear the ambient capabilities; programs soakd starts inherit them", zap.Error(err))
+	}
 	n := sdnotify.FromEnv()
 	d, err := daemon.New(cfg, daemon.Options{
 		Log: log, Registry: prometheus.NewRegistry(), Notifier: n,

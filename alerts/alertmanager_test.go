@@ -137,7 +137,7 @@ func TestAlertmanagerRealFireAndResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := newTestManager(t, ManagerOptions{ExternalURL: "http://soakhost:9717"}, am)
+	m, _ := newTestManager(t, ManagerOptions{ExternalURL: "http://soakhost:7797"}, am)
 
 	m.Fire(LeakAlert(testLeak("web", "rss")))
 	var got *gettableAlert

@@ -29,7 +29,7 @@ const exampleConfig = `
 alerts:
   repeat_interval: 4h
   exhaustion_threshold: 24h
-  external_url: http://soakhost:9717
+  external_url: http://soakhost:7797
   sinks:
     - name: am
       type: alertmanager

@@ -12,7 +12,7 @@ func TestManagerDedupRepeatResolve(t *testing.T) {
 	sink := &recSink{name: "rec"}
 	m, _ := newTestManager(t, ManagerOptions{
 		Now: clock.Now, RepeatInterval: 4 * time.Hour, RepeatCheck: time.Hour,
-		ExternalURL: "http://soakhost:9717/",
+		ExternalURL: "http://soakhost:7797/",
 	}, sink)
 	start := clock.Now()
 
@@ -53,7 +53,7 @@ func TestManagerDedupRepeatResolve(t *testing.T) {
 		{"first status", first.Status, StatusFiring},
 		{"first startsAt", first.StartsAt, start},
 		{"first endsAt (expiry)", first.EndsAt, start.Add(8 * time.Hour)},
-		{"generatorURL", first.GeneratorURL, "http://soakhost:9717/api/v1/runs/42"},
+		{"generatorURL", first.GeneratorURL, "http://soakhost:7797/api/v1/runs/42"},
 		{"per_request", first.Annotations[AnnotationPerRequest], "4 KiB/request"},
 		{"resolved status", last.Status, StatusResolved},
 		{"resolved startsAt kept", last.StartsAt, start},

@@ -208,9 +208,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	for _, n := range r.ResourceNames() {
 		res := r.Resources[n]
-		if res.TimeToExhaustionSeconds != nil {
+		switch {
+		case res.TimeToExhaustionSeconds != nil:
 			fmt.Fprintf(w, "  %s reaches its limit (%s) in %s at this rate\n", n,
 				FormatValue(res.Limit, res.Unit), FormatDuration(*res.TimeToExhaustionSeconds))
+		case res.Limit > 0 && res.Verdict != verdict.Inconclusive:
+			fmt.Fprintf(w, "  %s never reaches its limit (%s): not growing\n", n, FormatValue(res.Limit, res.Unit))
 		}
 	}
 	if r.Verdict == verdict.Inconclusive {
@@ -248,6 +251,8 @@ func (r *Report) writeTarget(w io.Writer) {
 		fmt.Fprintf(w, "CPU:               U %.3f cores, X %.1f req/s, D %s, R %s, N %.2f, user %.0f %% / system %.0f %%\n",
 			c.Utilization, c.Throughput, FormatSeconds(c.DemandSeconds), FormatSeconds(c.ResponseSeconds),
 			c.Concurrency, 100*c.UserShare, 100*c.SystemShare)
+		fmt.Fprintf(w, "Drift:             p99 latency %+.3f ms/h, throughput %+.1f %% from the first to the last third\n",
+			1000*c.P99SlopePerHour, 100*c.ThroughputDecay)
 	}
 }
 

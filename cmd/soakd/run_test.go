@@ -129,12 +129,8 @@ func TestDemoFindsTheLeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the demo soaks for 15 s")
 	}
-	// The test binary is not soakd, so the demo target is built here and
-	// run through a soakd binary.
-	bin := filepath.Join(t.TempDir(), "soakd")
-	if out, err := runCmd("go", "build", "-o", bin, "."); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	// The test binary is not soakd: the demo re-executes a real one.
+	bin := soakdBinary(t)
 	start := time.Now()
 	out, err := runCmd(bin, "demo", "-q", "--json", "-d", "12s", "--cooldown", "3s", "--leak-bytes", "2000", "--leak-fd-every", "100", "--rate", "1000")
 	if code := exitCode(err); code != exitLeak {

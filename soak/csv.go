@@ -77,6 +77,22 @@ func RecordRow(r Record) []string {
 	}
 }
 
+// WriteCSV writes the header and one row per record, in samples.csv's
+// format.
+func WriteCSV(w io.Writer, recs []Record) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if err := cw.Write(RecordRow(r)); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
 // csvWriter appends records to samples.csv and flushes every row, so that
 // a run killed with -9 leaves every sample taken so far on disk.
 type csvWriter struct {

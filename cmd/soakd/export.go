@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -130,17 +129,7 @@ func writeSamplesCSV(w io.Writer, s *store.Store, id int64) error {
 	if err != nil {
 		return err
 	}
-	cw := csv.NewWriter(w)
-	if err := cw.Write(soak.CSVHeader); err != nil {
-		return err
-	}
-	for _, r := range recs {
-		if err := cw.Write(soak.RecordRow(r)); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	return soak.WriteCSV(w, recs)
 }
 
 // writeReportJSON writes the stored report, indented.

@@ -2,11 +2,9 @@ package daemon
 
 import (
 	"crypto/subtle"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -247,7 +245,7 @@ func (d *Daemon) handleSamples(w http.ResponseWriter, r *http.Request) {
 	if wantsCSV(r) {
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="run-%d-samples.csv"`, id))
-		if err := writeCSV(w, recs); err != nil {
+		if err := soak.WriteCSV(w, recs); err != nil {
 			d.log.Warn("api: writing samples CSV", zap.Error(err))
 		}
 		return
@@ -256,21 +254,6 @@ func (d *Daemon) handleSamples(w http.ResponseWriter, r *http.Request) {
 		recs = []soak.Record{}
 	}
 	writeJSON(w, http.StatusOK, recs)
-}
-
-// writeCSV writes records in samples.csv's format.
-func writeCSV(w io.Writer, recs []soak.Record) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(soak.CSVHeader); err != nil {
-		return err
-	}
-	for _, r := range recs {
-		if err := cw.Write(soak.RecordRow(r)); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }
 
 func wantsCSV(r *http.Request) bool {

@@ -1,0 +1,338 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/soakd/soakd/soak/store"
+)
+
+// The browser helpers below are copied, shortened, from soak/web's tests.
+
+const chromiumPath = "/usr/bin/chromium"
+
+// startBrowser starts a headless Chromium for the test, or skips when there
+// is none outside CI.
+func startBrowser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := exec.LookPath(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s: %v (CI must install chromium)", chromiumPath, err)
+		}
+		t.Skipf("%s: %v", chromiumPath, err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 900),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(func() { cancelC(); cancelA() })
+	// The first Run starts the browser and binds it to ctx: no timeout here.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](`1`)); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return ctx
+}
+
+// netLog records the URL of every request the browser's page makes.
+type netLog struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+func (l *netLog) listen(t *testing.T, ctx context.Context) {
+	t.Helper()
+	err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			l.mu.Lock()
+			l.urls = append(l.urls, e.Request.URL)
+			l.mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatalf("listening to network events: %v", err)
+	}
+}
+
+// count returns how many requests went to url exactly.
+func (l *netLog) count(url string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, u := range l.urls {
+		if u == url {
+			n++
+		}
+	}
+	return n
+}
+
+// foreign returns the requests that went anywhere but origin or data:,
+// and the number of requests.
+func (l *netLog) foreign(origin string) (out []string, n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, u := range l.urls {
+		if u != origin && !strings.HasPrefix(u, origin+"/") && !strings.HasPrefix(u, "data:") {
+			out = append(out, u)
+		}
+	}
+	return out, len(l.urls)
+}
+
+// poll runs check until it returns nil or d passes.
+func poll(t *testing.T, what string, d time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v (after %s)", what, err, d)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// openPage navigates to url and waits for the page's main element.
+func openPage(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	nctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(nctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
+		t.Fatalf("opening %s: %v", url, err)
+	}
+}
+
+// evalJS evaluates js in the page; a page reloading itself may make it
+// fail, so callers poll.
+func evalJS[T any](ctx context.Context, js string) (T, error) {
+	ectx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	return chromedp.Run(ectx, chromedp.Evaluate[T](js))
+}
+
+// pollJS evaluates js until check accepts its value.
+func pollJS[T any](t *testing.T, ctx context.Context, what, js string, check func(T) error) T {
+	t.Helper()
+	var v T
+	poll(t, what, 30*time.Second, func() error {
+		var err error
+		if v, err = evalJS[T](ctx, js); err != nil {
+			return err
+		}
+		return check(v)
+	})
+	return v
+}
+
+// screenshot saves a full-page PNG to $SOAKD_ARTIFACTS, else a temp dir.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	var buf []byte
+	poll(t, "screenshot "+name, 30*time.Second, func() error {
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		var err error
+		buf, err = chromedp.Run(sctx, chromedp.FullScreenshot(100))
+		return err
+	})
+	dir := os.Getenv("SOAKD_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// chartTitles lists the title of each rendered chart with a size.
+const chartTitles = `Array.from(document.querySelectorAll('svg.chart[role=img]'))
+	.filter(s => s.getBoundingClientRect().width > 300 && s.getBoundingClientRect().height > 100)
+	.map(s => (s.querySelector('title') || {}).textContent || '')`
+
+// wantCharts checks that at least min charts render, each with a title.
+func wantCharts(min int) func([]string) error {
+	return func(titles []string) error {
+		if len(titles) < min {
+			return fmt.Errorf("rendered charts = %q; want at least %d", titles, min)
+		}
+		for _, s := range titles {
+			if strings.TrimSpace(s) == "" {
+				return fmt.Errorf("a chart has no title: %q", titles)
+			}
+		}
+		return nil
+	}
+}
+
+// browserConfig is one job, "leaky", of a 15 s load at 300/s with a 2 s
+// cool-down against tg.
+func browserConfig(stateDir string, tg target) string {
+	return fmt.Sprintf(`listen: 127.0.0.1:0
+state_dir: %s
+jobs:
+  - name: leaky
+    schedule: "@every 24h"
+    max_duration: 2m
+    target:
+      pidfile: %s
+    load:
+      url: http://%s/
+      rate: 300
+      concurrency: 2
+      duration: 15s
+      keepalive: true
+      timeout: 5s
+    sampling:
+      interval: 250ms
+      smaps_interval: 1s
+    phases:
+      warmup: "10%%"
+      cooldown: 2s
+`, stateDir, tg.pidFile, tg.addr)
+}
+
+// rowBadges returns, for the index, the badge words of run id's row
+// (status, verdict) and of job's row (last verdict, running).
+const rowBadges = `((id, job) => {
+	const words = el => el ? Array.from(el.querySelectorAll('.badge')).map(b => b.textContent.trim()).join(',') : 'missing';
+	const run = Array.from(document.querySelectorAll('form tbody tr')).find(r => r.querySelector('a[href="/runs/' + id + '"]'));
+	const jobRow = Array.from(document.querySelectorAll('#jobs-h ~ table tbody tr')).find(r => r.querySelector('th').textContent === job);
+	return words(run) + ' | ' + words(jobRow);
+})(%d, 'leaky')`
+
+// TestBrowserDaemonPages opens the daemon's own pages in headless Chromium
+// during and after a short run against a spawned leaky target, and checks
+// that nothing is loaded from another host.
+func TestBrowserDaemonPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a soak and starts a browser")
+	}
+	ctx := startBrowser(t)
+	tg := startTarget(t, "--leak-bytes", "4096", "--leak-fd-every", "50")
+	d := startDaemon(t, parseConfig(t, browserConfig(t.TempDir(), tg)), Options{LiveInterval: time.Second})
+	var reqs netLog
+	reqs.listen(t, ctx)
+
+	id := startRun(t, d.url, "leaky", "")
+	runURL := fmt.Sprintf("%s/runs/%d", d.url, id)
+	// About 4 s in, so that the live page has soak samples to show.
+	waitFor(t, 30*time.Second, "samples of the running run", func() bool { return sampleCount(t, d.url, id) >= 16 })
+	t.Run("during", func(t *testing.T) { checkDuring(t, ctx, d.url, runURL, id, &reqs) })
+
+	waitFor(t, 60*time.Second, "the run to end", func() bool {
+		return runStatus(t, d.url, "leaky", id).Status != store.StatusRunning
+	})
+	if r := runStatus(t, d.url, "leaky", id); r.Status != store.StatusCompleted || r.Verdict != "leak" {
+		t.Fatalf("run %d: status %q, verdict %q, error %q; want completed, leak", id, r.Status, r.Verdict, r.Error)
+	}
+	t.Run("after", func(t *testing.T) { checkAfter(t, ctx, d.url, runURL, id) })
+
+	if bad, n := reqs.foreign(d.url); len(bad) > 0 || n == 0 {
+		t.Errorf("requests to other hosts: %q (of %d requests); want none", bad, n)
+	}
+}
+
+// checkDuring checks the index and the run's live page while it runs.
+func checkDuring(t *testing.T, ctx context.Context, base, runURL string, id int64, reqs *netLog) {
+	openPage(t, ctx, base+"/")
+	got := pollJS(t, ctx, "run list during the run", fmt.Sprintf(rowBadges, id), func(s string) error {
+		run, job, _ := strings.Cut(s, " | ")
+		if !strings.Contains(run, "RUNNING") || !strings.Contains(job, "RUNNING") {
+			return fmt.Errorf("run row | job row badges = %q; want the run and the job RUNNING", s)
+		}
+		return nil
+	})
+	t.Logf("index during the run: %s", got)
+	screenshot(t, ctx, "daemon-index-live.png")
+
+	openPage(t, ctx, runURL)
+	const js = `[document.querySelector('meta[http-equiv=refresh]') ? 'refresh' : 'none',
+		(document.querySelector('.live .badge') || {}).textContent || '',
+		'/', (document.querySelector('.verdict h2 .badge') || {}).textContent || 'no verdict badge'].join(' ')`
+	got = pollJS(t, ctx, "live page", js, func(s string) error {
+		if !strings.HasPrefix(s, "refresh") || !strings.Contains(s, "LIVE") || strings.HasSuffix(s, "no verdict badge") {
+			return fmt.Errorf("page shows %q; want a refresh, the LIVE badge and a verdict badge", s)
+		}
+		return nil
+	})
+	t.Logf("live page: %s", got)
+	titles := pollJS(t, ctx, "live charts", chartTitles, wantCharts(3))
+	t.Logf("live charts: %q", titles)
+	screenshot(t, ctx, "daemon-run-live.png")
+
+	before := reqs.count(runURL)
+	poll(t, "auto-refresh", 30*time.Second, func() error {
+		if n := reqs.count(runURL); n == before {
+			return fmt.Errorf("%d requests of %s; the page did not reload itself", n, runURL)
+		}
+		return nil
+	})
+}
+
+// checkAfter checks the run's final page, the index and the comparison of
+// the run with itself.
+func checkAfter(t *testing.T, ctx context.Context, base, runURL string, id int64) {
+	openPage(t, ctx, runURL)
+	const js = `[document.querySelector('meta[http-equiv=refresh]') ? 'refresh' : 'final',
+		document.querySelector('.live') ? 'live' : 'done',
+		document.querySelector('.verdict h2 .badge').textContent.trim()].join(' ')`
+	got := pollJS(t, ctx, "final page", js, func(s string) error {
+		if !strings.HasPrefix(s, "final done ") || !strings.Contains(s, "LEAK") {
+			return fmt.Errorf("page shows %q; want no refresh, no LIVE marker and a LEAK badge", s)
+		}
+		return nil
+	})
+	t.Logf("final page: %s", got)
+	titles := pollJS(t, ctx, "final charts", chartTitles, wantCharts(5))
+	t.Logf("charts: %q", titles)
+	screenshot(t, ctx, "daemon-run.png")
+
+	openPage(t, ctx, base+"/")
+	got = pollJS(t, ctx, "run list after the run", fmt.Sprintf(rowBadges, id), func(s string) error {
+		run, job, _ := strings.Cut(s, " | ")
+		if !strings.Contains(run, "COMPLETED") || !strings.Contains(run, "LEAK") || !strings.Contains(job, "LEAK") {
+			return fmt.Errorf("run row | job row badges = %q; want the run COMPLETED with LEAK and the job's last verdict LEAK", s)
+		}
+		return nil
+	})
+	t.Logf("index after the run: %s", got)
+	screenshot(t, ctx, "daemon-index.png")
+
+	openPage(t, ctx, fmt.Sprintf("%s/compare?a=%d&b=%d", base, id, id))
+	const cjs = `Array.from(document.querySelectorAll('.side h3 .badge')).map(b => b.textContent.trim()).join(',')`
+	pollJS(t, ctx, "compare sides", cjs, func(s string) error {
+		if strings.Count(s, "LEAK") != 2 {
+			return fmt.Errorf("compare verdict badges = %q; want LEAK twice", s)
+		}
+		return nil
+	})
+	pollJS(t, ctx, "compare chart", chartTitles, wantCharts(1))
+	screenshot(t, ctx, "daemon-compare.png")
+}

@@ -6,11 +6,12 @@ type counters struct {
 	CtxVol, CtxInvol      uint64
 	RChar, WChar          uint64
 	ReadBytes, WriteBytes uint64
+	RunWait               uint64 // nanoseconds runnable but waiting for a CPU (schedstat)
 }
 
 // fields lists the counters for the delta loop.
-func (c *counters) fields() [8]*uint64 {
-	return [8]*uint64{&c.UTime, &c.STime, &c.CtxVol, &c.CtxInvol, &c.RChar, &c.WChar, &c.ReadBytes, &c.WriteBytes}
+func (c *counters) fields() [9]*uint64 {
+	return [9]*uint64{&c.UTime, &c.STime, &c.CtxVol, &c.CtxInvol, &c.RChar, &c.WChar, &c.ReadBytes, &c.WriteBytes, &c.RunWait}
 }
 
 // accumulator keeps tree-wide totals monotonic while processes come and go:

@@ -242,3 +242,14 @@ func parseSmapsRollup(b []byte) (smapsInfo, error) {
 	}
 	return s, nil
 }
+
+// parseSchedstatWait returns the second field of a schedstat file: the
+// nanoseconds the task spent runnable, waiting on a run queue.
+func parseSchedstatWait(b []byte) (uint64, bool) {
+	f := bytes.Fields(b)
+	if len(f) < 2 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(f[1]), 10, 64)
+	return v, err == nil
+}

@@ -42,6 +42,12 @@ type Sample struct {
 	CPUSystem    float64 `json:"cpu_system_seconds"`
 	CtxVoluntary uint64  `json:"ctx_voluntary"`
 	CtxInvol     uint64  `json:"ctx_involuntary"`
+	// RunqueueWait is the cumulative time the tree's threads were runnable
+	// but waiting for a CPU (schedstat), in seconds. It is read with the
+	// threads' counters every few seconds; RunqueueValid says whether this
+	// sample holds a fresh reading.
+	RunqueueWait  float64 `json:"runqueue_wait_seconds"`
+	RunqueueValid bool    `json:"runqueue_valid"`
 
 	// I/O bytes, cumulative; IOValid is false when /proc/PID/io was denied.
 	// ReadBytes and WriteBytes reached the storage layer (read_bytes,

@@ -45,6 +45,8 @@ type Sampler struct {
 	walk       *walker
 	procAcc    *accumulator // CPU and I/O, per process identity
 	threadAcc  *accumulator // context switches, per thread
+	waitAcc    *accumulator // run-queue wait, per thread (every thread pass)
+	waitRead   bool         // this sample read some thread's schedstat
 	tcp        *tcpCounter
 	procs      []proc
 	stats      []ProcStat
@@ -79,7 +81,7 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 	return &Sampler{
 		t: t, opts: opts, log: opts.Log, pageSize: uint64(os.Getpagesize()),
 		fs: fs, self: newProcFS("/proc"), walk: newWalker(fs),
-		procAcc: newAccumulator(), threadAcc: newAccumulator(), tcp: newTCPCounter(),
+		procAcc: newAccumulator(), threadAcc: newAccumulator(), waitAcc: newAccumulator(), tcp: newTCPCounter(),
 		warned: map[string]bool{}, netlink: t.spec.ProcRoot == "/proc",
 		smaps: cadence{every: opts.SmapsInterval}, census: cadence{every: opts.SocketInterval},
 		threads: cadence{every: threadInterval},
@@ -109,6 +111,7 @@ func (s *Sampler) Sample() (out Sample) {
 	s.procAcc.sweep()
 	if s.allThreads || !out.Alive {
 		s.threadAcc.sweep()
+		s.waitAcc.sweep()
 	}
 	s.fillTotals(&out)
 	s.last = out
@@ -207,6 +210,7 @@ func (s *Sampler) sampleProc(p proc, census bool, out *Sample) ProcStat {
 		if status, err := parseStatus(b); err == nil {
 			out.Swap += status.SwapBytes
 			s.ctxSwitches(p, status)
+			s.runWait(p)
 		}
 	}
 	fds, err := s.countFDs(p.ID.PID, census)
@@ -282,6 +286,26 @@ func (s *Sampler) ctxSwitches(p proc, leader statusInfo) {
 		}
 		if ts, err := parseStatus(b); err == nil {
 			s.threadAcc.observe(procID{PID: tid, Start: p.ID.Start}, counters{CtxVol: ts.CtxVol, CtxInvol: ts.CtxInvol})
+		}
+	})
+}
+
+// runWait adds the time p's threads spent runnable but waiting for a CPU,
+// the second field of /proc/PID/task/TID/schedstat. It tells a server that
+// waits for a CPU (CPU-bound on a busy machine) from one that waits on I/O.
+// It is read with the other threads' counters, every threadInterval.
+func (s *Sampler) runWait(p proc) {
+	if !s.allThreads {
+		return
+	}
+	_ = s.fs.eachTask(p.ID.PID, func(tid int32) {
+		b, err := s.fs.readTask(p.ID.PID, tid, "schedstat")
+		if err != nil {
+			return
+		}
+		if w, ok := parseSchedstatWait(b); ok {
+			s.waitAcc.observe(procID{PID: tid, Start: p.ID.Start}, counters{RunWait: w})
+			s.waitRead = true
 		}
 	})
 }
@@ -428,6 +452,9 @@ func (s *Sampler) fillTotals(out *Sample) {
 	out.CtxVoluntary, out.CtxInvol = th.CtxVol, th.CtxInvol
 	out.ReadBytes, out.WriteBytes = p.ReadBytes, p.WriteBytes
 	out.ReadChars, out.WriteChars = p.RChar, p.WChar
+	out.RunqueueWait = float64(s.waitAcc.total.RunWait) / 1e9
+	out.RunqueueValid = out.Alive && s.allThreads && s.waitRead
+	s.waitRead = false
 }
 
 // cadence says when a costly reading is due: at the first sample of each

@@ -161,6 +161,7 @@ func cpuInput(recs []Record, sum *load.Summary, ao AnalysisOptions) verdict.CPUI
 	if in.Concurrency == 0 && in.WallSeconds > 0 {
 		in.Concurrency = in.Requests / in.WallSeconds * in.MeanResponse // Little's law
 	}
+	in.RunqueueWaitRate = runqueueWaitRate(recs, b.Incarnation)
 	var n float64
 	for _, r := range recs {
 		if r.Elapsed < a.Elapsed || r.Elapsed > b.Elapsed || !r.Alive {
@@ -181,4 +182,26 @@ func cpuInput(recs []Record, sum *load.Summary, ao AnalysisOptions) verdict.CPUI
 		in.TargetProcs /= n
 	}
 	return in
+}
+
+// runqueueWaitRate is the target's time runnable but waiting for a CPU per
+// second, over the load's fresh schedstat readings of one incarnation. The
+// readings come every few seconds, so their span can differ a little from
+// the soak window; as a rate it does not need to match.
+func runqueueWaitRate(recs []Record, incarnation int) float64 {
+	var first, last *Record
+	for i := range recs {
+		r := &recs[i]
+		if !r.RunqueueValid || r.Phase == verdict.Cooldown || r.Incarnation != incarnation {
+			continue
+		}
+		if first == nil {
+			first = r
+		}
+		last = r
+	}
+	if first == nil || last.Elapsed <= first.Elapsed {
+		return 0
+	}
+	return max(last.RunqueueWait-first.RunqueueWait, 0) / (last.Elapsed - first.Elapsed)
 }

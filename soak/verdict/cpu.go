@@ -35,12 +35,15 @@ const (
 // P = min(CPUs, the target's threads or processes, N), and on one usable
 // core this is exactly the D·N/R ≥ 0.8 rule of the field notes (a target
 // with 8 cores using 0.8 of one is not CPU-bound). Rules, in order:
-//   - cpu: D·N/R ≥ 0.8·P, or U ≥ 0.9·P;
+//   - cpu: D·N/R ≥ 0.8·P, or U ≥ 0.9·P, or (D+W)·N/R ≥ 0.8·P where W is
+//     the time per request the target was runnable but waiting for a CPU
+//     (schedstat): on a busy machine a CPU-bound target waits for a core,
+//     which without W would look like waiting on I/O;
 //   - client: soakd's own CPU ≥ 0.9 × min(CPUs, N) cores, or ≥ 0.9 × CPUs
 //     (each closed-loop worker is about one busy goroutine, so soakd can
 //     use at most min(CPUs, N) cores); ClientSaturation, when set,
 //     replaces the computed fraction;
-//   - io: D·N/R ≤ 0.3·P while soakd is not saturated;
+//   - io: (D+W)·N/R ≤ 0.3·P while soakd is not saturated;
 //   - inconclusive otherwise, or when the window, requests, target CPU time
 //     or R are missing.
 //
@@ -75,6 +78,10 @@ func AnalyzeCPU(in CPUInput) CPU {
 		return c
 	}
 	c.BusyFraction = c.DemandSeconds * c.Concurrency / in.MeanResponse
+	if in.RunqueueWaitRate > 0 {
+		c.RunqueueWaitSeconds = in.RunqueueWaitRate / c.Throughput
+		c.CPUWaitFraction = c.RunqueueWaitSeconds * c.Concurrency / in.MeanResponse
+	}
 	c.Bound = bound(c, in)
 	c.Reason = cpuReason(c, in)
 	return c
@@ -83,11 +90,12 @@ func AnalyzeCPU(in CPUInput) CPU {
 func bound(c CPU, in CPUInput) string {
 	p := parallelism(c, in)
 	switch {
-	case c.BusyFraction >= cpuBusy*p || c.Utilization >= nearParallelism*p:
+	case c.BusyFraction >= cpuBusy*p || c.Utilization >= nearParallelism*p ||
+		c.BusyFraction+c.CPUWaitFraction >= cpuBusy*p:
 		return BoundCPU
 	case clientSaturation(c, in) >= clientSaturated:
 		return BoundClient
-	case c.BusyFraction <= ioBusy*p:
+	case c.BusyFraction+c.CPUWaitFraction <= ioBusy*p:
 		return BoundIO
 	}
 	return BoundInconclusive
@@ -126,6 +134,9 @@ func cpuReason(c CPU, in CPUInput) string {
 	busy := fmt.Sprintf("busy %.0f %% of each request (D·N/R = %.2f)", 100*c.BusyFraction/p, c.BusyFraction)
 	if p != 1 {
 		busy = fmt.Sprintf("busy %.0f %% of each request per usable core (D·N/R = %.2f over %g cores)", 100*c.BusyFraction/p, c.BusyFraction, p)
+	}
+	if c.CPUWaitFraction >= 0.05*p && c.BusyFraction < cpuBusy*p {
+		busy += fmt.Sprintf(" and waiting for a CPU %.0f %% (the machine is busy)", 100*c.CPUWaitFraction/p)
 	}
 	shares := fmt.Sprintf("user %.0f %% / system %.0f %%", 100*c.UserShare, 100*c.SystemShare)
 	if c.KernelHeavy {

@@ -66,6 +66,20 @@ func TestAnalyzeCPU(t *testing.T) {
 			bound: BoundInconclusive, reason: "no soak window",
 		},
 		{
+			// A CPU burner on a shared machine: 2 ms of CPU per request,
+			// 3.1 ms response at c=1, and 1 ms of it runnable but waiting
+			// for a core. Without the wait it looks half idle.
+			name:  "cpu-bound on a busy machine",
+			in:    CPUInput{WallSeconds: 10, TargetUser: 6.4, Requests: 3200, MeanResponse: 0.003125, Concurrency: 1, CPUs: 2, TargetThreads: 6, RunqueueWaitRate: 0.32},
+			bound: BoundCPU, busy: 0.64, reason: "and waiting for a CPU 32 % (the machine is busy)",
+		},
+		{
+			// The same figures without schedstat stay undecided.
+			name:  "the same without the run-queue wait",
+			in:    CPUInput{WallSeconds: 10, TargetUser: 6.4, Requests: 3200, MeanResponse: 0.003125, Concurrency: 1, CPUs: 2, TargetThreads: 6},
+			bound: BoundInconclusive, busy: 0.64, reason: "between waiting and CPU-bound",
+		},
+		{
 			// One thread at 95 % of a core: 8 requests queue for it.
 			name:  "single thread saturated",
 			in:    CPUInput{WallSeconds: 100, TargetUser: 95, Requests: 10000, MeanResponse: 0.08, Concurrency: 8, CPUs: 4, TargetThreads: 1},

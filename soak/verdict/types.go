@@ -93,17 +93,25 @@ type CPUInput struct {
 	RateSeries       []float64 // throughput per interval
 	RateAtSeconds    []float64
 	ClientSaturation float64 // optional override; 0 = computed
+	// RunqueueWaitRate is the target's time runnable but waiting for a
+	// CPU, per second of wall time (schedstat); 0 when unknown.
+	RunqueueWaitRate float64
 }
 
 // CPU is the report's "cpu" object.
 type CPU struct {
-	Bound                string  `json:"bound"`            // "cpu", "io", "client", "inconclusive"
-	Utilization          float64 `json:"utilization"`      // U, cores
-	Throughput           float64 `json:"throughput"`       // X, req/s
-	DemandSeconds        float64 `json:"demand_seconds"`   // D = U/X
-	ResponseSeconds      float64 `json:"response_seconds"` // R
-	Concurrency          float64 `json:"concurrency"`      // N
-	BusyFraction         float64 `json:"busy_fraction"`    // D·N/R; equals U by Little's law, judged per usable core
+	Bound           string  `json:"bound"`            // "cpu", "io", "client", "inconclusive"
+	Utilization     float64 `json:"utilization"`      // U, cores
+	Throughput      float64 `json:"throughput"`       // X, req/s
+	DemandSeconds   float64 `json:"demand_seconds"`   // D = U/X
+	ResponseSeconds float64 `json:"response_seconds"` // R
+	Concurrency     float64 `json:"concurrency"`      // N
+	BusyFraction    float64 `json:"busy_fraction"`    // D·N/R; equals U by Little's law, judged per usable core
+	// RunqueueWaitSeconds is the time per request the target was runnable
+	// but waiting for a CPU (W), and CPUWaitFraction W·N/R: a CPU-bound
+	// target on a busy machine waits for a CPU, not on I/O.
+	RunqueueWaitSeconds  float64 `json:"runqueue_wait_seconds"`
+	CPUWaitFraction      float64 `json:"cpu_wait_fraction"`
 	UserShare            float64 `json:"user_share"`
 	SystemShare          float64 `json:"system_share"`
 	KernelHeavy          bool    `json:"kernel_heavy"`

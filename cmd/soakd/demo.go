@@ -28,6 +28,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 	rate := fs.Float64("rate", 1500, "requests per second (open loop)")
 	dur := fs.DurationP("duration", "d", 40*time.Second, "how long to load the demo target")
 	cool := fs.Duration("cooldown", 10*time.Second, "how long to watch after the load stops")
+	interval := fs.Duration("interval", time.Second, "sampling and progress interval")
 	var f runFlags
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines")
@@ -48,7 +49,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "soakd demo:", err)
 		return exitUsage
 	}
-	o.OutDir = *out
+	o.OutDir, o.Interval = *out, *interval
 	f.logLevel = "warn"
 	fmt.Fprintf(stderr, "soakd demo: the target leaks %d B per request and one fd every %d requests; soaking it at %.0f req/s for %s, then %s of cool-down.\n",
 		*leak, *fdEvery, *rate, *dur, *cool)

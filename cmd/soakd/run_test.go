@@ -132,7 +132,7 @@ func TestDemoFindsTheLeak(t *testing.T) {
 	// The test binary is not soakd: the demo re-executes a real one.
 	bin := soakdBinary(t)
 	start := time.Now()
-	out, err := runCmd(bin, "demo", "-q", "--json", "-d", "12s", "--cooldown", "3s", "--leak-bytes", "2000", "--leak-fd-every", "100", "--rate", "1000")
+	out, err := runCmd(bin, "demo", "-q", "--json", "-d", "12s", "--cooldown", "3s", "--leak-bytes", "2000", "--leak-fd-every", "100", "--rate", "1000", "--interval", "250ms")
 	if code := exitCode(err); code != exitLeak {
 		t.Fatalf("soakd demo exit code = %d (%v); want %d (leak)\n%s", code, err, exitLeak, out)
 	}

@@ -37,7 +37,7 @@ func fullRecord(i int) soak.Record {
 			Time: base, Alive: true, RootPID: 4242, RootStart: 987654, Incarnation: 2, Procs: 3,
 			RSS: u * 4096, VMS: u * 8192, Swap: 7, SmapsValid: true, PSS: u * 4000, USS: u * 3000,
 			FDsValid: true, FDs: 17, FDLimit: 1024, Threads: 9,
-			CPUUser: 1.25 + float64(i), CPUSystem: 0.5, CtxVoluntary: 11, CtxInvol: 12,
+			CPUUser: 1.25 + float64(i), CPUSystem: 0.5, CtxVoluntary: 11, CtxInvol: 12, RunqueueWait: 0.125, RunqueueValid: true,
 			IOValid: true, ReadBytes: 13, WriteBytes: 14, ReadChars: 15, WriteChars: 16,
 			TCPValid: true, TCPEstablished: 1, TCPCloseWait: 2, TCPTimeWait: 3, TCPListen: 4,
 			CgroupValid: true, MemCurrent: 21, MemMax: 22, MemAnon: 23, MemFile: 24,

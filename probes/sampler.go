@@ -457,6 +457,10 @@ func (s *Sampler) fillTotals(out *Sample) {
 	s.waitRead = false
 }
 
+// cadenceSlack is how early a reading may come: 10 % of its period, at
+// most 200 ms.
+func cadenceSlack(every time.Duration) time.Duration { return min(every/10, 200*time.Millisecond) }
+
 // cadence says when a costly reading is due: at the first sample of each
 // root identity, then every `every`; never when every < 0.
 type cadence struct {
@@ -466,7 +470,10 @@ type cadence struct {
 }
 
 func (c *cadence) due(now time.Time, root procID) bool {
-	if c.every < 0 || (root == c.root && now.Sub(c.last) < c.every) {
+	// A reading is due a little early rather than a whole sample late: the
+	// samples that ask come every interval with some jitter, and without
+	// the slack a 2 s cadence on 1 s samples slips to every 3 s.
+	if c.every < 0 || (root == c.root && now.Sub(c.last) < c.every-cadenceSlack(c.every)) {
 		return false
 	}
 	c.last, c.root = now, root

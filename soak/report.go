@@ -93,22 +93,28 @@ func NewReport(recs []Record, sum *load.Summary, ti TargetInfo, ao AnalysisOptio
 	return rep
 }
 
-// overall is the run's verdict. PSS and USS are read every 30 s by default,
-// so a short run often has too few of them to decide; when they are
-// inconclusive, RSS speaks for memory and they do not hold the run's
-// verdict back. A PSS or USS leak still counts.
+// overall is the run's verdict. PSS and USS (read every 30 s by default)
+// and CLOSE_WAIT sockets (counted every 5 s) are sampled more slowly than
+// the rest, so a short run often has too few of them to decide; when they
+// are inconclusive and RSS, fds and threads are decided, those speak for
+// the run and the slow ones do not hold its verdict back. A leak in any
+// resource still counts.
 func overall(rs map[string]verdict.Resource) string {
 	deciding := make(map[string]verdict.Resource, len(rs))
 	for name, r := range rs {
-		if (name == "pss" || name == "uss") && r.Verdict == verdict.Inconclusive {
-			if _, ok := rs["rss"]; ok {
-				continue
-			}
+		if slowlySampled[name] && r.Verdict == verdict.Inconclusive {
+			continue
 		}
 		deciding[name] = r
 	}
+	if len(deciding) == 0 {
+		return verdict.Overall(rs)
+	}
 	return verdict.Overall(deciding)
 }
+
+// slowlySampled are the resources read on a slower cadence than a sample.
+var slowlySampled = map[string]bool{"pss": true, "uss": true, "close_wait": true}
 
 func phases(recs []Record) Phases {
 	var p Phases

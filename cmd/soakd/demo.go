@@ -82,6 +82,7 @@ func demoOptions(leak, fdEvery int, rate float64, dur, cool time.Duration) (soak
 	o.Target.StopGrace = 5 * time.Second
 	o.Cooldown = cool
 	o.Sampler.SmapsInterval = 2 * time.Second
+	o.Sampler.SocketInterval = 2 * time.Second
 	return o, nil
 }
 

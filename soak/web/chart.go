@@ -100,6 +100,7 @@ func addLine(p *plot.Plot, name string, xys plotter.XYs, c color.Color, dash int
 func render(p *plot.Plot, id, title, desc string) (chart, error) {
 	c := vgsvg.New(chartWidth, chartHeight)
 	dc := draw.New(c)
+	addHeadroom(p)
 	leg := p.Legend
 	p.Legend = plot.NewLegend() // empty: the plot draws none
 	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
@@ -113,6 +114,24 @@ func render(p *plot.Plot, id, title, desc string) (chart, error) {
 		return chart{}, err
 	}
 	return chart{ID: id, Title: title, Desc: desc, SVG: template.HTML(svg)}, nil
+}
+
+// headroom is the share of the y range left free above the highest value,
+// so that a peak is not drawn on (and half hidden by) the top edge.
+const headroom = 0.06
+
+// addHeadroom raises the top of the y axis by headroom of its range, in
+// log terms on a log axis.
+func addHeadroom(p *plot.Plot) {
+	lo, hi := p.Y.Min, p.Y.Max
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || hi <= lo {
+		return
+	}
+	if _, ok := p.Y.Scale.(plot.LogScale); ok && lo > 0 {
+		p.Y.Max = hi * math.Pow(hi/lo, headroom)
+		return
+	}
+	p.Y.Max = hi + headroom*(hi-lo)
 }
 
 const svgFonts = "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;"

@@ -236,10 +236,8 @@ func cpuChart(rep *soak.Report, a axes) (chart, bool, error) {
 	return c, err == nil, err
 }
 
-func rateValue(r soak.Record) (float64, bool) { return r.Rate, true }
-
 func throughputChart(rep *soak.Report, a axes) (chart, bool, error) {
-	xy := pick(rep.Records, a.xSec, rateValue)
+	xy := requestRates(rep.Records, a)
 	if len(xy) == 0 {
 		return chart{}, false, nil
 	}
@@ -250,13 +248,15 @@ func throughputChart(rep *soak.Report, a axes) (chart, bool, error) {
 	}
 	addRestarts(p, a.restartsSec)
 	p.Y.Min = 0
-	desc := "Completed requests per second over each progress interval."
+	desc := "Completed requests per second, from the change in the request count between samples, over windows of at least 2 s."
 	c, err := render(p, "chart-throughput", "Throughput over time", desc+restartNote(a))
 	return c, err == nil, err
 }
 
-func p50Value(r soak.Record) (float64, bool) { return 1000 * r.P50, r.P50 > 0 }
-func p99Value(r soak.Record) (float64, bool) { return 1000 * r.P99, r.P99 > 0 }
+// p50Value and p99Value skip the records taken before the load's first
+// progress interval, which carry no latency yet.
+func p50Value(r soak.Record) (float64, bool) { return 1000 * r.P50, r.P50 > 0 && r.Rate > 0 }
+func p99Value(r soak.Record) (float64, bool) { return 1000 * r.P99, r.P99 > 0 && r.Rate > 0 }
 
 func latencyChart(rep *soak.Report, a axes) (chart, bool, error) {
 	p50, p99 := pick(rep.Records, a.xSec, p50Value), pick(rep.Records, a.xSec, p99Value)

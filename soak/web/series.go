@@ -176,6 +176,39 @@ func cpuRates(recs []soak.Record, a axes) (user, total plotter.XYs) {
 	return user, total
 }
 
+// requestRates returns the throughput in requests per second as
+// Δrequests/Δt over windows of at least 1/cpuWindows of the run and 2 s,
+// like cpuRates. The request count is soakd's own, so it never resets at a
+// restart; a window does not span the start of the cool-down, so that the
+// end of the load shows as a step. The records' Rate is not used: it is
+// the load's last completed interval, which the first samples precede.
+func requestRates(recs []soak.Record, a axes) plotter.XYs {
+	if len(recs) < 2 {
+		return nil
+	}
+	minWindow := max((recs[len(recs)-1].Elapsed-recs[0].Elapsed)/cpuWindows, 2)
+	var out plotter.XYs
+	emit := func(s, i int) {
+		if dt := recs[i].Elapsed - recs[s].Elapsed; dt > 0 {
+			dn := float64(recs[i].Requests - min(recs[s].Requests, recs[i].Requests))
+			out = append(out, plotter.XY{X: a.sec.of((recs[i].Elapsed + recs[s].Elapsed) / 2), Y: dn / dt})
+		}
+	}
+	s := 0
+	for i := 1; i < len(recs); i++ {
+		if recs[i].Phase == verdict.Cooldown && recs[i-1].Phase != verdict.Cooldown && s < i-1 {
+			emit(s, i-1) // the last, maybe short, window under load
+			s = i - 1
+		}
+		if recs[i].Elapsed-recs[s].Elapsed < minWindow {
+			continue
+		}
+		emit(s, i)
+		s = i
+	}
+	return decimate(out, displayBuckets)
+}
+
 // describeRange says "from A to B" for a chart's description.
 func describeRange(what string, lo, hi float64, format func(float64) string) string {
 	return fmt.Sprintf("%s from %s to %s", what, format(lo), format(hi))

@@ -1,0 +1,68 @@
+package web
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/plot"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// TestRequestRates checks that throughput comes from the request counts,
+// not from Rate, which the first samples precede, and that the cool-down
+// shows no load.
+func TestRequestRates(t *testing.T) {
+	// 300 requests/s sampled every 0.25 s for 10 s, Rate 0 until 1 s in,
+	// then 2 s of cool-down.
+	var recs []soak.Record
+	for i := 0; i <= 48; i++ {
+		el := 0.25 * float64(i)
+		r := soak.Record{Elapsed: el, Phase: verdict.Soak, Requests: uint64(300 * min(el, 10))}
+		switch {
+		case el < 1:
+			r.Phase = verdict.Warmup
+		case el > 10:
+			r.Phase = verdict.Cooldown
+		}
+		if el >= 1 {
+			r.Rate = 300
+		}
+		recs = append(recs, r)
+	}
+	got := requestRates(recs, newAxes(recs))
+	if len(got) < 4 {
+		t.Fatalf("got %d points; want at least 4", len(got))
+	}
+	for _, pt := range got {
+		want := 300.0
+		if pt.X > 10 {
+			want = 0
+		}
+		if math.Abs(pt.Y-want) > 1e-9 {
+			t.Errorf("rate at %.2f s: got %.1f; want %.0f", pt.X, pt.Y, want)
+		}
+	}
+	if got[0].X > 2 {
+		t.Errorf("first point at %.2f s; want one within the first 2 s", got[0].X)
+	}
+}
+
+// TestHeadroom checks that the highest value sits below the top of the y
+// axis, on a linear and on a log axis.
+func TestHeadroom(t *testing.T) {
+	for _, logY := range []bool{false, true} {
+		t.Run(map[bool]string{false: "linear", true: "log"}[logY], func(t *testing.T) {
+			p := newPlot("x", "y")
+			p.Y.Min, p.Y.Max = 1, 100
+			if logY {
+				p.Y.Scale = plot.LogScale{}
+			}
+			addHeadroom(p)
+			if p.Y.Max <= 100 {
+				t.Errorf("y max: got %g; want above 100", p.Y.Max)
+			}
+		})
+	}
+}

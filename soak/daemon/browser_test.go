@@ -227,6 +227,15 @@ const rowBadges = `((id, job) => {
 	return words(run) + ' | ' + words(jobRow);
 })(%d, 'leaky')`
 
+// runNumbers returns, for the index, the Requests and RSS per request
+// cells of run id's row.
+const runNumbers = `((id) => {
+	const run = Array.from(document.querySelectorAll('form tbody tr')).find(r => r.querySelector('a[href="/runs/' + id + '"]'));
+	if (!run) return 'missing';
+	const nums = run.querySelectorAll('td.num');
+	return nums[1].textContent.trim() + ' | ' + nums[2].textContent.trim();
+})(%d)`
+
 // TestBrowserDaemonPages opens the daemon's own pages in headless Chromium
 // during and after a short run against a spawned leaky target, and checks
 // that nothing is loaded from another host.
@@ -270,6 +279,17 @@ func checkDuring(t *testing.T, ctx context.Context, base, runURL string, id int6
 		return nil
 	})
 	t.Logf("index during the run: %s", got)
+	poll(t, "the running run's requests on the index", 30*time.Second, func() error {
+		openPage(t, ctx, base+"/")
+		cells, err := evalJS[string](ctx, fmt.Sprintf(runNumbers, id))
+		if err != nil {
+			return err
+		}
+		if req, _, _ := strings.Cut(cells, " | "); req == "" || req == "0" || req == "missing" {
+			return fmt.Errorf("requests | RSS per request = %q; want the live request count", cells)
+		}
+		return nil
+	})
 	screenshot(t, ctx, "daemon-index-live.png")
 
 	openPage(t, ctx, runURL)
@@ -283,6 +303,14 @@ func checkDuring(t *testing.T, ctx context.Context, base, runURL string, id int6
 		return nil
 	})
 	t.Logf("live page: %s", got)
+	const tjs = `(document.querySelector('#target-h ~ dl code') || {}).textContent || ''`
+	got = pollJS(t, ctx, "live target", tjs, func(s string) error {
+		if !strings.HasPrefix(s, "pid ") {
+			return fmt.Errorf("target = %q; want the root's pid and command line", s)
+		}
+		return nil
+	})
+	t.Logf("live target: %s", got)
 	titles := pollJS(t, ctx, "live charts", chartTitles, wantCharts(3))
 	t.Logf("live charts: %q", titles)
 	screenshot(t, ctx, "daemon-run-live.png")

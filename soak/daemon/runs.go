@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shirou/gopsutil/v3/process"
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/soak"
@@ -54,10 +55,12 @@ type activeRun struct {
 	planRequests uint64
 	ti           soak.TargetInfo
 	ao           soak.AnalysisOptions
+	spec         string     // the job's target, for the live report until a sample names the root
+	root         liveTarget // the root process the live report last described
 
 	cpu cpuTracker // used by the sampling goroutine only
 
-	mu    sync.Mutex // guards the plan, ti, ao, recs, live, alive and inc
+	mu    sync.Mutex // guards the plan, ti, ao, spec, root, recs, live, alive and inc
 	recs  []soak.Record
 	live  *soak.Report
 	alive bool
@@ -78,7 +81,54 @@ func (a *activeRun) analyze() *soak.Report {
 	recs := a.recs[:len(a.recs):len(a.recs)]
 	ti, ao := a.ti, a.ao
 	a.mu.Unlock()
+	if ti.Probed {
+		ti.Description = a.describe(recs)
+	}
 	return soak.NewReport(recs, nil, ti, ao)
+}
+
+// liveTarget is the root process of a running target and its description.
+type liveTarget struct {
+	pid  int32
+	desc string
+}
+
+// describe says what the live report's target is, as the final report
+// does: "pid N (command line)" of the root in the last sample, else the
+// job's target spec. The command line is read once per root.
+func (a *activeRun) describe(recs []soak.Record) string {
+	a.mu.Lock()
+	spec, root := a.spec, a.root
+	a.mu.Unlock()
+	n := len(recs)
+	if n == 0 || !recs[n-1].Alive || recs[n-1].RootPID <= 0 {
+		return spec
+	}
+	pid := recs[n-1].RootPID
+	if pid != root.pid {
+		root = liveTarget{pid: pid, desc: fmt.Sprintf("pid %d (%s)", pid, cmdline(pid))}
+		a.mu.Lock()
+		a.root = root
+		a.mu.Unlock()
+	}
+	return root.desc
+}
+
+// maxCmdline is the length at which a command line is cut for display,
+// as package probes cuts it for the final report.
+const maxCmdline = 120
+
+// cmdline returns pid's command line, shortened, or "?" when it cannot be
+// read (the process is gone, or a kernel thread).
+func cmdline(pid int32) string {
+	line, err := (&process.Process{Pid: pid}).Cmdline()
+	if err != nil || line == "" {
+		return "?"
+	}
+	if len(line) > maxCmdline {
+		line = line[:maxCmdline-3] + "..."
+	}
+	return line
 }
 
 func (a *activeRun) latest() *soak.Report {
@@ -219,6 +269,9 @@ func (d *Daemon) execute(ar *activeRun, j config.Job) {
 		d.finish(ar, nil, fmt.Errorf("job %s: %w", j.Name, err))
 		return
 	}
+	ar.mu.Lock()
+	ar.spec = targetOf(j)
+	ar.mu.Unlock()
 	d.wire(ar, &opts)
 	ar.log.Info("run started", zap.String("target", targetOf(j)), zap.Duration("max_duration", j.MaxDuration),
 		zap.Duration("load_duration", opts.Load.Duration), zap.Uint64("load_requests", opts.Load.Requests))

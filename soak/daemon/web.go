@@ -70,9 +70,27 @@ func (d *Daemon) runView(r store.Run) web.RunView {
 	if end.IsZero() {
 		end = d.o.Now()
 	}
-	return web.RunView{
+	v := web.RunView{
 		ID: r.ID, Job: r.Job, Status: r.Status, Verdict: r.Verdict, Started: r.Started,
 		Duration: end.Sub(r.Started).Round(time.Second), Requests: r.Requests, RSSPerRequest: r.RSSPerRequest,
+	}
+	if r.Status == store.StatusRunning {
+		withLive(&v, d.LiveReport(r.ID))
+	}
+	return v
+}
+
+// withLive fills a running run's requests and RSS growth, which the store
+// only has at the end, from its live analysis, when there is one.
+func withLive(v *web.RunView, rep *soak.Report) {
+	if rep == nil {
+		return
+	}
+	if n := len(rep.Records); n > 0 {
+		v.Requests = rep.Records[n-1].Requests
+	}
+	if res, ok := rep.Resources["rss"]; ok {
+		v.RSSPerRequest = res.PerRequest
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -257,7 +258,27 @@ func TestBrowser(t *testing.T) {
 		if titles := eval[[]string](t, ctx, chartTitles); len(titles) != 1 {
 			t.Errorf("compare charts = %q; want 1", titles)
 		}
+		const fits = `(s => s.scrollWidth <= s.clientWidth)(document.querySelector('#slopes-h ~ .scroll'))`
+		if !eval[bool](t, ctx, fits) {
+			t.Errorf("the slopes table is wider than its box; want it to fit the page")
+		}
 		screenshot(t, ctx, "web-compare.png")
+		// On paper: print media on a 700 px wide page (A4 less margins).
+		t.Cleanup(func() {
+			chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
+			chromedp.Call(ctx, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
+		})
+		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"}); err != nil {
+			t.Fatalf("emulating print media: %v", err)
+		}
+		if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 700, Height: 900, DeviceScaleFactor: 1}); err != nil {
+			t.Fatalf("emulating a 700 px page: %v", err)
+		}
+		const right = `document.querySelector('#slopes-h ~ .scroll table').getBoundingClientRect().right <= document.documentElement.clientWidth`
+		if !eval[bool](t, ctx, right) {
+			t.Errorf("print: the slopes table runs past the 700 px page; want it within")
+		}
+		screenshot(t, ctx, "web-compare-print.png")
 	})
 	if bad, n := log.foreign(srv.URL); len(bad) > 0 || n == 0 {
 		t.Errorf("requests to other hosts: %q (of %d requests); want none", bad, n)

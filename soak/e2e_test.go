@@ -71,8 +71,16 @@ func startTarget(t *testing.T, args ...string) (string, int) {
 	return "", 0
 }
 
-// soakFor runs a soak of the target at url with the given load shape.
+// soakFor runs a soak of the target at url with the given load shape and
+// a warm-up of 15 % of it.
 func soakFor(t *testing.T, url string, pid int, shape load.Options, cooldown time.Duration) *soak.Report {
+	t.Helper()
+	return soakWith(t, url, pid, shape, cooldown, soak.Warmup{Fraction: 0.15})
+}
+
+// soakWith runs a soak of the target at url with the given load shape and
+// warm-up.
+func soakWith(t *testing.T, url string, pid int, shape load.Options, cooldown time.Duration, warmup soak.Warmup) *soak.Report {
 	t.Helper()
 	shape.Endpoints = []load.Endpoint{{URL: url}}
 	shape.KeepAlive = true
@@ -80,7 +88,7 @@ func soakFor(t *testing.T, url string, pid int, shape load.Options, cooldown tim
 	o := soak.Options{
 		Load:     shape,
 		Interval: 250 * time.Millisecond,
-		Warmup:   soak.Warmup{Fraction: 0.15},
+		Warmup:   warmup,
 		Cooldown: cooldown,
 		OutDir:   t.TempDir(),
 		Log:      zaptest.NewLogger(t),
@@ -148,10 +156,14 @@ func TestEndToEndFDLeak(t *testing.T) {
 }
 
 func TestEndToEndCacheThatFillsIsNeverALeak(t *testing.T) {
-	// 2500 entries of 8 KiB fill 20 MiB over the first ~3 s, then stay.
-	url, pid := startTarget(t, "--cache-entries", "2500", "--cache-entry-bytes", "8192")
-	rep := soakFor(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 14 * time.Second}, 0)
+	// 4000 entries of 8 KiB fill 31 MiB over the first ~5 s of the soak
+	// (after a warm-up of 500 requests), then stay flat for ~9 s.
+	url, pid := startTarget(t, "--cache-entries", "4000", "--cache-entry-bytes", "8192")
+	rep := soakWith(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 14 * time.Second}, 0, soak.Warmup{Requests: 500})
 	rss := rep.Resources["rss"]
+	if rss.Verdict == verdict.Leak {
+		t.Fatalf("rss verdict = leak for a cache that filled and stayed flat (%s)", rss.Reason)
+	}
 	if rss.Verdict != verdict.Plateau && rss.Verdict != verdict.Stable {
 		t.Errorf("rss verdict = %q; want plateau or stable (%s)", rss.Verdict, rss.Reason)
 	}

@@ -143,7 +143,22 @@ func TestConnectionsPerKeepAlive(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, okHandler)
+			// The first c requests wait until all c are in flight, so every
+			// worker has started before the budget runs out (on a busy
+			// machine a worker may otherwise start after the others have
+			// sent everything).
+			var arrived atomic.Int32
+			gate := make(chan struct{})
+			ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if arrived.Add(1) == int32(tt.c) {
+					close(gate)
+				}
+				select {
+				case <-gate:
+				case <-time.After(10 * time.Second):
+				}
+				okHandler(w, r)
+			})
 			s := run(t, Options{Endpoints: endpoints(ts.URL), Concurrency: tt.c,
 				Requests: tt.requests, KeepAlive: tt.keepAlive})
 			if got := ts.conns.Load(); got != tt.wantConns || int64(s.Connections) != tt.wantConns {

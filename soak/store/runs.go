@@ -151,11 +151,14 @@ func (s *Store) ReportJSON(id int64) ([]byte, error) {
 }
 
 // MarkInterrupted marks the runs that a crash left "running" as
-// "interrupted" and returns their IDs, oldest first. Call it at start-up,
-// before any run starts; then analyse each over its samples and FinishRun
-// it.
+// "interrupted" and returns their IDs, oldest first, with those of
+// interrupted runs never finished (a crash or an error while they were
+// being analysed), so that no run stays without a report. Call it at
+// start-up, before any run starts; then analyse each over its samples and
+// FinishRun it.
 func (s *Store) MarkInterrupted() ([]int64, error) {
-	rows, err := s.db.Query(`UPDATE runs SET status = ? WHERE status = ? RETURNING id`, StatusInterrupted, StatusRunning)
+	rows, err := s.db.Query(`UPDATE runs SET status = ? WHERE status = ? OR (status = ? AND ended_ns = 0) RETURNING id`,
+		StatusInterrupted, StatusRunning, StatusInterrupted)
 	if err != nil {
 		return nil, fmt.Errorf("store: marking interrupted runs: %w", err)
 	}

@@ -234,6 +234,15 @@ func TestMarkInterrupted(t *testing.T) {
 			t.Errorf("run %d status %q; want %q", id, r.Status, want)
 		}
 	}
+	// A crash before they were analysed and finished: they come back.
+	if ids, _ := s.MarkInterrupted(); !reflect.DeepEqual(ids, []int64{a, c}) {
+		t.Errorf("MarkInterrupted before they were finished = %v; want %v", ids, []int64{a, c})
+	}
+	for _, id := range []int64{a, c} {
+		if err := s.FinishRun(id, StatusInterrupted, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if ids, _ := s.MarkInterrupted(); len(ids) != 0 {
 		t.Errorf("second MarkInterrupted = %v; want none", ids)
 	}

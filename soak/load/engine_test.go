@@ -354,3 +354,36 @@ func TestFramingAgainstRealServer(t *testing.T) {
 		})
 	}
 }
+
+// An open-loop run that has handed out all of its -n requests has no
+// sends left to miss, even when a stop cuts its last requests short.
+func TestOpenLoopStopAfterBudgetMissesNothing(t *testing.T) {
+	release := make(chan struct{})
+	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	defer close(release)
+	e, err := New(Options{Endpoints: endpoints(ts.URL), Rate: 200, Concurrency: 5, Requests: 5,
+		Duration: time.Hour, Timeout: time.Hour, KeepAlive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for ts.requests.Load() < 5 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond) // let the schedule run past the budget
+		cancel()
+	}()
+	s, err := e.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.MissedSends != 0 || s.Abandoned != 5 {
+		t.Errorf("got %d missed, %d abandoned; want 0 missed, 5 abandoned (all 5 requests were sent)", s.MissedSends, s.Abandoned)
+	}
+}

@@ -37,7 +37,7 @@ func (e *Engine) runOpen(start time.Time) {
 		})
 	}
 	spawn()
-	sent := e.pace(start, slots, func() bool {
+	consumed, handed := e.pace(start, slots, func() bool {
 		if spawned >= e.opts.Concurrency {
 			return false
 		}
@@ -46,29 +46,30 @@ func (e *Engine) runOpen(start time.Time) {
 	})
 	close(slots)
 	wg.Wait()
-	e.countMissedAtEnd(start, sent)
+	e.countMissedAtEnd(start, consumed, handed)
 }
 
 // pace runs the schedule until Requests are handed out or the run stops.
 // grow is called when no worker is idle; it returns false at the limit.
-// pace returns the number of due times consumed (sent or skipped).
-func (e *Engine) pace(start time.Time, slots chan<- time.Time, grow func() bool) uint64 {
+// pace returns the number of due times consumed (sent or skipped) and the
+// number handed out.
+func (e *Engine) pace(start time.Time, slots chan<- time.Time, grow func() bool) (consumed, handed uint64) {
 	period := float64(time.Second) / e.opts.Rate
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	var n, handed uint64
+	var n uint64
 	for ; e.opts.Requests == 0 || handed < e.opts.Requests; n++ {
 		due := start.Add(time.Duration(float64(n) * period))
 		if e.opts.Duration > 0 && due.Sub(start) >= e.opts.Duration {
 			<-e.stopCtx.Done() // the duration timer fires within one period
-			return n
+			return n, handed
 		}
 		if d := time.Until(due); d > 0 {
 			timer.Reset(d)
 			select {
 			case <-timer.C:
 			case <-e.stopCtx.Done():
-				return n
+				return n, handed
 			}
 		}
 		if time.Since(due) > e.opts.Timeout {
@@ -76,11 +77,11 @@ func (e *Engine) pace(start time.Time, slots chan<- time.Time, grow func() bool)
 			continue
 		}
 		if !e.handOut(slots, due, grow) {
-			return n
+			return n, handed
 		}
 		handed++
 	}
-	return n
+	return n, handed
 }
 
 // handOut gives due to an idle worker, starting one if allowed, else waits
@@ -101,8 +102,10 @@ func (e *Engine) handOut(slots chan<- time.Time, due time.Time, grow func() bool
 }
 
 // countMissedAtEnd adds the due times between the last consumed one and
-// the stop, which never got a chance to be sent.
-func (e *Engine) countMissedAtEnd(start time.Time, consumed uint64) {
+// the stop, which never got a chance to be sent: at most the requests of
+// the Requests budget not handed out, so a stop that cuts the last sent
+// requests short after the whole budget went out misses nothing.
+func (e *Engine) countMissedAtEnd(start time.Time, consumed, handed uint64) {
 	if !e.stopped.Load() {
 		return
 	}
@@ -110,7 +113,12 @@ func (e *Engine) countMissedAtEnd(start time.Time, consumed uint64) {
 	if e.opts.Duration > 0 {
 		due = min(due, uint64(e.opts.Duration.Seconds()*e.opts.Rate))
 	}
-	if due > consumed {
-		e.missed.Add(due - consumed)
+	if due <= consumed {
+		return
 	}
+	missed := due - consumed
+	if e.opts.Requests > 0 {
+		missed = min(missed, e.opts.Requests-handed)
+	}
+	e.missed.Add(missed)
 }

@@ -82,6 +82,11 @@ func TestGoodConfigs(t *testing.T) {
 				t.Errorf("got %d jobs; want 0", len(c.Jobs))
 			}
 		}},
+		{"alert zeros take the defaults, jobs or none", "alerts: {repeat_interval: 0s, queue_size: 0}\n", func(t *testing.T, c *Config) {
+			if c.Alerts.RepeatInterval <= 0 || c.Alerts.QueueSize < 1 {
+				t.Errorf("repeat_interval %v, queue_size %d; want the defaults", c.Alerts.RepeatInterval, c.Alerts.QueueSize)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

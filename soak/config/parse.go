@@ -86,6 +86,7 @@ func decode(doc *yaml.Node) (*Config, error) {
 	if err := doc.Decode(&cfg); err != nil {
 		return nil, err
 	}
+	cfg.Alerts.ApplyDefaults()
 	jobs := mappingValue(doc, "jobs")
 	if jobs == nil {
 		return &cfg, nil
@@ -98,7 +99,6 @@ func decode(doc *yaml.Node) (*Config, error) {
 			return nil, err
 		}
 	}
-	cfg.Alerts.ApplyDefaults()
 	return &cfg, nil
 }
 

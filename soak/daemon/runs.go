@@ -192,9 +192,10 @@ func (d *Daemon) reserve(job, trigger string) (*activeRun, config.Job, error) {
 		return nil, config.Job{}, &BusyError{Job: job, RunID: cur.id}
 	}
 	ar := &activeRun{job: job, trigger: trigger, started: d.o.Now()}
-	ar.ctx, ar.cancel = context.WithCancel(d.ctx)
 	if j.MaxDuration > 0 {
 		ar.ctx, ar.cancel = context.WithTimeout(d.ctx, j.MaxDuration)
+	} else {
+		ar.ctx, ar.cancel = context.WithCancel(d.ctx)
 	}
 	d.active[job] = ar
 	d.runs.Add(1)

@@ -110,7 +110,9 @@ func leakOf(job string, runID int64, name string, res verdict.Resource) alerts.L
 		PerRequest: res.PerRequest, PerHour: res.PerHour, CI95: res.CI95,
 	}
 	if t := res.TimeToExhaustionSeconds; t != nil {
-		l.TimeToExhaustion = time.Duration(*t * float64(time.Second))
+		// A resource already at its limit has 0 s left, which Leak reads
+		// as "never": keep it the shortest time that is not.
+		l.TimeToExhaustion = max(time.Duration(*t*float64(time.Second)), time.Nanosecond)
 	}
 	return l
 }

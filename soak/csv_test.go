@@ -115,12 +115,37 @@ func TestWarmupDefaultIsTenPercentOfThePlannedRun(t *testing.T) {
 		{"by duration", Options{Load: loadFor(0, 10*time.Minute)}, 0, time.Minute},
 		{"by requests", Options{Load: loadFor(1000000, 0)}, 100000, 0},
 		{"capped at 30 min", Options{Load: loadFor(0, 24*time.Hour)}, 0, 30 * time.Minute},
+		{"by both, whichever first", Options{Load: loadFor(1000000, 8*time.Hour)}, 100000, 30 * time.Minute},
+		{"no bound", Options{Load: loadFor(0, 0)}, 0, 60 * time.Second},
 		{"explicit", Options{Load: loadFor(0, time.Hour), Warmup: Warmup{Requests: 5}}, 5, 0},
 		{"none", Options{Load: loadFor(0, time.Hour), Warmup: Warmup{None: true}}, 0, 0},
 	} {
 		req, el := tc.o.warmupEnd()
 		if req != tc.req || el != tc.elapsed {
 			t.Errorf("%s: warmupEnd = %d requests, %s; want %d, %s", tc.name, req, el, tc.req, tc.elapsed)
+		}
+	}
+}
+
+// A run bounded by -n and -d that ends by its request count long before
+// its duration leaves the default warm-up after 10 % of the requests, so
+// the soak is not all warm-up.
+func TestWarmupEndsAtTheFirstBoundReached(t *testing.T) {
+	o := Options{Load: loadFor(1000, time.Hour)}
+	r := &runner{o: &o}
+	r.wReq, r.wDur = o.warmupEnd()
+	for _, tc := range []struct {
+		requests uint64
+		elapsed  float64
+		want     verdict.Phase
+	}{
+		{50, 1, verdict.Warmup},
+		{100, 2, verdict.Soak},     // 10 % of the requests
+		{90, 6 * 60, verdict.Soak}, // 10 % of the duration
+		{1000, 20, verdict.Soak},
+	} {
+		if got := r.phase(Record{Requests: tc.requests, Elapsed: tc.elapsed}); got != tc.want {
+			t.Errorf("phase after %d requests, %g s = %s; want %s", tc.requests, tc.elapsed, PhaseName(got), PhaseName(tc.want))
 		}
 	}
 }

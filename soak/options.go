@@ -21,8 +21,9 @@ import (
 
 // Warmup says how much of the start of a run is excluded from the fits. At
 // most one of its fields is set; the zero value means the default: 10 % of
-// the planned run (by Duration when the load has one, else by Requests),
-// at most 30 minutes, and the first 60 s when the run has no bound.
+// the planned run (of Duration, at most 30 minutes, or of Requests; with
+// both, the run stops at whichever comes first, and so does the warm-up),
+// and the first 60 s when the run has no bound.
 type Warmup struct {
 	Requests uint64
 	Duration time.Duration
@@ -84,9 +85,9 @@ func (o *Options) setDefaults() error {
 	return nil
 }
 
-// warmupEnd returns the request count and the elapsed time before which a
-// sample belongs to the warm-up. A sample is past the warm-up once both are
-// reached.
+// warmupEnd returns the request count and the elapsed time that end the
+// warm-up; 0 is no bound. A sample is past the warm-up once it reaches
+// either bound that is set (see runner.phase).
 func (o *Options) warmupEnd() (uint64, time.Duration) {
 	w := o.Warmup
 	switch {
@@ -101,13 +102,18 @@ func (o *Options) warmupEnd() (uint64, time.Duration) {
 	if f == 0 {
 		f = 0.10
 	}
-	switch {
-	case o.Load.Duration > 0:
-		return 0, min(time.Duration(f*float64(o.Load.Duration)), 30*time.Minute)
-	case o.Load.Requests > 0:
-		return uint64(f * float64(o.Load.Requests)), 0
+	var req uint64
+	var dur time.Duration
+	if o.Load.Duration > 0 {
+		dur = min(time.Duration(f*float64(o.Load.Duration)), 30*time.Minute)
 	}
-	return 0, 60 * time.Second
+	if o.Load.Requests > 0 {
+		req = uint64(f * float64(o.Load.Requests))
+	}
+	if req == 0 && dur == 0 {
+		dur = 60 * time.Second
+	}
+	return req, dur
 }
 
 // ParseWarmup reads a warm-up: N requests, a duration, a percentage, or 0.

@@ -206,11 +206,16 @@ func (r *runner) take() {
 	}
 }
 
+// phase places a record: in the warm-up until it reaches the first of the
+// warm-up bounds that are set (both are only set by the default warm-up of
+// a run bounded by both -n and -d, which stops at whichever comes first).
 func (r *runner) phase(rec Record) verdict.Phase {
+	reqLeft := r.wReq == 0 || rec.Requests < r.wReq
+	durLeft := r.wDur == 0 || time.Duration(rec.Elapsed*float64(time.Second)) < r.wDur
 	switch {
 	case r.loadDone:
 		return verdict.Cooldown
-	case rec.Requests < r.wReq || time.Duration(rec.Elapsed*float64(time.Second)) < r.wDur:
+	case (r.wReq > 0 || r.wDur > 0) && reqLeft && durLeft:
 		return verdict.Warmup
 	}
 	return verdict.Soak

@@ -59,7 +59,8 @@ func SlackText(alerts []Alert) string {
 func slackLine(a Alert) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s] %s %s/%s: %s", strings.ToUpper(string(a.Status)),
-		a.Labels[LabelAlertname], a.Labels[LabelJob], a.Labels[LabelResource], a.Annotations[AnnotationSummary])
+		a.Labels[LabelAlertname], slackEscape(a.Labels[LabelJob]), slackEscape(a.Labels[LabelResource]),
+		slackEscape(a.Annotations[AnnotationSummary]))
 	var figs []string
 	if v := a.Annotations[AnnotationPerRequest]; v != "" {
 		figs = append(figs, "+"+v)
@@ -78,7 +79,13 @@ func slackLine(a Alert) string {
 		if id := a.Annotations[AnnotationRunID]; id != "" {
 			label = "run " + id
 		}
-		fmt.Fprintf(&b, " <%s|%s>", a.GeneratorURL, label)
+		fmt.Fprintf(&b, " <%s|%s>", slackEscape(a.GeneratorURL), label)
 	}
 	return b.String()
 }
+
+// slackEscaper escapes the three characters Slack's message text treats as
+// markup: a reason's "p < 1e-9" must not open a link or a mention.
+var slackEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+func slackEscape(s string) string { return slackEscaper.Replace(s) }

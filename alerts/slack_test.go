@@ -36,6 +36,16 @@ func TestSlackBody(t *testing.T) {
 	}
 }
 
+// TestSlackEscapes: &, < and > in the text are escaped, as Slack asks, so
+// that a reason's "p < 1e-9" or a "<!channel>" opens no link or mention.
+func TestSlackEscapes(t *testing.T) {
+	a := TargetDownAlert("a&b", "", "RSS +101 B/request, p < 1e-9 <!channel>")
+	want := "[FIRING] SoakdTargetDown a&amp;b/target: RSS +101 B/request, p &lt; 1e-9 &lt;!channel&gt;"
+	if got := SlackText([]Alert{a}); got != want {
+		t.Errorf("got %q; want %q", got, want)
+	}
+}
+
 func TestFormatting(t *testing.T) {
 	cases := []struct {
 		name, got, want string

@@ -229,16 +229,12 @@ func (d *Daemon) handleSamples(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if _, err := d.st.Run(id); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			writeError(w, http.StatusNotFound, fmt.Sprintf("run %d not found", id))
-			return
-		}
-		d.internalError(w, "reading the run", err)
+	recs, err := d.st.Samples(id) // ErrNotFound when there is no such run
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeError(w, http.StatusNotFound, fmt.Sprintf("run %d not found", id))
 		return
-	}
-	recs, err := d.st.Samples(id)
-	if err != nil {
+	case err != nil:
 		d.internalError(w, "reading the samples", err)
 		return
 	}

@@ -164,31 +164,67 @@ func accepts(addr string) bool {
 	return true
 }
 
-// stop sends SIGTERM, then SIGKILL to the process group after StopGrace,
-// and waits for the reaper.
+// stop sends SIGTERM to the target's process group, waits up to StopGrace
+// for the target to be reaped and the rest of its group to exit, then sends
+// SIGKILL to what is left of the group and waits for the reaper. The whole
+// group is signalled, not only the process soakd started: a wrapper script
+// or a target that already died may leave members behind, which would
+// otherwise outlive soakd (and keep the port).
 func (t *Target) stop(ctx context.Context) error {
 	if t.cmd == nil {
 		return nil
 	}
-	pid := t.cmd.Process.Pid
-	select {
-	case <-t.reaped:
-		return nil
-	default:
-	}
-	if err := t.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		t.log.Warn("SIGTERM target", zap.Int("pid", pid), zap.Error(err))
-	}
+	pgid := t.cmd.Process.Pid
+	t.signalGroup(pgid, syscall.SIGTERM)
 	grace := time.NewTimer(t.spec.StopGrace)
 	defer grace.Stop()
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	for t.groupLeft(pgid) {
+		select {
+		case <-grace.C:
+			return t.kill(pgid)
+		case <-ctx.Done():
+			return t.kill(pgid)
+		case <-poll.C:
+		case <-t.reaped:
+		}
+	}
+	return nil
+}
+
+// groupLeft says whether the target is not reaped yet or its process
+// group (whose ID is the target's PID) still holds a process. Once the
+// target is reaped its PID may be handed out again, but not while it is
+// still a group's ID: a process holding that PID means the group is empty.
+func (t *Target) groupLeft(pgid int) bool {
 	select {
 	case <-t.reaped:
-		return nil
-	case <-grace.C:
-	case <-ctx.Done():
+	default:
+		return true
 	}
-	t.log.Warn("target ignored SIGTERM; sending SIGKILL", zap.Int("pid", pid), zap.Duration("grace", t.spec.StopGrace))
-	_ = syscall.Kill(-pid, syscall.SIGKILL) // its own group: workers too
+	if !errors.Is(syscall.Kill(pgid, 0), syscall.ESRCH) {
+		return false // the PID belongs to a new process: the group is empty
+	}
+	return syscall.Kill(-pgid, 0) == nil
+}
+
+// signalGroup sends sig to the target's process group while it holds
+// anything soakd started.
+func (t *Target) signalGroup(pgid int, sig syscall.Signal) {
+	if !t.groupLeft(pgid) {
+		return
+	}
+	if err := syscall.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		t.log.Warn("signal the target's process group", zap.Int("pgid", pgid), zap.Stringer("signal", sig), zap.Error(err))
+	}
+}
+
+// kill sends SIGKILL to the target's process group and waits for the
+// reaper.
+func (t *Target) kill(pgid int) error {
+	t.log.Warn("target ignored SIGTERM; sending SIGKILL to its process group", zap.Int("pid", pgid), zap.Duration("grace", t.spec.StopGrace))
+	t.signalGroup(pgid, syscall.SIGKILL)
 	<-t.reaped
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -215,4 +216,42 @@ func TestLiveMatch(t *testing.T) {
 			t.Errorf("two matches: err = %v; want it to contain %q", err, want)
 		}
 	}
+}
+
+// A target started through a wrapper leaves a process in its group when
+// SIGTERM ends the leader: Close stops the whole group, so nothing soakd
+// started outlives it.
+func TestLiveExecStopsTheWholeGroup(t *testing.T) {
+	port := freePort(t)
+	tg := openLive(t, Spec{
+		Exec:         fmt.Sprintf("sh -c 'sleep 600 & exec %s --listen 127.0.0.1:%d --max-lifetime 10m'", targetBin, port),
+		URL:          fmt.Sprintf("http://127.0.0.1:%d/", port),
+		ReadyTimeout: 30 * time.Second, StopGrace: 30 * time.Second,
+	})
+	s := newLiveSampler(t, tg)
+	var sleeper int32
+	waitFor(t, "the sleep child in the tree", func() bool {
+		for _, p := range s.Sample().Top {
+			if p.Name == "sleep" {
+				sleeper = p.PID
+			}
+		}
+		return sleeper != 0
+	})
+	t.Cleanup(func() { _ = syscall.Kill(int(sleeper), syscall.SIGKILL) })
+	if err := tg.Close(context.Background()); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	waitFor(t, fmt.Sprintf("pid %d (sleep) to end", sleeper), func() bool { return !runningPID(sleeper) })
+}
+
+// runningPID says whether pid is a process that has not exited (a zombie
+// has).
+func runningPID(pid int32) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s, err := parseStat(b)
+	return err == nil && s.State != 'Z' && s.State != 'X'
 }

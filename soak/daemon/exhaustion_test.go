@@ -4,10 +4,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -43,4 +45,51 @@ func TestExhaustionAtLimit(t *testing.T) {
 	if !found {
 		t.Errorf("active alerts %v; want one %s", mgr.Active(), alerts.AlertExhaustion)
 	}
+}
+
+// TestRemovedJobSeriesDropped: a job removed by a reload while its run
+// went on loses its series when the run ends, so that a last leak_detected
+// of 1 does not stay (and alert) for a job that no longer exists.
+func TestRemovedJobSeriesDropped(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := newMetrics(reg, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Daemon{cfg: &config.Config{}, m: m, active: map[string]*activeRun{}}
+	ar := &activeRun{job: "gone", cancel: func() {}}
+	d.active["gone"] = ar
+	d.runs.Add(1)
+	m.initJob("gone")
+	m.leak.WithLabelValues("gone", "rss").Set(1)
+	m.observeEnd("gone", resultOK, verdict.OverallLeak, 1)
+	d.release(ar)
+	for _, name := range []string{"soakd_leak_detected", "soakd_runs_total", "soakd_last_run_verdict", "soakd_run_active"} {
+		if n := seriesOf(t, reg, name, "gone"); n != 0 {
+			t.Errorf("%s: got %d series of the removed job; want 0", name, n)
+		}
+	}
+}
+
+// seriesOf counts the series of metric name whose job label is job.
+func seriesOf(t *testing.T, reg *prometheus.Registry, name, job string) int {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "job" && l.GetValue() == job {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }

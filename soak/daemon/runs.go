@@ -203,14 +203,20 @@ func (d *Daemon) reserve(job, trigger string) (*activeRun, config.Job, error) {
 	return ar, *j, nil
 }
 
+// release ends a run's reservation. When a reload removed the job while
+// the run went on, it drops the job's series then, as Reload would have.
 func (d *Daemon) release(ar *activeRun) {
 	ar.cancel()
 	d.mu.Lock()
 	if d.active[ar.job] == ar {
 		delete(d.active, ar.job)
 	}
+	if d.cfg.Job(ar.job) == nil {
+		d.m.dropJob(ar.job)
+	} else {
+		d.m.active.WithLabelValues(ar.job).Set(0)
+	}
 	d.mu.Unlock()
-	d.m.active.WithLabelValues(ar.job).Set(0)
 	d.runs.Done()
 }
 

@@ -7,11 +7,6 @@ import (
 	"strconv"
 )
 
-// pageSize is the kernel page size used to turn stat's RSS pages into bytes.
-// Linux on amd64 and arm64 (4 KiB configs) uses 4096; it is looked up once
-// in NewSampler through os.Getpagesize.
-const defaultPageSize = 4096
-
 // statInfo is what soakd takes from /proc/PID/stat.
 type statInfo struct {
 	Comm       string
@@ -160,16 +155,27 @@ type ioInfo struct {
 	ReadBytes, WriteBytes uint64
 }
 
-// parseIO parses /proc/PID/io. All four fields must be present.
+// parseIO parses /proc/PID/io. All four fields must be present. It runs
+// for every process on every sample, so it allocates nothing.
 func parseIO(b []byte) (ioInfo, error) {
 	var io ioInfo
-	dst := map[string]*uint64{"rchar": &io.RChar, "wchar": &io.WChar,
-		"read_bytes": &io.ReadBytes, "write_bytes": &io.WriteBytes}
 	seen := 0
-	for _, line := range bytes.Split(b, []byte("\n")) {
+	for line := range bytes.Lines(b) {
 		key, val, ok := bytes.Cut(line, []byte(":"))
-		p := dst[string(key)]
-		if !ok || p == nil {
+		if !ok {
+			continue
+		}
+		var p *uint64
+		switch string(key) {
+		case "rchar":
+			p = &io.RChar
+		case "wchar":
+			p = &io.WChar
+		case "read_bytes":
+			p = &io.ReadBytes
+		case "write_bytes":
+			p = &io.WriteBytes
+		default:
 			continue
 		}
 		v, err := parseUintField(val)
@@ -179,7 +185,7 @@ func parseIO(b []byte) (ioInfo, error) {
 		*p = v
 		seen++
 	}
-	if seen != len(dst) {
+	if seen != 4 {
 		return io, fmt.Errorf("io: %d of 4 fields (rchar, wchar, read_bytes, write_bytes)", seen)
 	}
 	return io, nil

@@ -209,8 +209,7 @@ func (s *Sampler) sampleProc(p proc, census bool, out *Sample) ProcStat {
 	if b, err := s.fs.readPid(p.ID.PID, "status"); err == nil {
 		if status, err := parseStatus(b); err == nil {
 			out.Swap += status.SwapBytes
-			s.ctxSwitches(p, status)
-			s.runWait(p)
+			s.threadCounters(p, status)
 		}
 	}
 	fds, err := s.countFDs(p.ID.PID, census)
@@ -261,51 +260,42 @@ func (s *Sampler) readIO(p proc, c *counters, out *Sample) {
 }
 
 // threadInterval is how often the context switches of threads other than
-// the main one are read.
+// the main one, and every thread's run-queue wait, are read.
 const threadInterval = 5 * time.Second
 
-// ctxSwitches adds the context switches of p's threads. /proc/PID/status
-// counts the main thread only, so a multi-threaded process's other threads
-// are read from /proc/PID/task/TID/status: a read per thread, which for a
-// tree of Go processes was two thirds of a sample's cost, so it is done
-// every threadInterval only. Each thread is its own identity in the
-// accumulator, so the totals stay monotonic and exact at those samples and
-// lag by the other threads' last few seconds in between.
-func (s *Sampler) ctxSwitches(p proc, leader statusInfo) {
+// threadCounters adds the context switches of p's threads and, every
+// threadInterval, the time they spent runnable but waiting for a CPU.
+//
+// /proc/PID/status counts the main thread only, so a multi-threaded
+// process's other threads are read from /proc/PID/task/TID/status: a read
+// per thread, which for a tree of Go processes was two thirds of a
+// sample's cost, so it is done every threadInterval only. Each thread is
+// its own identity in the accumulator, so the totals stay monotonic and
+// exact at those samples and lag by the other threads' last few seconds in
+// between.
+//
+// The run-queue wait is the second field of /proc/PID/task/TID/schedstat.
+// It tells a server that waits for a CPU (CPU-bound on a busy machine)
+// from one that waits on I/O. It is read in the same pass over the tasks.
+func (s *Sampler) threadCounters(p proc, leader statusInfo) {
 	s.threadAcc.observe(p.ID, counters{CtxVol: leader.CtxVol, CtxInvol: leader.CtxInvol})
-	if p.Stat.NumThreads <= 1 || !s.allThreads {
-		return
-	}
-	_ = s.fs.eachTask(p.ID.PID, func(tid int32) {
-		if tid == p.ID.PID {
-			return
-		}
-		b, err := s.fs.readTask(p.ID.PID, tid, "status")
-		if err != nil {
-			return
-		}
-		if ts, err := parseStatus(b); err == nil {
-			s.threadAcc.observe(procID{PID: tid, Start: p.ID.Start}, counters{CtxVol: ts.CtxVol, CtxInvol: ts.CtxInvol})
-		}
-	})
-}
-
-// runWait adds the time p's threads spent runnable but waiting for a CPU,
-// the second field of /proc/PID/task/TID/schedstat. It tells a server that
-// waits for a CPU (CPU-bound on a busy machine) from one that waits on I/O.
-// It is read with the other threads' counters, every threadInterval.
-func (s *Sampler) runWait(p proc) {
 	if !s.allThreads {
 		return
 	}
 	_ = s.fs.eachTask(p.ID.PID, func(tid int32) {
-		b, err := s.fs.readTask(p.ID.PID, tid, "schedstat")
-		if err != nil {
-			return
+		id := procID{PID: tid, Start: p.ID.Start}
+		if tid != p.ID.PID {
+			if b, err := s.fs.readTask(p.ID.PID, tid, "status"); err == nil {
+				if ts, err := parseStatus(b); err == nil {
+					s.threadAcc.observe(id, counters{CtxVol: ts.CtxVol, CtxInvol: ts.CtxInvol})
+				}
+			}
 		}
-		if w, ok := parseSchedstatWait(b); ok {
-			s.waitAcc.observe(procID{PID: tid, Start: p.ID.Start}, counters{RunWait: w})
-			s.waitRead = true
+		if b, err := s.fs.readTask(p.ID.PID, tid, "schedstat"); err == nil {
+			if w, ok := parseSchedstatWait(b); ok {
+				s.waitAcc.observe(id, counters{RunWait: w})
+				s.waitRead = true
+			}
 		}
 	})
 }

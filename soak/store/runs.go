@@ -28,7 +28,9 @@ func (s *Store) CreateRun(job, trigger, target string, started time.Time) (int64
 // FinishRun ends a run: its status, the report as JSON, its verdict,
 // request count and RSS slope per request, and the error that ended it, if
 // any. rep may be nil (the run failed before it had one). The end time is
-// the report's, else now.
+// the report's, else now. A report that cannot be encoded (a NaN) is left
+// out, with why in the run's error, and the run is still ended; the
+// encoding error is returned.
 func (s *Store) FinishRun(runID int64, status string, rep *soak.Report, runErr error) error {
 	switch status {
 	case StatusCompleted, StatusFailed, StatusStopped, StatusInterrupted:
@@ -39,9 +41,11 @@ func (s *Store) FinishRun(runID int64, status string, rep *soak.Report, runErr e
 	if runErr != nil {
 		f.errText = runErr.Error()
 	}
+	var encErr error
 	if rep != nil {
 		if err := f.fromReport(rep); err != nil {
-			return fmt.Errorf("store: finishing run %d: %w", runID, err)
+			encErr = fmt.Errorf("store: finishing run %d: %w", runID, err)
+			f = finish{status: status, ended: f.ended, errText: joinText(f.errText, "the report was not stored: "+err.Error())}
 		}
 	}
 	res, err := s.db.Exec(`UPDATE runs SET status = ?, ended_ns = ?, verdict = ?, requests = ?, rss_per_request = ?, error = ?, report = ? WHERE id = ?`,
@@ -52,7 +56,15 @@ func (s *Store) FinishRun(runID int64, status string, rep *soak.Report, runErr e
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("store: finishing run %d: %w", runID, ErrNotFound)
 	}
-	return nil
+	return encErr
+}
+
+// joinText joins two error texts with "; ", either of which may be empty.
+func joinText(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // finish is the row update of FinishRun.

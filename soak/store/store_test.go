@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -160,6 +161,25 @@ func TestFinishRunErrors(t *testing.T) {
 	r, _ := s.Run(id)
 	if r.Status != StatusFailed || r.Ended.IsZero() || r.Verdict != "" {
 		t.Errorf("failed run = %+v; want failed with an end time and no verdict", r)
+	}
+}
+
+// TestFinishRunUnencodableReport: a report JSON cannot hold (a NaN) still
+// ends the run, with why in its error, instead of leaving it "running".
+func TestFinishRunUnencodableReport(t *testing.T) {
+	s := openTest(t, t.TempDir())
+	id, _ := s.CreateRun("web", TriggerSchedule, "", time.Now())
+	rep := &soak.Report{Verdict: verdict.OverallClean}
+	rep.CPU.Utilization = math.NaN()
+	if err := s.FinishRun(id, StatusCompleted, rep, nil); err == nil {
+		t.Error("FinishRun(NaN report): no error; want the encoding error")
+	}
+	r, _ := s.Run(id)
+	if r.Status != StatusCompleted || r.Ended.IsZero() || !strings.Contains(r.Error, "the report was not stored") {
+		t.Errorf("run = %+v; want completed with an end time and an error saying the report was not stored", r)
+	}
+	if _, err := s.ReportJSON(id); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ReportJSON: err %v; want ErrNotFound", err)
 	}
 }
 

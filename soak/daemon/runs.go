@@ -168,10 +168,10 @@ func (d *Daemon) StartRun(job, trigger string) (int64, error) {
 		d.release(ar)
 		return 0, fmt.Errorf("daemon: job %s: %w", job, err)
 	}
-	d.mu.Lock() // readers find ar through d.active under mu
-	ar.id = id
+	log := d.log.With(zap.String("job", job), zap.Int64("run_id", id), zap.String("trigger", trigger))
+	d.mu.Lock() // readers find ar by its ID through d.active under mu: StopRun uses its log
+	ar.id, ar.log = id, log
 	d.mu.Unlock()
-	ar.log = d.log.With(zap.String("job", job), zap.Int64("run_id", id), zap.String("trigger", trigger))
 	go d.execute(ar, j)
 	return id, nil
 }

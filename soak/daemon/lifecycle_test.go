@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -92,4 +94,30 @@ func seriesOf(t *testing.T, reg *prometheus.Registry, name, job string) int {
 		}
 	}
 	return n
+}
+
+// TestStopRightAfterStart stops a run the moment its ID is known: StopRun
+// must see the run's logger (a race, and a nil-pointer panic, when the
+// logger was set after the ID was published).
+func TestStopRightAfterStart(t *testing.T) {
+	tg := target{addr: "127.0.0.1:1", pidFile: "/nonexistent.pid"}
+	d := startDaemon(t, parseConfig(t, configYAML(t.TempDir(), "", jobSpec{name: "web", target: tg})), Options{})
+	stopped := make(chan error, 1)
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			err := d.StopRun(1)
+			if err == nil || time.Now().After(deadline) {
+				stopped <- err
+				return
+			}
+			runtime.Gosched()
+		}
+	}()
+	if _, err := d.StartRun("web", TriggerAPI); err != nil {
+		t.Fatalf("StartRun: %v", err)
+	}
+	if err := <-stopped; err != nil && !errors.Is(err, ErrNotRunning) {
+		t.Errorf("StopRun: got %v; want nil or ErrNotRunning", err)
+	}
 }

@@ -5,7 +5,6 @@
 package sdnotify
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"os"
@@ -95,29 +94,3 @@ func (n *Notifier) Status(s string) error {
 
 // Watchdog pings the watchdog.
 func (n *Notifier) Watchdog() error { return n.Notify("WATCHDOG=1") }
-
-// WatchdogLoop pings the watchdog every timeout/2 while healthy() holds,
-// until ctx is done; an unhealthy check skips the ping, so systemd
-// restarts a wedged daemon. timeout is WatchdogSec: zero means
-// WatchdogTimeout(); when that is zero too, or n is disabled, it returns
-// at once. healthy may be nil (always healthy).
-func (n *Notifier) WatchdogLoop(ctx context.Context, timeout time.Duration, healthy func() bool) {
-	if timeout <= 0 {
-		timeout = n.WatchdogTimeout()
-	}
-	if timeout <= 0 || !n.Enabled() {
-		return
-	}
-	t := time.NewTicker(timeout / 2)
-	defer t.Stop()
-	for {
-		if healthy == nil || healthy() {
-			_ = n.Watchdog()
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}

@@ -1,11 +1,9 @@
 package sdnotify
 
 import (
-	"context"
 	"net"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -66,7 +64,6 @@ func TestDisabledIsNoop(t *testing.T) {
 		if err := n.Ready(); err != nil {
 			t.Errorf("Ready on disabled: %v", err)
 		}
-		n.WatchdogLoop(context.Background(), time.Second, nil) // returns at once
 	}
 }
 
@@ -74,55 +71,6 @@ func TestNotifyMissingSocket(t *testing.T) {
 	err := New(filepath.Join(t.TempDir(), "absent.sock")).Ready()
 	if err == nil || !strings.Contains(err.Error(), "sdnotify: dial") {
 		t.Errorf("got %v; want a dial error", err)
-	}
-}
-
-func TestWatchdogLoop(t *testing.T) {
-	cases := []struct {
-		name    string
-		healthy bool
-	}{{"healthy pings", true}, {"unhealthy skips pings", false}}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			path, conn := listen(t)
-			var checks atomic.Int32
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				New(path).WatchdogLoop(ctx, 10*time.Millisecond, func() bool { checks.Add(1); return c.healthy })
-			}()
-			deadline := time.Now().Add(30 * time.Second)
-			for checks.Load() < 3 && time.Now().Before(deadline) {
-				time.Sleep(time.Millisecond)
-			}
-			cancel()
-			<-done
-			got := drain(conn)
-			if c.healthy && (got < 2 || got > int(checks.Load())) {
-				t.Errorf("pings: got %d; want 2..%d", got, checks.Load())
-			}
-			if !c.healthy && got != 0 {
-				t.Errorf("pings while unhealthy: got %d; want 0", got)
-			}
-		})
-	}
-}
-
-// drain counts the WATCHDOG=1 datagrams already queued: sends are
-// synchronous, so all of them are in the buffer once the loop returned.
-func drain(conn *net.UnixConn) int {
-	buf := make([]byte, 64)
-	n := 0
-	for {
-		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
-		k, err := conn.Read(buf)
-		if err != nil {
-			return n
-		}
-		if string(buf[:k]) == "WATCHDOG=1" {
-			n++
-		}
 	}
 }
 

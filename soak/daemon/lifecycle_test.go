@@ -3,6 +3,7 @@ package daemon
 import (
 	"errors"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -103,18 +104,22 @@ func TestStopRightAfterStart(t *testing.T) {
 	tg := target{addr: "127.0.0.1:1", pidFile: "/nonexistent.pid"}
 	d := startDaemon(t, parseConfig(t, configYAML(t.TempDir(), "", jobSpec{name: "web", target: tg})), Options{})
 	stopped := make(chan error, 1)
+	var started atomic.Bool
 	go func() {
-		deadline := time.Now().Add(30 * time.Second)
 		for {
+			// Once StartRun returned, ErrNotRunning means the run ended.
+			after := started.Load()
 			err := d.StopRun(1)
-			if err == nil || time.Now().After(deadline) {
+			if err == nil || after {
 				stopped <- err
 				return
 			}
 			runtime.Gosched()
 		}
 	}()
-	if _, err := d.StartRun("web", TriggerAPI); err != nil {
+	_, err := d.StartRun("web", TriggerAPI)
+	started.Store(true)
+	if err != nil {
 		t.Fatalf("StartRun: %v", err)
 	}
 	if err := <-stopped; err != nil && !errors.Is(err, ErrNotRunning) {

@@ -150,4 +150,24 @@ func TestWarmupEndsAtTheFirstBoundReached(t *testing.T) {
 	}
 }
 
+// --interval is the sampling and the progress interval, as its help says.
+func TestIntervalIsAlsoTheProgressInterval(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		o              Options
+		sample, report time.Duration
+	}{
+		{"default", Options{}, time.Second, time.Second},
+		{"--interval", Options{Interval: 250 * time.Millisecond}, 250 * time.Millisecond, 250 * time.Millisecond},
+		{"own load interval", Options{Interval: 5 * time.Second, Load: load.Options{Interval: time.Second}}, 5 * time.Second, time.Second},
+	} {
+		if err := tc.o.setDefaults(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if tc.o.Interval != tc.sample || tc.o.Load.Interval != tc.report {
+			t.Errorf("%s: got sampling %s, progress %s; want %s, %s", tc.name, tc.o.Interval, tc.o.Load.Interval, tc.sample, tc.report)
+		}
+	}
+}
+
 func loadFor(n uint64, d time.Duration) load.Options { return load.Options{Requests: n, Duration: d} }

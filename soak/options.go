@@ -37,9 +37,11 @@ type Options struct {
 	Target probes.Spec
 	// NoProbe runs the load alone: no target is sampled and no resource
 	// verdicts are made.
-	NoProbe  bool
-	Sampler  probes.SamplerOptions
-	Interval time.Duration // sampling cadence, default 1 s
+	NoProbe bool
+	Sampler probes.SamplerOptions
+	// Interval is the sampling cadence, default 1 s; it is also the
+	// load's progress interval unless Load.Interval is set.
+	Interval time.Duration
 
 	Warmup   Warmup
 	Cooldown time.Duration // sampling goes on this long after the load stops
@@ -66,6 +68,9 @@ func (o *Options) setDefaults() error {
 	}
 	if o.Interval < 10*time.Millisecond {
 		return fmt.Errorf("--interval must be at least 10ms, got %s", o.Interval)
+	}
+	if o.Load.Interval == 0 {
+		o.Load.Interval = o.Interval // progress lines and records' rate and latency
 	}
 	if o.Cooldown < 0 {
 		return fmt.Errorf("--cooldown must be >= 0, got %s", o.Cooldown)

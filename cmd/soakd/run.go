@@ -166,7 +166,21 @@ func (f *runFlags) apply(o *soak.Options, args []string) error {
 		return fmt.Errorf("--warmup %w", err)
 	}
 	o.Warmup = w
-	return f.applyThresholds(o)
+	if err := f.applyThresholds(o); err != nil {
+		return err
+	}
+	return checkStop(l)
+}
+
+// checkStop names the flags a run needs to stop by itself.
+func checkStop(l *load.Options) error {
+	switch {
+	case l.Requests == 0 && l.Duration <= 0:
+		return errors.New("no stop condition: set -n/--requests N or -d/--duration D (e.g. -d 8h), or both, so the run stops by itself")
+	case l.Rate < 0:
+		return fmt.Errorf("--rate %g: want requests per second > 0, or 0 for the closed loop", l.Rate)
+	}
+	return nil
 }
 
 func (f *runFlags) applyThresholds(o *soak.Options) error {

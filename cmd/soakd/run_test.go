@@ -34,6 +34,8 @@ func TestParseRunErrorsNameTheFlag(t *testing.T) {
 		{"bad alpha", []string{"--alpha", "2", "http://a/"}, "--alpha must be between 0 and 0.5"},
 		{"missing body file", []string{"--body", "@/nonexistent/body", "http://a/"}, "--body"},
 		{"unknown flag", []string{"--concurency", "2", "http://a/"}, "unknown flag: --concurency"},
+		{"no stop", []string{"http://a/"}, "set -n/--requests N or -d/--duration D"},
+		{"negative rate", []string{"-n", "10", "--rate", "-5", "http://a/"}, "--rate -5: want requests per second > 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -182,21 +183,12 @@ func (r *Report) ResourceNames() []string {
 	}
 	var rest []string
 	for n := range r.Resources {
-		if !contains(names, n) {
+		if !slices.Contains(names, n) {
 			rest = append(rest, n)
 		}
 	}
 	sort.Strings(rest)
 	return append(names, rest...)
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // WriteText writes the human report: the verdict block first, then the

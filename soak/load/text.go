@@ -4,7 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -86,7 +87,7 @@ func (s *Summary) writeLatency(w io.Writer) {
 
 func (s *Summary) writeErrors(w io.Writer) {
 	fmt.Fprintf(w, "\nStatus classes:        ")
-	for _, k := range sortedKeys(s.StatusClasses) {
+	for _, k := range slices.Sorted(maps.Keys(s.StatusClasses)) {
 		fmt.Fprintf(w, " %s %d", k, s.StatusClasses[k])
 	}
 	fmt.Fprintf(w, "\nErrors by cause:       ")
@@ -99,13 +100,4 @@ func (s *Summary) writeErrors(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
-}
-
-func sortedKeys(m map[string]uint64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

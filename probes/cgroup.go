@@ -49,19 +49,30 @@ func (t *Target) findUnit() error {
 	return nil
 }
 
-// locateUnit reads cgroup.procs; the root is the oldest member whose parent
-// is outside the cgroup (the unit's main process, normally).
+// locateUnit reads cgroup.procs and each member's stat, kept in t.members
+// for the sample; the root is the oldest live member whose parent is
+// outside the cgroup (the unit's main process, normally).
 func (t *Target) locateUnit() (procID, error) {
 	path := filepath.Join(t.cgroup, "cgroup.procs")
 	b, err := t.fs.read(path)
 	if err != nil {
 		return procID{}, fmt.Errorf("probes: --unit %s: %w", t.spec.Unit, err)
 	}
-	t.members = parsePIDList(b, t.members[:0])
+	t.pids = parsePIDList(b, t.pids[:0])
+	t.members = t.members[:0]
 	var cands []candidate
-	for _, pid := range t.members {
-		if c, ok := t.statCandidate(pid); ok {
-			cands = append(cands, c)
+	for _, pid := range t.pids {
+		b, err := t.fs.readPid(pid, "stat")
+		if err != nil {
+			continue // exited meanwhile
+		}
+		s, err := parseStat(b)
+		if err != nil {
+			continue
+		}
+		t.members = append(t.members, proc{ID: procID{PID: pid, Start: s.StartTime}, Stat: s})
+		if s.State != 'Z' {
+			cands = append(cands, candidate{ID: procID{PID: pid, Start: s.StartTime}, PPID: s.PPID})
 		}
 	}
 	roots := rootsOf(cands)

@@ -173,16 +173,7 @@ func (s *Sampler) members(st rootState) ([]proc, error) {
 		return s.procs, err
 	}
 	s.procs = s.procs[:0]
-	for _, pid := range st.Members {
-		b, err := s.fs.readPid(pid, "stat")
-		if err != nil {
-			continue
-		}
-		ps, err := parseStat(b)
-		if err != nil {
-			continue
-		}
-		p := proc{ID: procID{PID: pid, Start: ps.StartTime}, Stat: ps}
+	for _, p := range st.Members { // their stat was read when the root was located
 		if p.ID == st.ID {
 			s.procs = append([]proc{p}, s.procs...)
 		} else {

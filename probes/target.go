@@ -94,7 +94,8 @@ type Target struct {
 	incarnation int
 	alive       bool
 	exit        *ExitInfo
-	members     []int32 // unit: last cgroup.procs
+	pids        []int32 // unit: last cgroup.procs
+	members     []proc  // unit: its processes, with their stat
 	cmd         *exec.Cmd
 	reaped      chan struct{} // exec: closed once Wait returned
 	logFile     *os.File
@@ -105,7 +106,7 @@ type rootState struct {
 	ID          procID
 	Incarnation int
 	Alive       bool
-	Members     []int32 // unit targets: the cgroup's processes
+	Members     []proc // unit targets: the cgroup's processes, read at this sample
 }
 
 // Open validates spec, resolves the target (or starts Exec and waits for
@@ -231,7 +232,7 @@ func (t *Target) current(now time.Time) rootState {
 		}
 		t.log.Warn("target gone", zap.Int32("pid", t.root.PID), zap.Int("incarnation", t.incarnation), zap.Error(err))
 	}
-	members := append([]int32(nil), t.members...) // locateUnit reuses t.members
+	members := append([]proc(nil), t.members...) // locateUnit reuses t.members
 	return rootState{ID: t.root, Incarnation: t.incarnation, Alive: t.alive, Members: members}
 }
 

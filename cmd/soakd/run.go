@@ -136,7 +136,7 @@ func (f *runFlags) apply(o *soak.Options, args []string) error {
 		if err != nil {
 			return fmt.Errorf("--body: %w", err)
 		}
-		l.Endpoints = []load.Endpoint{{Weight: 1, Method: f.method, URL: args[0], Body: body}}
+		l.Endpoints = []load.Endpoint{{Weight: 1, Method: strings.ToUpper(f.method), URL: args[0], Body: body}}
 	case len(args) == 0:
 		return errors.New("missing URL: soakd run [flags] URL (or --targets FILE)")
 	default:

@@ -52,7 +52,7 @@ func TestParseRunMirrorsAbFlags(t *testing.T) {
 	os.WriteFile(body, []byte("a=b"), 0o644)
 	// ab -c 5 -n 5000 -T application/x-www-form-urlencoded -p postData URL
 	o, _, err := parseRun([]string{"-c", "5", "-n", "5000", "-T", "application/x-www-form-urlencoded",
-		"-m", "POST", "--body", "@" + body, "--expect-body", "405 Not Allowed", "http://127.0.0.1:8085/"}, &bytes.Buffer{})
+		"-m", "post", "--body", "@" + body, "--expect-body", "405 Not Allowed", "http://127.0.0.1:8085/"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}

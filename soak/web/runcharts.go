@@ -65,15 +65,18 @@ func memoryByRequests(rep *soak.Report, a axes) (chart, bool, error) {
 var memColors = []color.Color{colBlue, colGreen, colPurple, colSky}
 
 // addFit draws the fitted RSS line and its 95 % confidence band over the
-// soak phase of each incarnation. The line starts at the soak's start
-// level (the lower envelope the verdict fitted) and rises at the fitted
-// slope; the band spreads between the CI's slopes from the same point.
+// soak phase of the incarnation that the verdict fitted: after a restart,
+// the one whose soak covered the most requests (verdict.AnalyzeResource),
+// so the line is never laid over a segment it was not fitted to. The line
+// starts at the soak's start level (the lower envelope the verdict fitted)
+// and rises at the fitted slope; the band spreads between the CI's slopes
+// from the same point.
 func addFit(p *plot.Plot, rep *soak.Report, res verdict.Resource, a axes, ys scale) error {
-	segs := soakSegments(rep.Records)
+	segs := fittedSegment(soakSegments(rep.Records))
 	for i, seg := range segs {
 		x0, x1 := float64(seg.first.Requests), float64(seg.last.Requests)
 		y0 := float64(seg.first.RSS)
-		if len(segs) == 1 && res.Start > 0 {
+		if res.Start > 0 {
 			y0 = res.Start
 		}
 		at := func(slope, x float64) plotter.XY { return plotter.XY{X: a.req.of(x), Y: ys.of(y0 + slope*(x-x0))} }
@@ -93,6 +96,21 @@ func addFit(p *plot.Plot, rep *soak.Report, res verdict.Resource, a axes, ys sca
 		}
 	}
 	return nil
+}
+
+// fittedSegment keeps the segment that covered the most requests, the one
+// the verdict fits when the target restarted.
+func fittedSegment(segs []segment) []segment {
+	if len(segs) < 2 {
+		return segs
+	}
+	best := segs[0]
+	for _, s := range segs[1:] {
+		if s.last.Requests-s.first.Requests > best.last.Requests-best.first.Requests {
+			best = s
+		}
+	}
+	return []segment{best}
 }
 
 // segment is the soak-phase stretch of one incarnation.

@@ -3,178 +3,35 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/chromedp"
-
+	"github.com/soakd/soakd/soak/internal/browsertest"
 	"github.com/soakd/soakd/soak/store"
 )
 
-// The browser helpers below are copied, shortened, from soak/web's tests.
+// The browser helpers live in soak/internal/browsertest, shared with
+// soak/web's browser tests.
+type netLog = browsertest.NetLog
 
-const chromiumPath = "/usr/bin/chromium"
-
-// startBrowser starts a headless Chromium for the test, or skips when there
-// is none outside CI.
-func startBrowser(t *testing.T) context.Context {
-	t.Helper()
-	if _, err := exec.LookPath(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s: %v (CI must install chromium)", chromiumPath, err)
-		}
-		t.Skipf("%s: %v", chromiumPath, err)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1200, 900),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	t.Cleanup(func() { cancelC(); cancelA() })
-	// The first Run starts the browser and binds it to ctx: no timeout here.
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](`1`)); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	return ctx
-}
-
-// netLog records the URL of every request the browser's page makes.
-type netLog struct {
-	mu   sync.Mutex
-	urls []string
-}
-
-func (l *netLog) listen(t *testing.T, ctx context.Context) {
-	t.Helper()
-	err := chromedp.Listen(ctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			l.mu.Lock()
-			l.urls = append(l.urls, e.Request.URL)
-			l.mu.Unlock()
-		}
-	})
-	if err != nil {
-		t.Fatalf("listening to network events: %v", err)
-	}
-}
-
-// count returns how many requests went to url exactly.
-func (l *netLog) count(url string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, u := range l.urls {
-		if u == url {
-			n++
-		}
-	}
-	return n
-}
-
-// foreign returns the requests that went anywhere but origin or data:,
-// and the number of requests.
-func (l *netLog) foreign(origin string) (out []string, n int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, u := range l.urls {
-		if u != origin && !strings.HasPrefix(u, origin+"/") && !strings.HasPrefix(u, "data:") {
-			out = append(out, u)
-		}
-	}
-	return out, len(l.urls)
-}
-
-// poll runs check until it returns nil or d passes.
-func poll(t *testing.T, what string, d time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v (after %s)", what, err, d)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-// openPage navigates to url and waits for the page's main element.
 func openPage(t *testing.T, ctx context.Context, url string) {
-	t.Helper()
-	nctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := chromedp.Do(nctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
-		t.Fatalf("opening %s: %v", url, err)
-	}
-}
-
-// evalJS evaluates js in the page; a page reloading itself may make it
-// fail, so callers poll.
-func evalJS[T any](ctx context.Context, js string) (T, error) {
-	ectx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	return chromedp.Run(ectx, chromedp.Evaluate[T](js))
+	browsertest.Open(t, ctx, url, 30*time.Second)
 }
 
 // pollJS evaluates js until check accepts its value.
 func pollJS[T any](t *testing.T, ctx context.Context, what, js string, check func(T) error) T {
 	t.Helper()
 	var v T
-	poll(t, what, 30*time.Second, func() error {
+	browsertest.Poll(t, what, 30*time.Second, func() error {
 		var err error
-		if v, err = evalJS[T](ctx, js); err != nil {
+		if v, err = browsertest.Eval[T](ctx, js); err != nil {
 			return err
 		}
 		return check(v)
 	})
 	return v
 }
-
-// screenshot saves a full-page PNG to $SOAKD_ARTIFACTS, else a temp dir.
-func screenshot(t *testing.T, ctx context.Context, name string) {
-	t.Helper()
-	var buf []byte
-	poll(t, "screenshot "+name, 30*time.Second, func() error {
-		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		var err error
-		buf, err = chromedp.Run(sctx, chromedp.FullScreenshot(100))
-		return err
-	})
-	dir := os.Getenv("SOAKD_ARTIFACTS")
-	if dir == "" {
-		dir = t.TempDir()
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", path)
-}
-
-// chartTitles lists the title of each rendered chart with a size.
-const chartTitles = `Array.from(document.querySelectorAll('svg.chart[role=img]'))
-	.filter(s => s.getBoundingClientRect().width > 300 && s.getBoundingClientRect().height > 100)
-	.map(s => (s.querySelector('title') || {}).textContent || '')`
 
 // wantCharts checks that at least min charts render, each with a title.
 func wantCharts(min int) func([]string) error {
@@ -243,11 +100,11 @@ func TestBrowserDaemonPages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a soak and starts a browser")
 	}
-	ctx := startBrowser(t)
+	ctx := browsertest.Start(t)
 	tg := startTarget(t, "--leak-bytes", "4096", "--leak-fd-every", "50")
 	d := startDaemon(t, parseConfig(t, browserConfig(t.TempDir(), tg)), Options{LiveInterval: time.Second})
 	var reqs netLog
-	reqs.listen(t, ctx)
+	reqs.Listen(t, ctx)
 
 	id := startRun(t, d.url, "leaky", "")
 	runURL := fmt.Sprintf("%s/runs/%d", d.url, id)
@@ -263,7 +120,7 @@ func TestBrowserDaemonPages(t *testing.T) {
 	}
 	t.Run("after", func(t *testing.T) { checkAfter(t, ctx, d.url, runURL, id) })
 
-	if bad, n := reqs.foreign(d.url); len(bad) > 0 || n == 0 {
+	if bad, n := reqs.Foreign(d.url); len(bad) > 0 || n == 0 {
 		t.Errorf("requests to other hosts: %q (of %d requests); want none", bad, n)
 	}
 }
@@ -279,9 +136,9 @@ func checkDuring(t *testing.T, ctx context.Context, base, runURL string, id int6
 		return nil
 	})
 	t.Logf("index during the run: %s", got)
-	poll(t, "the running run's requests on the index", 30*time.Second, func() error {
+	browsertest.Poll(t, "the running run's requests on the index", 30*time.Second, func() error {
 		openPage(t, ctx, base+"/")
-		cells, err := evalJS[string](ctx, fmt.Sprintf(runNumbers, id))
+		cells, err := browsertest.Eval[string](ctx, fmt.Sprintf(runNumbers, id))
 		if err != nil {
 			return err
 		}
@@ -290,7 +147,7 @@ func checkDuring(t *testing.T, ctx context.Context, base, runURL string, id int6
 		}
 		return nil
 	})
-	screenshot(t, ctx, "daemon-index-live.png")
+	browsertest.Screenshot(t, ctx, "daemon-index-live.png")
 
 	openPage(t, ctx, runURL)
 	const js = `[document.querySelector('meta[http-equiv=refresh]') ? 'refresh' : 'none',
@@ -311,13 +168,13 @@ func checkDuring(t *testing.T, ctx context.Context, base, runURL string, id int6
 		return nil
 	})
 	t.Logf("live target: %s", got)
-	titles := pollJS(t, ctx, "live charts", chartTitles, wantCharts(3))
+	titles := pollJS(t, ctx, "live charts", browsertest.ChartTitles, wantCharts(3))
 	t.Logf("live charts: %q", titles)
-	screenshot(t, ctx, "daemon-run-live.png")
+	browsertest.Screenshot(t, ctx, "daemon-run-live.png")
 
-	before := reqs.count(runURL)
-	poll(t, "auto-refresh", 30*time.Second, func() error {
-		if n := reqs.count(runURL); n == before {
+	before := reqs.Count(runURL)
+	browsertest.Poll(t, "auto-refresh", 30*time.Second, func() error {
+		if n := reqs.Count(runURL); n == before {
 			return fmt.Errorf("%d requests of %s; the page did not reload itself", n, runURL)
 		}
 		return nil
@@ -338,9 +195,9 @@ func checkAfter(t *testing.T, ctx context.Context, base, runURL string, id int64
 		return nil
 	})
 	t.Logf("final page: %s", got)
-	titles := pollJS(t, ctx, "final charts", chartTitles, wantCharts(5))
+	titles := pollJS(t, ctx, "final charts", browsertest.ChartTitles, wantCharts(5))
 	t.Logf("charts: %q", titles)
-	screenshot(t, ctx, "daemon-run.png")
+	browsertest.Screenshot(t, ctx, "daemon-run.png")
 
 	openPage(t, ctx, base+"/")
 	got = pollJS(t, ctx, "run list after the run", fmt.Sprintf(rowBadges, id), func(s string) error {
@@ -351,7 +208,7 @@ func checkAfter(t *testing.T, ctx context.Context, base, runURL string, id int64
 		return nil
 	})
 	t.Logf("index after the run: %s", got)
-	screenshot(t, ctx, "daemon-index.png")
+	browsertest.Screenshot(t, ctx, "daemon-index.png")
 
 	openPage(t, ctx, fmt.Sprintf("%s/compare?a=%d&b=%d", base, id, id))
 	const cjs = `Array.from(document.querySelectorAll('.side h3 .badge')).map(b => b.textContent.trim()).join(',')`
@@ -361,6 +218,6 @@ func checkAfter(t *testing.T, ctx context.Context, base, runURL string, id int64
 		}
 		return nil
 	})
-	pollJS(t, ctx, "compare chart", chartTitles, wantCharts(1))
-	screenshot(t, ctx, "daemon-compare.png")
+	pollJS(t, ctx, "compare chart", browsertest.ChartTitles, wantCharts(1))
+	browsertest.Screenshot(t, ctx, "daemon-compare.png")
 }

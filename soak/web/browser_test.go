@@ -4,86 +4,33 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/internal/browsertest"
 )
 
-const chromiumPath = "/usr/bin/chromium"
+// The browser helpers are shared with the daemon's browser test.
+var browser = browsertest.Start
 
-// browser starts a headless Chromium for the test, or skips when there is
-// none outside CI. It returns a chromedp context whose browser has run.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	if _, err := exec.LookPath(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s: %v (CI must install chromium)", chromiumPath, err)
-		}
-		t.Skipf("%s: %v", chromiumPath, err)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1200, 900),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	t.Cleanup(func() { cancelC(); cancelA() })
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](`1`)); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	return ctx
+type requestLog = browsertest.NetLog
+
+const chartTitles = browsertest.ChartTitles
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	browsertest.Screenshot(t, ctx, name)
 }
 
-// requestLog records the URL of every request the page makes.
-type requestLog struct {
-	mu   sync.Mutex
-	urls []string
-}
-
-func (l *requestLog) listen(t *testing.T, ctx context.Context) {
-	t.Helper()
-	err := chromedp.Listen(ctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			l.mu.Lock()
-			l.urls = append(l.urls, e.Request.URL)
-			l.mu.Unlock()
-		}
-	})
-	if err != nil {
-		t.Fatalf("listening to network events: %v", err)
-	}
-}
-
-// foreign returns the requests that went anywhere but origin or data:.
-func (l *requestLog) foreign(origin string) (out []string, n int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, u := range l.urls {
-		if u != origin && !strings.HasPrefix(u, origin+"/") && !strings.HasPrefix(u, "data:") {
-			out = append(out, u)
-		}
-	}
-	return out, len(l.urls)
+// open navigates to url and waits for the page's main element.
+func open(t *testing.T, ctx context.Context, url string) {
+	browsertest.Open(t, ctx, url, 60*time.Second)
 }
 
 // fixtureServer serves the index, the run pages and the comparison of the
@@ -133,45 +80,6 @@ func fixtureServer(t *testing.T, runs map[int64]*soak.Report, views []RunView, l
 	return srv
 }
 
-// artifactDir is where screenshots go: $SOAKD_ARTIFACTS, else a temp dir.
-func artifactDir(t *testing.T) string {
-	if d := os.Getenv("SOAKD_ARTIFACTS"); d != "" {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	return t.TempDir()
-}
-
-func screenshot(t *testing.T, ctx context.Context, name string) {
-	t.Helper()
-	// A live page may be reloading itself: try again for a while.
-	var buf []byte
-	poll(t, "screenshot", 30*time.Second, func() error {
-		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		var err error
-		buf, err = chromedp.Run(sctx, chromedp.FullScreenshot(100))
-		return err
-	})
-	path := filepath.Join(artifactDir(t), name)
-	if err := os.WriteFile(path, buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", path)
-}
-
-// open navigates to url and waits for the page's main element.
-func open(t *testing.T, ctx context.Context, url string) {
-	t.Helper()
-	nctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	if err := chromedp.Do(nctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
-		t.Fatalf("opening %s: %v", url, err)
-	}
-}
-
 func eval[T any](t *testing.T, ctx context.Context, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
@@ -180,12 +88,6 @@ func eval[T any](t *testing.T, ctx context.Context, js string) T {
 	}
 	return v
 }
-
-// chartTitles lists the title of each rendered chart that has a size on
-// the page.
-const chartTitles = `Array.from(document.querySelectorAll('svg.chart[role=img]'))
-	.filter(s => s.getBoundingClientRect().width > 300 && s.getBoundingClientRect().height > 100)
-	.map(s => (s.querySelector('title') || {}).textContent || '')`
 
 func TestBrowser(t *testing.T) {
 	if testing.Short() {
@@ -196,7 +98,7 @@ func TestBrowser(t *testing.T) {
 	views := sampleIndex().Runs[1:]
 	srv := fixtureServer(t, map[int64]*soak.Report{2: run1, 1: run2}, views, nil)
 	var log requestLog
-	log.listen(t, ctx)
+	log.Listen(t, ctx)
 
 	t.Run("run page", func(t *testing.T) {
 		open(t, ctx, srv.URL+"/runs/2")
@@ -280,7 +182,7 @@ func TestBrowser(t *testing.T) {
 		}
 		screenshot(t, ctx, "web-compare-print.png")
 	})
-	if bad, n := log.foreign(srv.URL); len(bad) > 0 || n == 0 {
+	if bad, n := log.Foreign(srv.URL); len(bad) > 0 || n == 0 {
 		t.Errorf("requests to other hosts: %q (of %d requests); want none", bad, n)
 	}
 	if res := eval[[]string](t, ctx, `performance.getEntriesByType('resource').map(e => e.name)`); len(res) > 0 {

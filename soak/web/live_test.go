@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/internal/browsertest"
 	"github.com/soakd/soakd/soak/load"
 )
 
@@ -115,29 +115,6 @@ func (l *liveRun) handler(t *testing.T) http.Handler {
 	return mux
 }
 
-// poll runs check until it returns nil or the deadline passes.
-func poll(t *testing.T, what string, d time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v (after %s)", what, err, d)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-// evalErr is eval that returns the error, for polling across reloads.
-func evalErr[T any](ctx context.Context, js string) (T, error) {
-	ectx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	return chromedp.Run(ectx, chromedp.Evaluate[T](js))
-}
-
 // TestBrowserLiveRun opens the run page during and after a short run
 // against a spawned leaky target.
 func TestBrowserLiveRun(t *testing.T) {
@@ -150,7 +127,7 @@ func TestBrowserLiveRun(t *testing.T) {
 	srv := httptest.NewServer(lr.handler(t))
 	t.Cleanup(srv.Close)
 	var reqs requestLog
-	reqs.listen(t, ctx)
+	reqs.Listen(t, ctx)
 
 	runCtx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -178,7 +155,7 @@ func TestBrowserLiveRun(t *testing.T) {
 		done <- err
 	}()
 
-	poll(t, "samples", time.Minute, func() error {
+	browsertest.Poll(t, "samples", time.Minute, func() error {
 		if n := lr.samples(); n < 8 {
 			return fmt.Errorf("%d samples so far; want 8", n)
 		}
@@ -186,8 +163,8 @@ func TestBrowserLiveRun(t *testing.T) {
 	})
 	t.Run("during", func(t *testing.T) {
 		open(t, ctx, srv.URL+"/runs/1")
-		poll(t, "live page", 30*time.Second, func() error {
-			got, err := evalErr[string](ctx, `[document.querySelector('meta[http-equiv=refresh]') ? 'refresh' : 'none',
+		browsertest.Poll(t, "live page", 30*time.Second, func() error {
+			got, err := browsertest.Eval[string](ctx, `[document.querySelector('meta[http-equiv=refresh]') ? 'refresh' : 'none',
 				(document.querySelector('.live .badge') || {}).textContent || '',
 				document.querySelectorAll('svg.chart title').length].join(' ')`)
 			if err != nil {
@@ -199,7 +176,7 @@ func TestBrowserLiveRun(t *testing.T) {
 			return nil
 		})
 		before := lr.hits.Load()
-		poll(t, "auto-refresh", 30*time.Second, func() error {
+		browsertest.Poll(t, "auto-refresh", 30*time.Second, func() error {
 			if lr.hits.Load() == before {
 				return fmt.Errorf("the page did not reload itself")
 			}
@@ -218,8 +195,8 @@ func TestBrowserLiveRun(t *testing.T) {
 	}
 	t.Run("after", func(t *testing.T) {
 		open(t, ctx, srv.URL+"/runs/1")
-		poll(t, "final page", 30*time.Second, func() error {
-			got, err := evalErr[string](ctx, `[document.querySelector('meta[http-equiv=refresh]') ? 'refresh' : 'final',
+		browsertest.Poll(t, "final page", 30*time.Second, func() error {
+			got, err := browsertest.Eval[string](ctx, `[document.querySelector('meta[http-equiv=refresh]') ? 'refresh' : 'final',
 				document.querySelector('.verdict h2 .badge').textContent.trim()].join(' ')`)
 			if err != nil {
 				return err
@@ -240,7 +217,7 @@ func TestBrowserLiveRun(t *testing.T) {
 		}
 		screenshot(t, ctx, "web-live-index.png")
 	})
-	if bad, n := reqs.foreign(srv.URL); len(bad) > 0 || n == 0 {
+	if bad, n := reqs.Foreign(srv.URL); len(bad) > 0 || n == 0 {
 		t.Errorf("requests to other hosts: %q (of %d requests); want none", bad, n)
 	}
 }

@@ -31,6 +31,8 @@ func PhaseName(p verdict.Phase) string {
 		return "warmup"
 	case verdict.Cooldown:
 		return "cooldown"
+	case verdict.Baseline:
+		return "baseline"
 	}
 	return "soak"
 }
@@ -43,8 +45,10 @@ func parsePhase(s string) (verdict.Phase, error) {
 		return verdict.Soak, nil
 	case "cooldown":
 		return verdict.Cooldown, nil
+	case "baseline":
+		return verdict.Baseline, nil
 	}
-	return 0, fmt.Errorf("phase %q is not one of warmup, soak, cooldown", s)
+	return 0, fmt.Errorf("phase %q is not one of baseline, warmup, soak, cooldown", s)
 }
 
 // RecordRow formats a record as a samples.csv row. Values that were not

@@ -16,26 +16,45 @@ type ResourceOptions struct {
 	// into per-hour growth; 0 = take it from the fitted points' requests
 	// over their seconds.
 	RequestsPerHour float64
+	// Lives are the readings of each process of the tree over its own
+	// life, one slice per process identity {PID, start time}, for the
+	// recycling check (a leak hidden by replaced workers); nil = none.
+	Lives [][]Point
 }
 
-// withDefaults fills a zero Thresholds from the unit, and a zero Alpha.
+// withDefaults fills each zero field of Thresholds from the unit's
+// defaults.
 func (o ResourceOptions) withDefaults() ResourceOptions {
-	if o.Thresholds == (Thresholds{}) {
-		o.Thresholds = CountThresholds
-		switch o.Unit {
-		case "bytes", "":
-			o.Thresholds = MemoryThresholds
-		case "fds":
-			o.Thresholds = FDThresholds
-		}
-	}
-	if o.Thresholds.Alpha <= 0 {
-		o.Thresholds.Alpha = MemoryThresholds.Alpha
-	}
+	o.Thresholds = o.Thresholds.WithDefaults(o.Unit)
 	if o.Name == "" {
 		o.Name = "value"
 	}
 	return o
+}
+
+// WithDefaults fills each zero (or negative) field from the defaults of
+// unit: MemoryThresholds for "bytes" (and ""), FDThresholds otherwise.
+func (t Thresholds) WithDefaults(unit string) Thresholds {
+	d := CountThresholds
+	switch unit {
+	case "bytes", "":
+		d = MemoryThresholds
+	case "fds":
+		d = FDThresholds
+	}
+	for _, f := range []struct {
+		v *float64
+		d float64
+	}{
+		{&t.Alpha, d.Alpha}, {&t.MinPerRequest, d.MinPerRequest}, {&t.MinTotal, d.MinTotal},
+		{&t.Horizon, d.Horizon}, {&t.HorizonGrowth, d.HorizonGrowth},
+		{&t.HorizonLimitShare, d.HorizonLimitShare}, {&t.Exhaustion, d.Exhaustion},
+	} {
+		if *f.v <= 0 {
+			*f.v = f.d
+		}
+	}
+	return t
 }
 
 // methodEnvelope names the fit the verdicts use: Theil–Sen and

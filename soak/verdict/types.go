@@ -11,6 +11,10 @@ const (
 	Warmup Phase = iota
 	Soak
 	Cooldown
+	// Baseline is the idle phase before the load: the level that
+	// "released" is judged against. It comes first in a run but is
+	// numbered last, so stored runs keep their phase numbers.
+	Baseline
 )
 
 // Point is one sample of one resource.
@@ -22,18 +26,38 @@ type Point struct {
 	Phase       Phase
 }
 
-// Thresholds are the effect floors a leak must clear.
+// Thresholds say what growth is a leak. Growth is a leak when it is
+// significant and its confidence interval clears any one of the floors:
+// the per-request floor (MinPerRequest), the growth it would add over
+// Horizon of the observed throughput (HorizonGrowth, or HorizonLimitShare
+// of the limit), or reaching the limit within Exhaustion. A zero field
+// takes its default from the unit (see Defaults).
 type Thresholds struct {
 	Alpha         float64 // significance level, default 0.001
 	MinPerRequest float64 // CI lower bound floor, units per request
 	MinTotal      float64 // minimum total growth over the soak, units
+
+	// Horizon is the time, in seconds at the observed throughput, over
+	// which growth is projected; default 24 h.
+	Horizon float64
+	// HorizonGrowth is the projected growth over Horizon that makes a
+	// leak, in units: default 64 MiB for memory, 1000 for counts.
+	HorizonGrowth float64
+	// HorizonLimitShare is the share of the limit that, projected over
+	// Horizon, makes a leak; default 0.1.
+	HorizonLimitShare float64
+	// Exhaustion: reaching the limit within this many seconds is a leak;
+	// default 7 days.
+	Exhaustion float64
 }
 
 // Defaults for memory in bytes and for fds.
 var (
-	MemoryThresholds = Thresholds{Alpha: 0.001, MinPerRequest: 16, MinTotal: 1 << 20}
-	FDThresholds     = Thresholds{Alpha: 0.001, MinPerRequest: 0.001, MinTotal: 5}
-	CountThresholds  = Thresholds{Alpha: 0.001, MinPerRequest: 0.001, MinTotal: 5}
+	MemoryThresholds = Thresholds{Alpha: 0.001, MinPerRequest: 16, MinTotal: 1 << 20,
+		Horizon: 86400, HorizonGrowth: 64 << 20, HorizonLimitShare: 0.1, Exhaustion: 7 * 86400}
+	FDThresholds = Thresholds{Alpha: 0.001, MinPerRequest: 0.001, MinTotal: 5,
+		Horizon: 86400, HorizonGrowth: 1000, HorizonLimitShare: 0.1, Exhaustion: 7 * 86400}
+	CountThresholds = FDThresholds
 )
 
 // Verdicts of a resource.
@@ -67,11 +91,31 @@ type Resource struct {
 	// ("never").
 	TimeToExhaustionSeconds *float64 `json:"time_to_exhaustion_seconds"`
 	Incarnations            int      `json:"incarnations"`
+	// PerDay is the growth over one Horizon (24 h by default) at the
+	// observed throughput, in units.
+	PerDay float64 `json:"per_day"`
+	// MaskedBy is "recycling" when the tree's total stays bounded because
+	// growing processes are replaced, and the leak was found in the
+	// processes' own growth; Replacements counts the processes (or
+	// incarnations) that were replaced during the soak.
+	MaskedBy     string `json:"masked_by,omitempty"`
+	Replacements int    `json:"replacements,omitempty"`
+	// Step is set when the soak holds one step (a one-off allocation).
+	Step *Step `json:"step,omitempty"`
+	// Baseline is the idle level before the load, when one was sampled.
+	Baseline float64 `json:"baseline,omitempty"`
 	Points                  int      `json:"points"` // soak samples of the fitted incarnation
 	Method                  string   `json:"method"` // which series the verdict fit, e.g. "lower-envelope"
 	Reason                  string   `json:"reason"`
 	// Settle says what would settle an inconclusive verdict.
 	Settle string `json:"settle,omitempty"`
+}
+
+// Step is a single jump in a resource's level during the soak.
+type Step struct {
+	Size     float64 `json:"size"`     // units
+	Requests float64 `json:"requests"` // cumulative requests when it happened
+	Seconds  float64 `json:"seconds"`  // seconds since the run started
 }
 
 // CPUInput holds the measured figures for the CPU verdict, over the soak

@@ -104,9 +104,9 @@ type Resource struct {
 	Step *Step `json:"step,omitempty"`
 	// Baseline is the idle level before the load, when one was sampled.
 	Baseline float64 `json:"baseline,omitempty"`
-	Points                  int      `json:"points"` // soak samples of the fitted incarnation
-	Method                  string   `json:"method"` // which series the verdict fit, e.g. "lower-envelope"
-	Reason                  string   `json:"reason"`
+	Points   int     `json:"points"` // soak samples of the fitted incarnation
+	Method   string  `json:"method"` // which series the verdict fit, e.g. "lower-envelope"
+	Reason   string  `json:"reason"`
 	// Settle says what would settle an inconclusive verdict.
 	Settle string `json:"settle,omitempty"`
 }

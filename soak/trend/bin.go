@@ -87,3 +87,35 @@ func reduceAt(x, y []float64, at []int, r Reduce) (float64, float64) {
 	sort.Float64s(s)
 	return meanAt(x, at), median(s)
 }
+
+// BinEqual splits the points, taken in the order given (sorted by x, as
+// samples come), into the given number of consecutive bins that hold equal
+// numbers of points (the first ones one more when it does not divide), and
+// reduces each by r. Samples taken at a fixed interval make these bins
+// equal in time, so every bin's minimum is drawn from as many samples, and
+// a drifting throughput, which makes bins of equal requests hold unequal
+// numbers of samples, cannot bias the envelope.
+func BinEqual(x, y []float64, bins int, r Reduce) Binned {
+	n := min(len(x), len(y))
+	if n == 0 || bins < 1 {
+		return Binned{}
+	}
+	bins = min(bins, n)
+	out := Binned{X: make([]float64, 0, bins), Y: make([]float64, 0, bins), N: make([]int, 0, bins)}
+	at := make([]int, 0, n/bins+1)
+	for b, lo := 0, 0; b < bins; b++ {
+		size := n / bins
+		if b < n%bins {
+			size++
+		}
+		at = at[:0]
+		for i := lo; i < lo+size; i++ {
+			at = append(at, i)
+		}
+		lo += size
+		bx, by := reduceAt(x, y, at, r)
+		out.X, out.Y = append(out.X, bx), append(out.Y, by)
+		out.N = append(out.N, size)
+	}
+	return out
+}

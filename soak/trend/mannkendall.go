@@ -26,14 +26,21 @@ type MK struct {
 // order and a Fenwick tree over the ranks of y counts the earlier points
 // below and above each one. With fewer than 3 points it returns p-values of
 // 1.
-func MannKendall(x, y []float64) MK {
-	n := min(len(x), len(y))
+func MannKendall(x, y []float64) MK { return MannKendallInflated(x, y, 1) }
+
+// MannKendallInflated is MannKendall with Var(S) multiplied by vif ≥ 1,
+// the variance inflation of autocorrelated errors (see VarianceInflation;
+// Hamed and Rao 1998 correct the same variance by an effective sample
+// size). Points with a non-finite x or y are dropped.
+func MannKendallInflated(x, y []float64, vif float64) MK {
+	x, y = Finite(x, y)
+	n := len(x)
 	r := MK{N: n, PIncrease: 1, PTwoSided: 1}
 	if n < 3 {
 		return r
 	}
-	r.S = kendallS(x[:n], y[:n])
-	r.Var = varianceS(x[:n], y[:n])
+	r.S = kendallS(x, y)
+	r.Var = varianceS(x, y) * math.Max(vif, 1)
 	if r.Var <= 0 {
 		return r
 	}

@@ -30,22 +30,54 @@ func TheilSen(x, y []float64) Fit { return TheilSenConf(x, y, 0.95) }
 // slopes (Gilbert 1987, §16.5), interpolated between neighbours. It is
 // exact and O(n² log n): bin long series first. With fewer than 2 distinct
 // x it returns a zero Fit with N set and NaN bounds.
-func TheilSenConf(x, y []float64, conf float64) Fit {
-	n := min(len(x), len(y))
+func TheilSenConf(x, y []float64, conf float64) Fit { return TheilSenInflated(x, y, conf, 1) }
+
+// TheilSenInflated is TheilSenConf with Var(S) multiplied by vif ≥ 1, the
+// variance inflation of autocorrelated errors (see VarianceInflation), so
+// that the interval keeps its level on a series whose neighbours are
+// alike. Points with a non-finite x or y are dropped.
+func TheilSenInflated(x, y []float64, conf, vif float64) Fit {
+	x, y = Finite(x, y)
+	n := len(x)
 	f := Fit{N: n, Lo: math.NaN(), Hi: math.NaN()}
-	slopes := pairSlopes(x[:n], y[:n])
+	slopes := pairSlopes(x, y)
 	f.Pairs = len(slopes)
 	if len(slopes) == 0 {
 		return f
 	}
 	z := math.Sqrt2 * math.Erfinv(conf)
-	c := z * math.Sqrt(varianceS(x[:n], y[:n]))
+	c := z * math.Sqrt(varianceS(x, y)*math.Max(vif, 1))
 	np := float64(len(slopes))
 	ranks := []float64{(np - c) / 2, (np + 1) / 2, (np+c)/2 + 1}
 	selectRanks(slopes, ranks)
 	f.Lo, f.Slope, f.Hi = orderStat(slopes, ranks[0]), orderStat(slopes, ranks[1]), orderStat(slopes, ranks[2])
-	f.Intercept = interceptFor(x[:n], y[:n], f.Slope)
+	f.Intercept = interceptFor(x, y, f.Slope)
 	return f
+}
+
+// Finite returns the pairs of x and y whose values are both finite (and
+// the shorter length of the two). It returns its inputs when all are.
+func Finite(x, y []float64) ([]float64, []float64) {
+	n := min(len(x), len(y))
+	x, y = x[:n], y[:n]
+	for i := range n {
+		if !finite(x[i]) || !finite(y[i]) {
+			return dropNonFinite(x, y)
+		}
+	}
+	return x, y
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func dropNonFinite(x, y []float64) ([]float64, []float64) {
+	var fx, fy []float64
+	for i := range x {
+		if finite(x[i]) && finite(y[i]) {
+			fx, fy = append(fx, x[i]), append(fy, y[i])
+		}
+	}
+	return fx, fy
 }
 
 // selectRanks partially orders s so that orderStat is right at each of the
@@ -168,7 +200,8 @@ func Median(v []float64) float64 {
 // normal-theory 95 % one (slope ± 1.96·SE), which assumes independent
 // Gaussian residuals: use it for comparison, not for verdicts.
 func OLS(x, y []float64) Fit {
-	n := min(len(x), len(y))
+	x, y = Finite(x, y)
+	n := len(x)
 	f := Fit{N: n, Lo: math.NaN(), Hi: math.NaN()}
 	if n < 2 {
 		return f

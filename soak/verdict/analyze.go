@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"math"
+	"sort"
 
 	"github.com/soakd/soakd/soak/trend"
 )
@@ -58,106 +59,145 @@ func (t Thresholds) WithDefaults(unit string) Thresholds {
 }
 
 // methodEnvelope names the fit the verdicts use: Theil–Sen and
-// Mann–Kendall on the lower envelope (minimum per bin of requests).
+// Mann–Kendall on the lower envelope (minimum per bin of samples).
 const methodEnvelope = "lower-envelope"
 
 // AnalyzeResource judges one resource's samples over a run.
 //
-// Warm-up points are ignored, soak points are fitted against cumulative
-// completed requests, and cool-down points serve only the release check.
-// A restart (a new Incarnation) splits the series: each incarnation stands
-// alone and the one whose soak covered the most requests drives the
-// verdict; Incarnations reports how many there were.
+// Baseline points give the idle level, warm-up points are ignored, soak
+// points are fitted against cumulative completed requests, and cool-down
+// points serve the release check. A restart (a new Incarnation) splits
+// the series: the incarnation whose soak covered the most requests drives
+// the fit; Incarnations reports how many there were. Points with a
+// non-finite field are dropped.
 //
-// The fit is on the lower envelope. The soak is cut into bins of requests
-// (one per point up to 64 points, else bins spanning about 150 s, 18 to
-// 128 of them) and each bin keeps its lowest point, x included, so a GC
-// sawtooth's peaks and short bursts drop out and the troughs, the live
-// heap, remain. The slope is Theil–Sen with Sen's 95 % interval, widened by
-// one quantum of the data (a 4 KiB page, one fd) over the span; the trend
-// test is a one-sided Mann–Kendall (increase).
+// The fit is on the lower envelope: the soak is cut into bins of equal
+// sample counts (one per point up to 64 points, else bins of about 150 s,
+// 32 to 128 of them), each keeping its lowest point, so a GC sawtooth's
+// peaks drop out and a throughput drift cannot bias the envelope. The
+// slope is Theil–Sen with Sen's 95 % interval and the trend test a
+// one-sided Mann–Kendall, both with Var(S) inflated for AR(1)
+// autocorrelation of the residuals (see fitSeries and the study in
+// docs/verdict-study.md), and the interval is widened by one quantum of
+// the unit (a 4 KiB page, one fd) over the span.
 //
-// Chosen by measurement on the synthetic series in stats_test.go (seeded;
-// 500 stable series per noise model, 200 leaky ones of 16–1000 B/request;
-// 30 min–8 h soaks at 100–5000 req/s; SOAKD_COMPARE=1 go test -run
-// TestMethodComparison -v ./soak/verdict/):
+// Growth "clears" when the trend is significant (p < Alpha) and the
+// interval's lower bound is above the lowest floor in force: the
+// per-request floor, the slope that adds HorizonGrowth (or
+// HorizonLimitShare of the limit) over Horizon at the observed
+// throughput, or the slope that reaches the limit within Exhaustion.
+// Growth that clears is then weighed against other shapes (classify):
+//   - a straight line: a leak, unless the last third has confidently
+//     flattened (inconclusive) or the cool-down released it (stable);
+//   - deceleration (a hinge beats the line): a plateau when the growth
+//     after the knot is negligible, a leak when it still clears a floor on
+//     its own, else inconclusive;
+//   - one step: stable, with the step reported, when the growth beside it
+//     is negligible;
+//   - two or three climbing steps: inconclusive, never stable.
 //
-//	                       leak verdicts on stable truth     95 % CI coverage
-//	model                  envelope  median  MK p<α alone    envelope  median
-//	white noise            0/500     0/500    0 %            93.5 %    95.5 %
-//	GC sawtooth (Go)       0/500     0/500    0 %            99.5 %    44.5 %
-//	allocator steps        0/500     0/500   71 %
-//	restart mid-soak       0/500     0/500   32 %            95.0 %    93.0 %
-//	AR(1) wander           0/500     0/500    7 %
-//	glibc-like creep       0/500     0/500   72 %
-//	fds (integer, ties)    0/500     0/500    0 %            99.5 %
-//	plateau (cache fill)   0/1000    0/1000  80 %
+// Growth that does not clear is stable when negligible (interval under the
+// per-request floor and estimate under every floor), a plateau when it
+// grew and then decelerated to negligible, and otherwise inconclusive with
+// Settle naming the extra requests that would decide it with 80 % power.
 //
-// Of the 1 000 plateau series, the envelope calls 894 plateau (the median
-// 802), the rest stable or inconclusive.
+// When the tree's verdict is not a leak, the lives check (lives.go) looks
+// for growth that replaced processes carried: a leak found there is
+// reported with MaskedBy "recycling".
 //
-// The bin median tracks a Go heap's mid-cycle level, which grows 1.5 times
-// as fast as the live heap, so its interval misses a leak's slope more
-// often than not; the envelope is as good on white noise and right on the
-// sawtooth. Both keep false alarms at zero only because a leak also needs
-// the effect floors and the last-third rule below: Mann–Kendall alone
-// flags most step, creep and plateau series. Of the leaky series, 75 % are
-// called leak; the quarter at 16 B/request sits on the floor and is not
-// meant to be.
-//
-// A leak needs all of: a Mann–Kendall p (one-sided, increase) below Alpha;
-// a 95 % Theil–Sen interval whose lower bound exceeds MinPerRequest; fitted
-// growth (slope × requests) above MinTotal; growth continuing through the
-// last third of the soak (its Theil–Sen slope at least half the whole
-// soak's, and its own one-sided Mann–Kendall p below 0.05); and, when a
-// cool-down ran, no release. Released means the lowest value over the
-// cool-down's second half came back to within 25 % of the soak's growth
-// above its start level; a series that would be a leak but was released
-// is stable (a Go runtime returns memory within minutes, glibc may never).
-//
-// The other verdicts, in order: plateau when the soak (or its first two
-// thirds) grew significantly by more than MinTotal and the last third's
-// upper bound is below half the whole slope or below MinPerRequest; stable
-// when the whole interval lies below MinPerRequest; otherwise
-// inconclusive, with Settle naming the extra requests after which the
-// interval, shrinking as span^(−3/2), would decide it.
-//
-// Per-hour growth is per-request growth times RequestsPerHour. Time to
-// exhaustion is (Limit − last soak value) / per-hour growth, set only while
-// the resource grows significantly, has not flattened and was not
-// released.
+// Per-hour growth is per-request growth times RequestsPerHour; PerDay is
+// over Horizon. Time to exhaustion is (Limit − last soak value) / per-hour
+// growth, set only while the resource grows significantly, has not
+// flattened and was not released.
 func AnalyzeResource(pts []Point, opt ResourceOptions) Resource {
 	return analyze(pts, opt, trend.ByMin)
 }
 
 func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	opt = opt.withDefaults()
+	th := opt.Thresholds
 	by, incs := splitSoak(pts)
 	res := Resource{Unit: opt.Unit, Limit: opt.Limit, Incarnations: incs, Method: methodName(r)}
 	s := driving(by)
 	if s == nil || len(s.x) < minSoakPoints || s.span() <= 0 {
-		return tooFew(res, s, opt)
+		res = tooFew(res, s, opt)
+		return finite(checkLives(res, pts, opt, by, 0, floors{perRequest: th.MinPerRequest}))
 	}
-	f := fitSeries(s, r)
+	f := fitSeries(s, r, quantumOf(opt.Unit))
 	res.Points = len(s.x)
 	rph := opt.RequestsPerHour
 	if rph <= 0 && f.seconds > 0 {
 		rph = f.span / f.seconds * 3600
 	}
-	fill(&res, f, rph)
-	rel, level, idle := released(pts, s.inc, f)
+	fill(&res, f, rph, th)
+	base := baseline(pts, s.inc)
+	if base != nil {
+		res.Baseline = *base
+	}
+	rel, level, idle := released(pts, s.inc, f, base)
 	res.ReleasedAfterCooldown, res.CooldownLevel = rel, level
-	d := decide(f, opt.Thresholds, rel)
+	fl := floorsFor(th, rph, opt.Limit, f.current)
+	d := decide(f, th, fl, rel)
 	res.Verdict, res.Settle = d.verdict, settleText(d.more, rph)
-	res.TimeToExhaustionSeconds = exhaustion(f, opt, res.PerHour, rel)
+	if f.shape.kind == shapeStep && (d.verdict == Stable || d.why == whyStep) {
+		res.Step = &Step{Size: f.shape.size, Requests: f.b.X[f.shape.at], Seconds: stepSeconds(s, f.b.X[f.shape.at])}
+	}
+	res.TimeToExhaustionSeconds = exhaustion(f, opt, res.PerHour, rel, d)
 	res.Reason = reason(opt, res, f, d, idle)
-	return finite(res)
+	return finite(checkLives(res, pts, opt, by, rph, fl))
+}
+
+// checkLives overrides a verdict that is not a leak when the lives of the
+// tree's processes (or, without them, the target's incarnations) carried
+// a leak that their replacement hid.
+func checkLives(res Resource, pts []Point, opt ResourceOptions, by map[int]*series, rph float64, fl floors) Resource {
+	if res.Verdict == Leak {
+		return res
+	}
+	lives := opt.Lives
+	if lives == nil && len(by) > 1 {
+		lives = incarnationLives(pts)
+	}
+	reqs, start := soakSpan(pts)
+	lf, ok := fitLives(lives, reqs, start)
+	th := opt.Thresholds
+	if !ok || lf.replaced == 0 || lf.p >= th.Alpha || lf.lo <= fl.leak() || lf.perRequest*reqs <= th.MinTotal {
+		return res
+	}
+	res.Verdict, res.MaskedBy, res.Replacements = Leak, "recycling", lf.replaced
+	res.PerRequest, res.CI95, res.PValue = lf.perRequest, [2]float64{lf.lo, lf.hi}, lf.p
+	res.PerHour, res.PerDay = lf.perRequest*rph, lf.perRequest*rph*th.Horizon/3600
+	res.Settle, res.Step = "", nil
+	res.Reason = livesReason(opt, res, lf)
+	return res
+}
+
+// incarnationLives treats each incarnation's points as one life.
+func incarnationLives(pts []Point) [][]Point {
+	idx := map[int]int{}
+	var lives [][]Point
+	for _, p := range pts {
+		i, ok := idx[p.Incarnation]
+		if !ok {
+			i = len(lives)
+			idx[p.Incarnation] = i
+			lives = append(lives, nil)
+		}
+		lives[i] = append(lives[i], p)
+	}
+	return lives
+}
+
+// stepSeconds is the time at which the soak reached requests q.
+func stepSeconds(s *series, q float64) float64 {
+	i := sort.SearchFloat64s(s.x, q)
+	return s.sec[min(i, len(s.sec)-1)]
 }
 
 // finite replaces NaN and ±Inf, which JSON cannot carry, by 0.
 func finite(r Resource) Resource {
 	for _, v := range []*float64{&r.PerRequest, &r.PerHour, &r.CI95[0], &r.CI95[1], &r.PValue,
-		&r.LastThirdPerRequest, &r.Start, &r.End, &r.Growth, &r.CooldownLevel} {
+		&r.LastThirdPerRequest, &r.Start, &r.End, &r.Growth, &r.CooldownLevel, &r.PerDay, &r.Baseline} {
 		if math.IsNaN(*v) || math.IsInf(*v, 0) {
 			*v = 0
 		}
@@ -172,8 +212,9 @@ func methodName(r trend.Reduce) string {
 	return methodEnvelope
 }
 
-func fill(res *Resource, f fit, rph float64) {
+func fill(res *Resource, f fit, rph float64, th Thresholds) {
 	res.PerRequest = f.whole.Slope
+	res.PerDay = f.whole.Slope * rph * th.Horizon / 3600
 	res.CI95 = [2]float64{f.whole.Lo, f.whole.Hi}
 	res.PerHour = f.whole.Slope * rph
 	res.PValue = f.mk.PIncrease
@@ -188,8 +229,8 @@ func tooFew(res Resource, s *series, opt ResourceOptions) Resource {
 		res.Points = n
 	}
 	res.Verdict = Inconclusive
-	res.Reason = opt.Name + ": only " + itoa(n) + " soak samples in one incarnation; the verdict needs at least " + itoa(minSoakPoints)
-	res.Settle = "run a soak with at least " + itoa(minSoakPoints) + " samples"
+	res.Reason = opt.Name + ": only " + itoa(n) + " soak samples in one incarnation; a fit needs at least " + itoa(minSoakPoints)
+	res.Settle = "run a longer soak, or sample more often (--interval)"
 	if n >= minSoakPoints {
 		res.Reason = opt.Name + ": no requests completed during the soak, so there is nothing to fit growth against"
 		res.Settle = "run a soak that completes requests"
@@ -200,9 +241,10 @@ func tooFew(res Resource, s *series, opt ResourceOptions) Resource {
 // exhaustion is (Limit − current) / per-hour growth, in seconds, when the
 // resource is growing significantly and has not flattened or been
 // released; nil otherwise ("never").
-func exhaustion(f fit, opt ResourceOptions, perHour float64, rel *bool) *float64 {
+func exhaustion(f fit, opt ResourceOptions, perHour float64, rel *bool, d decision) *float64 {
 	th := opt.Thresholds
-	growing := f.significant(th.Alpha) && f.whole.Lo > 0 && !f.flattened(th.MinPerRequest) && (rel == nil || !*rel)
+	growing := f.significant(th.Alpha) && f.whole.Lo > 0 && !f.flattened() && (rel == nil || !*rel) &&
+		d.verdict != Plateau && d.verdict != Stable
 	if opt.Limit <= 0 || !growing || perHour <= 0 {
 		return nil
 	}

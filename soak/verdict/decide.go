@@ -1,11 +1,69 @@
 package verdict
 
+import (
+	"math"
+
+	"github.com/soakd/soakd/soak/trend"
+)
+
+// floors are the per-request slopes above which growth is a leak, one for
+// each way to be one (see Thresholds); a zero floor is not in force.
+type floors struct {
+	perRequest float64 // MinPerRequest
+	horizon    float64 // adds HorizonGrowth over Horizon at the throughput
+	limitShare float64 // adds HorizonLimitShare of the limit over Horizon
+	exhaust    float64 // reaches the limit within Exhaustion
+}
+
+// floorsFor turns the thresholds into per-request slopes at rph requests
+// an hour, for a resource now at current with limit (0 = none).
+func floorsFor(th Thresholds, rph, limit, current float64) floors {
+	fl := floors{perRequest: th.MinPerRequest}
+	if rph <= 0 {
+		return fl
+	}
+	horizonReq := rph * th.Horizon / 3600
+	fl.horizon = th.HorizonGrowth / horizonReq
+	if limit > 0 {
+		fl.limitShare = th.HorizonLimitShare * limit / horizonReq
+		fl.exhaust = math.Max(limit-current, 0) / (rph * th.Exhaustion / 3600)
+	}
+	return fl
+}
+
+// leak is the lowest floor in force: growth confidently above it is a leak.
+func (fl floors) leak() float64 {
+	v := fl.perRequest
+	for _, f := range []float64{fl.horizon, fl.limitShare, fl.exhaust} {
+		if f > 0 {
+			v = math.Min(v, f)
+		}
+	}
+	return v
+}
+
+// negligible: a fit's growth is too small to matter. Its interval lies
+// under the per-request floor, and either includes zero (no growth shown)
+// or has its estimate under every floor (growth shown, but slight). The
+// horizon floor is not asked of the interval: at 50 000 req/s it is 0.016
+// B/request, finer than one page over a short run resolves, so a series
+// that never changed could never be stable. Growth that is shown and
+// projects above the horizon floor is not negligible: it is a leak once
+// its interval clears that floor, and inconclusive until then.
+func (fl floors) negligible(lo, slope, hi float64) bool {
+	return hi < fl.perRequest && (lo <= 0 || slope < fl.leak())
+}
+
 // decision is a verdict and why.
 type decision struct {
 	verdict string
 	why     string  // the reason's tail, see reason
 	more    float64 // extra requests that would settle an inconclusive one
+	tail    *tail   // the growth after the knot, for plateau and slowing
 }
+
+// tail is the fit after a shape's knot.
+type tail struct{ lo, slope, hi float64 }
 
 // Reasons a decision was taken.
 const (
@@ -13,40 +71,124 @@ const (
 	whyReleased = "released"
 	whyPlateau  = "plateau"
 	whyFlat     = "flat"
+	whyStep     = "step"
+	whyStairs   = "stairs"
+	whySlowing  = "slowing"
 	whyNoisy    = "noisy"
 	whyShort    = "short"
 	whyUnsure   = "unsure-last-third"
 )
 
 // decide applies the rules in AnalyzeResource's doc comment.
-func decide(f fit, th Thresholds, rel *bool) decision {
+func decide(f fit, th Thresholds, fl floors, rel *bool) decision {
 	sig := f.significant(th.Alpha)
-	clears := sig && f.whole.Lo > th.MinPerRequest
+	clears := sig && f.whole.Lo > fl.leak()
 	switch {
-	case clears && f.fittedGrowth() > th.MinTotal && f.continued():
-		if rel != nil && *rel {
-			return decision{verdict: Stable, why: whyReleased}
-		}
-		return decision{verdict: Leak, why: whyLeak}
-	case f.grew(th.Alpha) && f.end-f.start > th.MinTotal && f.flattened(th.MinPerRequest):
-		return decision{verdict: Plateau, why: whyPlateau}
-	case f.whole.Hi < th.MinPerRequest:
-		return decision{verdict: Stable, why: whyFlat}
+	case f.shape.kind == shapeDecel && f.grew(plateauAlpha):
+		return decideSlowing(f, th, fl)
 	case clears && f.fittedGrowth() <= th.MinTotal:
 		more := th.MinTotal/f.whole.Slope - f.span
 		return decision{verdict: Inconclusive, why: whyShort, more: more}
 	case clears:
-		h := (f.last.Hi - f.last.Lo) / 2
-		need := abs(f.last.Slope - keepFraction*f.whole.Slope)
-		return decision{verdict: Inconclusive, why: whyUnsure, more: moreRequests(f.span, h, need)}
+		return decideGrowth(f, th, fl, rel)
+	case fl.negligible(f.whole.Lo, f.whole.Slope, f.whole.Hi):
+		if f.shape.kind == shapeStep {
+			return decision{verdict: Stable, why: whyStep}
+		}
+		return decision{verdict: Stable, why: whyFlat}
 	}
-	need := abs(f.whole.Slope - th.MinPerRequest)
-	return decision{verdict: Inconclusive, why: whyNoisy, more: moreRequests(f.span, f.halfWidth(), need)}
+	return decision{verdict: Inconclusive, why: whyNoisy, more: f.moreFor(fl, th)}
 }
 
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
+// plateauAlpha is the significance that growth before a knot needs for a
+// plateau: the label raises no alarm, and the knot itself must already
+// beat the line by strong evidence.
+const plateauAlpha = 0.05
+
+// decideGrowth judges growth that clears a floor by its shape.
+func decideGrowth(f fit, th Thresholds, fl floors, rel *bool) decision {
+	switch f.shape.kind {
+	case shapeStep:
+		t := f.stepless()
+		switch {
+		case fl.negligible(t.Lo, t.Slope, t.Hi):
+			return decision{verdict: Stable, why: whyStep}
+		case t.Lo <= fl.leak():
+			return decision{verdict: Inconclusive, why: whyStep, more: f.moreFor(fl, th)}
+		}
+	case shapeStairs:
+		return decision{verdict: Inconclusive, why: whyStairs, more: f.span}
 	}
-	return v
+	if f.flattened() {
+		h := (f.last.Hi - f.last.Lo) / 2
+		return decision{verdict: Inconclusive, why: whyUnsure, more: moreRequests(f.span, h/1.96, math.Abs(f.last.Slope-keepFraction*f.whole.Slope), th.Alpha)}
+	}
+	if rel != nil && *rel {
+		return decision{verdict: Stable, why: whyReleased}
+	}
+	return decision{verdict: Leak, why: whyLeak}
 }
+
+// decideSlowing judges growth that decelerates: a plateau when what comes
+// after the knot is negligible, a leak when it still clears a floor on its
+// own, inconclusive otherwise.
+func decideSlowing(f fit, th Thresholds, fl floors) decision {
+	t := f.sub(f.shape.at, len(f.b.X))
+	tl := &tail{lo: t.Lo, slope: t.Slope, hi: t.Hi}
+	mk := f.subMK(f.shape.at, len(f.b.X))
+	switch {
+	case fl.negligible(t.Lo, t.Slope, t.Hi):
+		return decision{verdict: Plateau, why: whyPlateau, tail: tl}
+	case mk.PIncrease < th.Alpha && t.Lo > fl.leak() && t.Slope*(f.b.X[len(f.b.X)-1]-f.b.X[f.shape.at]) > th.MinTotal:
+		return decision{verdict: Leak, why: whyLeak, tail: tl}
+	}
+	span := f.b.X[len(f.b.X)-1] - f.b.X[f.shape.at]
+	more := moreRequests(span, (t.Hi-t.Lo)/2/1.96, math.Abs(t.Slope-fl.leak()), th.Alpha) + f.span - span
+	return decision{verdict: Inconclusive, why: whySlowing, more: more, tail: tl}
+}
+
+// stepless refits the envelope with the step taken out.
+func (f fit) stepless() trend.Fit {
+	y := make([]float64, len(f.b.Y))
+	for i, v := range f.b.Y {
+		y[i] = v
+		if i >= f.shape.at {
+			y[i] -= f.shape.size
+		}
+	}
+	g := f
+	g.b.Y = y
+	return g.sub(0, len(y))
+}
+
+// moreFor is the power computation behind "run ≥ N more requests": the
+// extra requests after which a slope as far from the nearest decision
+// boundary as the estimate is would be decided with 80 % power.
+func (f fit) moreFor(fl floors, th Thresholds) float64 {
+	boundary := fl.leak()
+	if f.whole.Slope < boundary {
+		boundary = fl.perRequest
+	}
+	return moreRequests(f.span, f.halfWidth()/1.96, math.Abs(f.whole.Slope-boundary), th.Alpha)
+}
+
+// moreRequests: with se the standard error of a slope over span requests
+// and d its distance from the boundary, a test at level alpha (one-sided)
+// decides with power 80 % once se' = d/(z_α + z_0.8). At a fixed number
+// of bins the slope's standard error falls as 1/span (the same noise over
+// a longer lever; the autocorrelation between bins only falls with longer
+// bins, so this errs long), so the span must grow by se/se'.
+func moreRequests(span, se, d, alpha float64) float64 {
+	if se <= 0 || d <= 0 || math.IsNaN(se) || math.IsNaN(d) {
+		return span
+	}
+	need := d / (zUpper(alpha) + zPower)
+	grow := se / need
+	return span * math.Min(math.Max(grow-1, 0.1), 100)
+}
+
+// zPower is the normal quantile of 80 % power.
+const zPower = 0.8416212335729143
+
+// zUpper is the upper-tail normal quantile of p.
+func zUpper(p float64) float64 { return math.Sqrt2 * math.Erfinv(1-2*p) }

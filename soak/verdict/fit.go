@@ -7,81 +7,95 @@ import (
 	"github.com/soakd/soakd/soak/trend"
 )
 
-// keepFraction: growth "continues" in the last third when its slope is at
-// least this fraction of the whole soak's, and has "flattened" when the
-// last third's upper confidence bound is below this fraction (or below
-// the per-request floor).
+// keepFraction: growth has "flattened" in the last third when the last
+// third's upper confidence bound is below this fraction of the whole
+// soak's slope.
 const keepFraction = 0.5
 
 // fit is the trend of one incarnation's soak.
 type fit struct {
+	b           trend.Binned // the fitted envelope
 	whole, last trend.Fit
-	mk, lastMK  trend.MK
-	headMK      trend.MK // the first two thirds
-	span        float64  // requests covered
-	seconds     float64  // seconds covered
-	start, end  float64  // reduced level at the soak's start and end
-	current     float64  // the last soak sample
-	endSec      float64  // seconds at the last soak sample
+	mk, headMK  trend.MK // the whole soak, and its first two thirds
+	rho, vif    float64  // residuals' AR(1) coefficient and the variance inflation it gives
+	quantum     float64
+	span        float64 // requests covered
+	seconds     float64 // seconds covered
+	start, end  float64 // reduced level at the soak's start and end
+	current     float64 // the last soak sample
+	endSec      float64 // seconds at the last soak sample
+	shape       shape
 }
 
-// fitSeries fits the binned series, reduced by r.
-func fitSeries(s *series, r trend.Reduce) fit {
+// fitSeries fits the binned series, reduced by r, with an interval and a
+// trend test corrected for autocorrelation, and weighs the other shapes.
+func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 	b := s.reduce(r)
 	f := fit{
-		whole:   trend.TheilSen(b.X, b.Y),
-		mk:      trend.MannKendall(b.X, b.Y),
+		b:       b,
 		span:    s.span(),
-		seconds: s.sec[len(s.sec)-1] - s.sec[0],
+		seconds: s.seconds(),
 		current: s.y[len(s.y)-1],
 		endSec:  s.sec[len(s.sec)-1],
+		quantum: quantum,
 	}
-	cut := s.x[0] + 2*f.span/3
-	i := sort.SearchFloat64s(b.X, cut)
-	f.last = trend.TheilSen(b.X[i:], b.Y[i:])
-	f.lastMK = trend.MannKendall(b.X[i:], b.Y[i:])
-	f.headMK = trend.MannKendall(b.X[:i], b.Y[:i])
-	f.whole = widen(f.whole, quantum(s.y)/f.span)
-	f.last = widen(f.last, 3*quantum(s.y)/f.span)
+	// The residuals' autocorrelation is read about the shape that fits
+	// best: about a line, a cache that filled would read as strong
+	// correlation and hide its own growth in a wide interval.
+	f.shape = classify(b)
+	resid := f.shape.resid
+	if resid == nil {
+		resid = trend.Residuals(b.X, b.Y, trend.TheilSen(b.X, b.Y))
+	}
+	f.rho = trend.Lag1(resid)
+	f.vif = trend.VarianceInflation(b.X, f.rho)
+	f.whole = widen(trend.TheilSenInflated(b.X, b.Y, 0.95, f.vif), quantum/f.span)
+	f.mk = trend.MannKendallInflated(b.X, b.Y, f.vif)
+	i := sort.SearchFloat64s(b.X, s.x[0]+2*f.span/3)
+	f.last = f.sub(i, len(b.X))
+	f.headMK = trend.MannKendallInflated(b.X[:i], b.Y[:i], trend.VarianceInflation(b.X[:i], f.rho))
 	k := max(1, min(5, len(b.Y)/20))
 	f.start, f.end = trend.Median(b.Y[:k]), trend.Median(b.Y[len(b.Y)-k:])
 	return f
 }
 
+// sub fits the envelope's points [i, j) with the whole soak's
+// autocorrelation, widened by three quanta over their span (a short
+// stretch resolves a page or an fd no better than that).
+func (f fit) sub(i, j int) trend.Fit {
+	x, y := f.b.X[i:j], f.b.Y[i:j]
+	t := trend.TheilSenInflated(x, y, 0.95, trend.VarianceInflation(x, f.rho))
+	if len(x) > 1 {
+		t = widen(t, 3*f.quantum/(x[len(x)-1]-x[0]))
+	}
+	return t
+}
+
+// subMK is the corrected Mann–Kendall test over the envelope's [i, j).
+func (f fit) subMK(i, j int) trend.MK {
+	x, y := f.b.X[i:j], f.b.Y[i:j]
+	return trend.MannKendallInflated(x, y, trend.VarianceInflation(x, f.rho))
+}
+
 // widen adds w to each side of a fit's interval.
 func widen(t trend.Fit, w float64) trend.Fit {
-	if w > 0 && !math.IsInf(w, 0) {
+	if w > 0 && !math.IsInf(w, 0) && !math.IsNaN(w) {
 		t.Lo, t.Hi = t.Lo-w, t.Hi+w
 	}
 	return t
 }
 
-// quantum is the data's resolution: the greatest common divisor of the
-// first quantumSample values when they are whole numbers (a 4 KiB page
-// for RSS, 1 for fds), else 0. Rounding to it is not random noise, so the
+// quantumOf is the resolution of a unit: memory is counted in 4 KiB pages,
+// everything else in ones. Rounding to it is not random noise, so the
 // slope's interval is widened by one quantum over the fitted span: no
-// slope is known finer than that.
-func quantum(v []float64) float64 {
-	var g uint64
-	for _, x := range v[:min(len(v), quantumSample)] {
-		a := math.Abs(x)
-		if a != math.Trunc(a) || a >= 1<<53 {
-			return 0
-		}
-		g = gcd(g, uint64(a))
+// slope is known finer than that, and a series that never changes is
+// stable with an interval of ±quantum/span.
+func quantumOf(unit string) float64 {
+	if unit == "bytes" || unit == "" {
+		return 4096
 	}
-	return float64(g)
+	return 1
 }
-
-func gcd(a, b uint64) uint64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
-// quantumSample bounds the values quantum reads.
-const quantumSample = 1 << 12
 
 // fittedGrowth is the slope times the requests covered.
 func (f fit) fittedGrowth() float64 { return f.whole.Slope * f.span }
@@ -95,47 +109,26 @@ func (f fit) grew(alpha float64) bool {
 	return f.significant(alpha) || f.headMK.PIncrease < alpha
 }
 
-// continued: the last third still climbs at a good fraction of the whole
-// soak's slope, and climbs on its own (one-sided Mann–Kendall p below
-// lastAlpha).
-func (f fit) continued() bool {
-	return f.last.Slope >= keepFraction*f.whole.Slope && f.lastMK.PIncrease < lastAlpha
-}
-
-// lastAlpha is the significance the last third's own climb needs.
-const lastAlpha = 0.05
-
 // flattened: the last third is confidently slower than half the whole
-// soak, or than the per-request floor (a long flat tail can pull the
-// whole soak's median slope down to the floor or to zero).
-func (f fit) flattened(floor float64) bool {
-	return f.last.Hi < math.Max(keepFraction*f.whole.Slope, floor)
-}
+// soak.
+func (f fit) flattened() bool { return f.last.Hi < keepFraction*f.whole.Slope }
 
 // halfWidth is half the whole-soak confidence interval.
 func (f fit) halfWidth() float64 { return (f.whole.Hi - f.whole.Lo) / 2 }
 
-// moreRequests estimates the extra requests after which an interval of
-// half-width h shrinks to need. With a fixed sampling rate the half-width
-// of a slope falls as span^(−3/2) (√n more points over an n-times longer
-// lever), so the span must grow by (h/need)^(2/3).
-func moreRequests(span, h, need float64) float64 {
-	if need <= 0 || h <= need {
-		need = h / 2
-	}
-	grow := math.Pow(h/need, 2.0/3)
-	return span * math.Min(grow-1, 100)
-}
-
-// released reports whether the cool-down gave the growth back: the lower
-// envelope over the cool-down's second half (its minimum) fell to within
-// releaseFraction of the soak's growth above its start level. A Go runtime
-// returns memory within minutes; glibc malloc may never. It is nil when no
-// cool-down of the fitted incarnation was sampled.
-func released(pts []Point, inc int, f fit) (*bool, float64, float64) {
+// released reports whether the cool-down gave the growth back. The level
+// is the lowest value over the cool-down's second half (its envelope).
+// With an idle baseline sampled before the load, released means back to
+// within releaseFraction of the soak's growth above that baseline: a
+// runtime that shrinks when idle (V8, G1 uncommit, malloc_trim) gives back
+// its working pool but not a leak, and comparing with the level under load
+// would hide a leak smaller than the pool. Without a baseline it means
+// back to within releaseFraction of the growth above the soak's start.
+// It is nil when no cool-down of the fitted incarnation was sampled.
+func released(pts []Point, inc int, f fit, base *float64) (*bool, float64, float64) {
 	var sec, val []float64
 	for _, p := range pts {
-		if p.Phase == Cooldown && p.Incarnation == inc {
+		if p.Phase == Cooldown && p.Incarnation == inc && finitePoint(p) {
 			sec, val = append(sec, p.Seconds), append(val, p.Value)
 		}
 	}
@@ -151,12 +144,34 @@ func released(pts []Point, inc int, f fit) (*bool, float64, float64) {
 			level = math.Min(level, val[i])
 		}
 	}
-	ok := level <= f.start+releaseFraction*math.Max(f.end-f.start, 0)
+	growth := math.Max(f.end-f.start, 0)
+	from := f.start
+	if base != nil {
+		from = *base
+		growth = math.Max(growth, f.fittedGrowth())
+	}
+	ok := level <= from+releaseFraction*growth
 	return &ok, level, idle
 }
 
 // releaseFraction of the soak's growth may remain after a release.
 const releaseFraction = 0.25
+
+// baseline is the idle level before the load: the median of the
+// baseline-phase samples of incarnation inc; nil when there are none.
+func baseline(pts []Point, inc int) *float64 {
+	var v []float64
+	for _, p := range pts {
+		if p.Phase == Baseline && p.Incarnation == inc && finitePoint(p) {
+			v = append(v, p.Value)
+		}
+	}
+	if len(v) == 0 {
+		return nil
+	}
+	m := trend.Median(v)
+	return &m
+}
 
 func minMax(v []float64) (float64, float64) {
 	lo, hi := v[0], v[0]

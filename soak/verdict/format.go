@@ -14,7 +14,12 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 	var s string
 	switch d.why {
 	case whyLeak:
-		s = fmt.Sprintf("%s %s, %s, growing through the last third", opt.Name, slope, pText(f.mk.PIncrease))
+		s = fmt.Sprintf("%s %s, %s, %s", opt.Name, slope, pText(f.mk.PIncrease), perDayText(res.PerDay, th, u))
+		if d.tail != nil {
+			s += fmt.Sprintf(", still %s after slowing", perReq(d.tail.slope, u))
+		} else {
+			s += ", growing through the last third"
+		}
 		s += cooldownText(res.ReleasedAfterCooldown, idle)
 		if tte := res.TimeToExhaustionSeconds; tte != nil {
 			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
@@ -22,23 +27,49 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 	case whyReleased:
 		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle", opt.Name, slope, pText(f.mk.PIncrease), secs(idle))
 	case whyPlateau:
-		s = fmt.Sprintf("%s grew %s then levelled off: last third %s against %s overall, like a cache or warm-up",
-			opt.Name, amount(f.end-f.start, u), perReq(f.last.Slope, u), perReq(f.whole.Slope, u))
+		s = fmt.Sprintf("%s grew %s then levelled off: %s after the knot (95 %% CI %s) against %s before, like a cache or warm-up",
+			opt.Name, amount(f.end-f.start, u), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), perReq(f.whole.Slope, u))
+	case whySlowing:
+		s = fmt.Sprintf("%s %s, %s, but the growth is slowing: %s after the knot (95 %% CI %s); too soon to tell a leak from a plateau",
+			opt.Name, slope, pText(f.mk.PIncrease), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u))
+	case whyStep:
+		s = fmt.Sprintf("%s stepped up %s once and is otherwise %s", opt.Name, amount(f.shape.size, u), map[bool]string{true: "flat", false: "unclear"}[d.verdict == Stable])
+	case whyStairs:
+		s = fmt.Sprintf("%s climbed %s in %d steps: growth in chunks that may go on; run as long again to see whether the steps keep coming",
+			opt.Name, amount(f.shape.size, u), f.shape.steps)
 	case whyFlat:
-		s = fmt.Sprintf("%s stable: %s, all under the %s floor", opt.Name, slope, perReqAbs(th.MinPerRequest, u))
+		s = fmt.Sprintf("%s stable: %s, under the %s floor and %s", opt.Name, slope, perReqAbs(th.MinPerRequest, u), perDayText(res.PerDay, th, u))
 	case whyShort:
 		s = fmt.Sprintf("%s %s, %s, but only %s in total, under the %s floor", opt.Name, slope, pText(f.mk.PIncrease),
 			amount(f.fittedGrowth(), u), amount(th.MinTotal, u))
 	case whyUnsure:
-		s = fmt.Sprintf("%s %s, %s, but the last third (%s) neither clearly climbs nor clearly levels off",
+		s = fmt.Sprintf("%s %s, %s, but the last third (%s) has slowed to under half",
 			opt.Name, slope, pText(f.mk.PIncrease), perReq(f.last.Slope, u))
 	default:
-		s = fmt.Sprintf("%s %s, %s: too noisy to tell against the %s floor", opt.Name, slope, pText(f.mk.PIncrease), perReqAbs(th.MinPerRequest, u))
+		s = fmt.Sprintf("%s %s, %s: too noisy to tell against the floors (%s, or %s per %s)", opt.Name, slope, pText(f.mk.PIncrease),
+			perReqAbs(th.MinPerRequest, u), amount(th.HorizonGrowth, u), secs(th.Horizon))
 	}
 	if res.Incarnations > 1 {
 		s += fmt.Sprintf("; the target restarted (%d incarnations), the longest was fitted", res.Incarnations)
 	}
 	return s
+}
+
+// perDayText gives the growth over the horizon, e.g. "+1.2 GiB per 24 h
+// at this throughput".
+func perDayText(v float64, th Thresholds, unit string) string {
+	sign := "+"
+	if v < 0 {
+		sign = ""
+	}
+	return sign + amount(v, unit) + " per " + secs(th.Horizon) + " at this throughput"
+}
+
+// livesReason explains a leak that recycling hid.
+func livesReason(opt ResourceOptions, res Resource, lf livesFit) string {
+	u := opt.Unit
+	return fmt.Sprintf("%s %s (95 %% CI %s), %s, carried by the processes themselves: %d lives, %d replaced during the soak, each growing until replaced, so the tree's total stays bounded (masked by recycling); %s",
+		opt.Name, perReq(lf.perRequest, u), ciText(lf.lo, lf.hi, u), pText(lf.p), lf.lives, lf.replaced, perDayText(res.PerDay, opt.Thresholds, u))
 }
 
 func cooldownText(rel *bool, idle float64) string {

@@ -1,22 +1,25 @@
 package verdict
 
 import (
+	"math"
 	"sort"
 
 	"github.com/soakd/soakd/soak/trend"
 )
 
 // Binning: a short series is fitted point by point; a longer one is cut
-// into bins of requests that each span about binSeconds of the soak, so
-// that every bin holds a GC trough even when the cycle is long (Go forces a
-// GC every 2 min), with at least minBins (so the last third keeps six) and
-// at most maxBins.
+// into bins that hold equal numbers of samples (so, at a fixed sampling
+// interval, equal time), each spanning about binSeconds of the soak so
+// that every bin holds a GC trough even when the cycle is long (Go forces
+// a GC every 2 min), with at least minBins and at most maxBins.
 const (
-	unbinnedMax   = 64
-	minBins       = 18
-	maxBins       = 128
-	binSeconds    = 150
-	minSoakPoints = 12 // below this the verdict is inconclusive
+	unbinnedMax = 64
+	minBins     = 32
+	maxBins     = 128
+	binSeconds  = 150
+	// minSoakPoints is the fewest soak samples a fit is tried on; whether
+	// they decide anything is the interval's business, not a count's.
+	minSoakPoints = 6
 )
 
 // series is the soak of one incarnation, sorted by requests.
@@ -26,36 +29,39 @@ type series struct {
 }
 
 // splitSoak returns the soak points of each incarnation, and the number of
-// incarnations seen anywhere in the run.
+// incarnations seen anywhere in the run. Points with a non-finite field
+// are dropped.
 func splitSoak(pts []Point) (map[int]*series, int) {
-	counts := map[int]int{}
-	for _, p := range pts {
-		if _, ok := counts[p.Incarnation]; !ok || p.Phase == Soak {
-			counts[p.Incarnation] += btoi(p.Phase == Soak)
-		}
-	}
+	seen := map[int]bool{}
 	by := map[int]*series{}
-	for inc, n := range counts {
-		if n > 0 {
-			by[inc] = &series{inc: inc, x: make([]float64, 0, n), y: make([]float64, 0, n), sec: make([]float64, 0, n)}
-		}
-	}
 	for _, p := range pts {
-		if s := by[p.Incarnation]; s != nil && p.Phase == Soak {
-			s.x, s.y, s.sec = append(s.x, p.Requests), append(s.y, p.Value), append(s.sec, p.Seconds)
+		if !finitePoint(p) {
+			continue
 		}
+		seen[p.Incarnation] = true
+		if p.Phase != Soak {
+			continue
+		}
+		s := by[p.Incarnation]
+		if s == nil {
+			s = &series{inc: p.Incarnation}
+			by[p.Incarnation] = s
+		}
+		s.x, s.y, s.sec = append(s.x, p.Requests), append(s.y, p.Value), append(s.sec, p.Seconds)
 	}
 	for _, s := range by {
 		s.sort()
 	}
-	return by, len(counts)
+	return by, len(seen)
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
+func finitePoint(p Point) bool {
+	for _, v := range []float64{p.Requests, p.Seconds, p.Value} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
 	}
-	return 0
+	return true
 }
 
 func (s *series) sort() {
@@ -81,12 +87,19 @@ func (s *series) span() float64 {
 	return s.x[len(s.x)-1] - s.x[0]
 }
 
+func (s *series) seconds() float64 {
+	if len(s.sec) == 0 {
+		return 0
+	}
+	return s.sec[len(s.sec)-1] - s.sec[0]
+}
+
 // driving picks the incarnation whose soak covered the most requests (ties:
 // the later one). Fitting one incarnation, never across a restart, keeps
 // the reset from reading as a fall and the new process's warm-up from
 // reading as growth; the longest one has the most power and the best view
-// of the last third. Pooling within-incarnation slopes was rejected: a
-// short incarnation ending in a crash would add a warm-up ramp to the pool.
+// of the last third. Growth that restarts keep resetting is found by the
+// lives check instead (see lives.go).
 func driving(by map[int]*series) *series {
 	var best *series
 	for _, s := range by {
@@ -105,9 +118,9 @@ func binCount(n int, seconds float64) int {
 	return min(n, max(minBins, min(maxBins, int(seconds/binSeconds))))
 }
 
-// reduce bins the series over requests.
+// reduce bins the series into bins of equal sample counts.
 func (s *series) reduce(r trend.Reduce) trend.Binned {
-	b := binCount(len(s.x), s.sec[len(s.sec)-1]-s.sec[0])
+	b := binCount(len(s.x), s.seconds())
 	if b == len(s.x) {
 		n := make([]int, len(s.x))
 		for i := range n {
@@ -115,5 +128,5 @@ func (s *series) reduce(r trend.Reduce) trend.Binned {
 		}
 		return trend.Binned{X: s.x, Y: s.y, N: n}
 	}
-	return trend.Bin(s.x, s.y, b, r)
+	return trend.BinEqual(s.x, s.y, b, r)
 }

@@ -228,7 +228,7 @@ func TestInconclusive(t *testing.T) {
 		pts    []Point
 		settle string
 	}{
-		{"too few samples", line(Soak, 0, 8, mib, 0, 0), "at least 12 samples"},
+		{"too few samples", line(Soak, 0, 5, mib, 0, 0), "sample more often"},
 		{"too noisy", noisy(), "more requests"},
 	}
 	for _, tc := range tests {
@@ -242,13 +242,13 @@ func TestInconclusive(t *testing.T) {
 	}
 }
 
-// noisy: 5 min of samples with 8 MiB noise and a 20 B/request trend,
+// noisy: 5 min of samples with 16 MiB noise and a 20 B/request trend,
 // which can neither be excluded nor confirmed.
 func noisy() []Point {
 	rng := rand.New(rand.NewPCG(11, 12))
 	pts := line(Soak, 0, 300, 100*mib, 20, 0)
 	for i := range pts {
-		pts[i].Value += 8 * mib * rng.NormFloat64()
+		pts[i].Value += 16 * mib * rng.NormFloat64()
 	}
 	return pts
 }
@@ -355,23 +355,23 @@ func BenchmarkAnalyzeResource8h(b *testing.B) {
 	}
 }
 
-func TestQuantum(t *testing.T) {
-	tests := []struct {
-		name string
-		v    []float64
-		want float64
-	}{
-		{"pages", []float64{4096 * 300, 4096 * 301, 4096 * 517}, 4096},
-		{"fds", []float64{12, 13, 15}, 1},
-		{"even fds", []float64{12, 14, 20}, 2},
-		{"continuous", []float64{1.234567, 2.345678, 3.14159}, 0},
-		{"zeros", []float64{0, 0}, 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := quantum(tc.v); math.Abs(got-tc.want) > 1e-6 {
-				t.Errorf("got %v; want %v", got, tc.want)
+// A series that never changes is stable, with an interval of one quantum
+// over the span: the quantum comes from the unit, not from the data (the
+// GCD of a constant series is the value itself).
+func TestFlatSeriesIsStable(t *testing.T) {
+	for _, tc := range []struct {
+		unit  string
+		value float64
+		q     float64
+	}{{"bytes", 11 << 20, 4096}, {"fds", 17, 1}, {"threads", 4, 1}} {
+		t.Run(tc.unit, func(t *testing.T) {
+			pts := line(Soak, 0, 200, tc.value, 0, 0) // 200 000 requests
+			res := AnalyzeResource(pts, ResourceOptions{Name: tc.unit, Unit: tc.unit})
+			half := tc.q / 199000
+			if res.Verdict != Stable || math.Abs(res.CI95[1]-half) > 1e-9 || math.Abs(res.CI95[0]+half) > 1e-9 {
+				t.Errorf("got %s CI %v (%s); want stable with CI ±%v", res.Verdict, res.CI95, res.Reason, half)
 			}
 		})
 	}
 }
+

@@ -1,0 +1,113 @@
+package trend
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestHingeFindsTheKnot(t *testing.T) {
+	x := seq(40)
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = 1e8 + 3*math.Min(v, 25)*1e4 // rises to x = 25, then flat
+	}
+	h, ok := Hinge(x, y)
+	if !ok || h.Knot != 25 || !near(h.Before, 3e4, 1e-3) || !near(h.After, 0, 1e-3) || h.SS > 1e-3 {
+		t.Errorf("got %+v ok=%v; want knot 25, slopes 30000 then 0, SS 0", h, ok)
+	}
+}
+
+func TestStepLine(t *testing.T) {
+	x := seq(30)
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = 5e7 + 2*v
+		if i >= 18 {
+			y[i] += 4 << 20
+		}
+	}
+	s, ok := StepLine(x, y)
+	if !ok || s.Index != 18 || !near(s.Size, 4<<20, 1e-3) || !near(s.Slope, 2, 1e-6) {
+		t.Errorf("got %+v ok=%v; want the step at index 18 of 4 MiB over slope 2", s, ok)
+	}
+}
+
+func TestStaircaseMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	y := make([]float64, 14)
+	for i := range y {
+		y[i] = float64(i/5)*10 + rng.NormFloat64()
+	}
+	lv := Staircase(y, 3)
+	if got := lv[2].Starts; len(got) != 2 || got[0] != 5 || got[1] != 10 {
+		t.Errorf("got starts %v; want [5 10]", got)
+	}
+	// Brute force over every pair of cuts.
+	best := math.Inf(1)
+	for a := 1; a < len(y); a++ {
+		for b := a + 1; b < len(y); b++ {
+			best = math.Min(best, ssAbout(y[:a])+ssAbout(y[a:b])+ssAbout(y[b:]))
+		}
+	}
+	if !near(lv[2].SS, best, 1e-9) {
+		t.Errorf("got SS %v; want %v", lv[2].SS, best)
+	}
+	if !near(lv[0].SS, ssAbout(y), 1e-9) {
+		t.Errorf("one segment: got SS %v; want %v", lv[0].SS, ssAbout(y))
+	}
+}
+
+func ssAbout(v []float64) float64 { return variance(v) * float64(len(v)) }
+
+func TestVarianceInflation(t *testing.T) {
+	x := seq(200)
+	if got := VarianceInflation(x, 0); got != 1 {
+		t.Errorf("rho 0: got %v; want 1", got)
+	}
+	// For a long series the factor tends to (1+ρ)/(1−ρ).
+	if got, want := VarianceInflation(seq(20000), 0.5), 3.0; !near(got, want, 0.01) {
+		t.Errorf("rho 0.5, n 20000: got %v; want about %v", got, want)
+	}
+	// Brute force Σᵢⱼ cᵢcⱼρ^|i−j| / Σcᵢ².
+	x = []float64{1, 2, 4, 7, 8, 12}
+	var mx float64
+	for _, v := range x {
+		mx += v
+	}
+	mx /= float64(len(x))
+	var num, den float64
+	for i := range x {
+		den += (x[i] - mx) * (x[i] - mx)
+		for j := range x {
+			num += (x[i] - mx) * (x[j] - mx) * math.Pow(0.7, math.Abs(float64(i-j)))
+		}
+	}
+	if got := VarianceInflation(x, 0.7); !near(got, num/den, 1e-12) {
+		t.Errorf("got %v; want %v", got, num/den)
+	}
+}
+
+func TestNonFiniteValuesAreDropped(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5, 6}
+	y := []float64{1, math.NaN(), 3, math.Inf(1), 5, 6}
+	mk := MannKendall(x, y) // used to hang on NaN
+	if mk.N != 4 || mk.S != 6 {
+		t.Errorf("got N=%d S=%v; want 4 points, S=6", mk.N, mk.S)
+	}
+	if f := TheilSen(x, y); f.N != 4 || !near(f.Slope, 1, 1e-12) {
+		t.Errorf("got %+v; want slope 1 over 4 points", f)
+	}
+}
+
+func TestBinEqual(t *testing.T) {
+	x := []float64{0, 1, 2, 3, 4, 5, 9}
+	y := []float64{5, 1, 3, 7, 2, 8, 4}
+	b := BinEqual(x, y, 3, ByMin) // sizes 3, 2, 2
+	wantX, wantY, wantN := []float64{1, 4, 9}, []float64{1, 2, 4}, []int{3, 2, 2}
+	for i := range wantX {
+		if b.X[i] != wantX[i] || b.Y[i] != wantY[i] || b.N[i] != wantN[i] {
+			t.Errorf("bin %d: got (%v,%v,%d); want (%v,%v,%d)", i, b.X[i], b.Y[i], b.N[i], wantX[i], wantY[i], wantN[i])
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package verdict
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/soakd/soakd/soak/trend"
+)
+
+// Recycling: a supervisor that restarts a leaking child, or a prefork
+// master that replaces each worker after N requests, keeps the tree's
+// total bounded (a sawtooth) while every process grows. The lives check
+// fits each process over its own life instead (FIELD-NOTES: "Leaks that
+// recycling hides").
+//
+// Each life's growth rate is the Theil–Sen slope of its value against
+// time over the last two thirds of its soak samples (its first third holds
+// its own start-up: imports, pools, a cache that fills), and the growth it
+// carried is that rate times the time it lived within the soak. Their sum
+// over every life, divided by the requests the soak served, is the
+// per-request leak the processes carried: a worker that served n requests
+// leaking L each grew L·n, and the workers together served them all. Its
+// uncertainty comes from a bootstrap over lives (resampling whole
+// processes, livesBoot times, seeded by the data so that a report is
+// reproducible).
+type livesFit struct {
+	lives, replaced int
+	perRequest      float64
+	lo, hi, p       float64
+}
+
+const (
+	minLifePoints = 4
+	minLives      = 5
+	livesBoot     = 2000
+)
+
+// fitLives measures the growth the lives carried over a soak that served
+// requests between its first and last sample at soakStart and soakEnd
+// seconds. ok is false when there are too few lives to say anything.
+func fitLives(lives [][]Point, requests, soakStart float64) (livesFit, bool) {
+	var carried []float64
+	lf := livesFit{}
+	for _, l := range lives {
+		sec, val := lifeSoak(l)
+		if len(sec) < minLifePoints {
+			continue
+		}
+		if sec[0] > soakStart {
+			lf.replaced++
+		}
+		from := len(sec) / 3
+		t := trend.TheilSen(sec[from:], val[from:])
+		if t.Pairs == 0 {
+			continue
+		}
+		carried = append(carried, t.Slope*(sec[len(sec)-1]-sec[0]))
+	}
+	lf.lives = len(carried)
+	if lf.lives < minLives || requests <= 0 {
+		return lf, false
+	}
+	total := sum(carried)
+	se := bootSE(carried)
+	lf.perRequest = total / requests
+	lf.lo, lf.hi = (total-1.96*se)/requests, (total+1.96*se)/requests
+	lf.p = 1
+	if se > 0 {
+		lf.p = 0.5 * math.Erfc(total/se/math.Sqrt2)
+	} else if total > 0 {
+		lf.p = 0
+	}
+	return lf, true
+}
+
+// lifeSoak returns a life's soak samples, sorted by time.
+func lifeSoak(l []Point) ([]float64, []float64) {
+	var sec, val []float64
+	for _, p := range l {
+		if p.Phase == Soak && finitePoint(p) {
+			sec, val = append(sec, p.Seconds), append(val, p.Value)
+		}
+	}
+	idx := make([]int, len(sec))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return sec[idx[a]] < sec[idx[b]] })
+	s, v := make([]float64, len(idx)), make([]float64, len(idx))
+	for k, i := range idx {
+		s[k], v[k] = sec[i], val[i]
+	}
+	return s, v
+}
+
+// bootSE is the bootstrap standard error of the sum of v, resampling its
+// elements with replacement.
+func bootSE(v []float64) float64 {
+	seed := math.Float64bits(sum(v)) ^ uint64(len(v))
+	rng := rand.New(rand.NewPCG(seed, 0x11fe))
+	var m, m2 float64
+	for range livesBoot {
+		var s float64
+		for range v {
+			s += v[rng.IntN(len(v))]
+		}
+		m += s
+		m2 += s * s
+	}
+	m /= livesBoot
+	return math.Sqrt(math.Max(m2/livesBoot-m*m, 0))
+}
+
+func sum(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s
+}
+
+// soakSpan is the requests served during the soak, over every
+// incarnation, and the soak's first second.
+func soakSpan(pts []Point) (float64, float64) {
+	lo, hi, start := math.Inf(1), math.Inf(-1), math.Inf(1)
+	for _, p := range pts {
+		if p.Phase == Soak && finitePoint(p) {
+			lo, hi = math.Min(lo, p.Requests), math.Max(hi, p.Requests)
+			start = math.Min(start, p.Seconds)
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return 0, 0
+	}
+	return hi - lo, start
+}

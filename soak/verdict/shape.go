@@ -1,0 +1,110 @@
+package verdict
+
+import (
+	"math"
+
+	"github.com/soakd/soakd/soak/trend"
+)
+
+// shapeKind is what a soak's envelope looks like beyond a straight line.
+type shapeKind int
+
+const (
+	shapeLine   shapeKind = iota // a straight line explains it as well as anything
+	shapeDecel                   // growth that slows: a cache filling, allocator warm-up
+	shapeStep                    // one jump: a one-off allocation
+	shapeStairs                  // two or more climbing steps: retention in chunks
+)
+
+// shape is the best description of an envelope, and how strongly the data
+// prefer it to a line.
+type shape struct {
+	kind  shapeKind
+	at    int     // the knot (decel) or the first point after the step (step)
+	steps int     // climbing steps (stairs)
+	size  float64 // the step's size (step), the staircase's rise (stairs)
+	slope float64 // the slope beside the step (step)
+	dBIC  float64 // evidence against the line; ≥ shapeEvidence to be chosen
+	resid []float64 // the shape's residuals; nil for the line
+}
+
+// shapeEvidence is the BIC difference that counts as strong evidence for a
+// shape over the line (Kass and Raftery 1995: above 10 is "very strong").
+const shapeEvidence = 10
+
+// classify weighs the line against a hinge (a slope that changes once), a
+// line with one step, and piecewise-constant levels with two or three
+// steps, by the Bayesian information criterion. Autocorrelated residuals
+// carry less information than their count, so the comparison uses the
+// effective number of points m·(1−ρ)/(1+ρ), with ρ the lag-1
+// autocorrelation of the residuals of the candidate with the lowest plain
+// BIC: about the line, a misfit shape would read as correlation, and each
+// candidate's own ρ would favour whichever leaves zig-zag residuals. A
+// shape is chosen only when it beats the line by shapeEvidence; a hinge
+// counts only when the slope falls to under half (deceleration: a slope
+// that rises is a leak that started late, which the line handles), and a
+// staircase only when every level is above the one before.
+func classify(b trend.Binned) shape {
+	m := len(b.X)
+	if m < 8 {
+		return shape{kind: shapeLine}
+	}
+	lin := trend.LinearSS(b.X, b.Y)
+	if lin <= 0 {
+		return shape{kind: shapeLine}
+	}
+	type cand struct {
+		s     shape
+		ss    float64
+		extra int
+	}
+	var cs []cand
+	if h, ok := trend.Hinge(b.X, b.Y); ok && h.Before > 0 && h.After < keepFraction*h.Before {
+		cs = append(cs, cand{shape{kind: shapeDecel, at: h.Index, resid: h.Resid}, h.SS, 2})
+	}
+	if st, ok := trend.StepLine(b.X, b.Y); ok && st.Size > 0 {
+		cs = append(cs, cand{shape{kind: shapeStep, at: st.Index, size: st.Size, slope: st.Slope, resid: st.Resid}, st.SS, 2})
+	}
+	for _, lv := range trend.Staircase(b.Y, 4)[2:] {
+		if climbing(lv.Means) {
+			s := shape{kind: shapeStairs, steps: len(lv.Starts), size: lv.Means[len(lv.Means)-1] - lv.Means[0], resid: lv.Resid}
+			cs = append(cs, cand{s, lv.SS, 2*len(lv.Means) - 3})
+		}
+	}
+	if len(cs) == 0 {
+		return shape{kind: shapeLine}
+	}
+	plain := func(c cand) float64 { return evidence(lin, c.ss, c.extra, float64(m)) }
+	top := cs[0]
+	for _, c := range cs[1:] {
+		if plain(c) > plain(top) {
+			top = c
+		}
+	}
+	r := trend.Lag1(top.s.resid)
+	me := math.Max(3, float64(m)*(1-r)/(1+r))
+	best := shape{kind: shapeLine}
+	for _, c := range cs {
+		if d := evidence(lin, c.ss, c.extra, me); d >= shapeEvidence && d > best.dBIC {
+			best = c.s
+			best.dBIC = d
+		}
+	}
+	return best
+}
+
+// evidence is the BIC difference of an alternative with extra more
+// parameters over the line, on me effective points.
+func evidence(lin, alt float64, extra int, me float64) float64 {
+	alt = math.Max(alt, lin*1e-12)
+	return me*math.Log(lin/alt) - float64(extra)*math.Log(me)
+}
+
+func climbing(levels []float64) bool {
+	for i := 1; i < len(levels); i++ {
+		if levels[i] <= levels[i-1] {
+			return false
+		}
+	}
+	return true
+}

@@ -20,11 +20,11 @@ const (
 // prefer it to a line.
 type shape struct {
 	kind  shapeKind
-	at    int     // the knot (decel) or the first point after the step (step)
-	steps int     // climbing steps (stairs)
-	size  float64 // the step's size (step), the staircase's rise (stairs)
-	slope float64 // the slope beside the step (step)
-	dBIC  float64 // evidence against the line; ≥ shapeEvidence to be chosen
+	at    int       // the knot (decel) or the first point after the step (step)
+	steps int       // climbing steps (stairs)
+	size  float64   // the step's size (step), the staircase's rise (stairs)
+	slope float64   // the slope beside the step (step)
+	dBIC  float64   // evidence against the line; ≥ shapeEvidence to be chosen
 	resid []float64 // the shape's residuals; nil for the line
 }
 

@@ -374,4 +374,3 @@ func TestFlatSeriesIsStable(t *testing.T) {
 		})
 	}
 }
-

@@ -299,3 +299,62 @@ func solve(a [][]float64) ([]float64, bool) {
 	}
 	return c, true
 }
+
+// CurveFit is the quadratic term of a least-squares quadratic: its
+// coefficient C (of x²), its standard error SE under independent errors,
+// U, the part of x² that the line does not explain (C = ΣUy/ΣU²; a caller
+// that corrects SE for autocorrelation multiplies its variance by
+// VarianceInflation(U, ρ)), and the quadratic's residuals.
+type CurveFit struct {
+	C, SE    float64
+	U, Resid []float64
+}
+
+// Curvature fits y = a + bx + cx² by least squares; ok is false below 5
+// points.
+func Curvature(x, y []float64) (CurveFit, bool) {
+	n := len(x)
+	if n < 5 {
+		return CurveFit{}, false
+	}
+	var mx float64
+	for _, v := range x {
+		mx += v
+	}
+	mx /= float64(n)
+	xs := make([]float64, n) // centred and scaled, for precision
+	var scale float64
+	for i, v := range x {
+		xs[i] = v - mx
+		scale = math.Max(scale, math.Abs(xs[i]))
+	}
+	if scale == 0 {
+		return CurveFit{}, false
+	}
+	sq := make([]float64, n)
+	for i := range xs {
+		xs[i] /= scale
+		sq[i] = xs[i] * xs[i]
+	}
+	line, _, ok := lsq([][]float64{ones(n), xs}, sq)
+	if !ok {
+		return CurveFit{}, false
+	}
+	quad, ss, ok := lsq([][]float64{ones(n), xs, sq}, y)
+	if !ok {
+		return CurveFit{}, false
+	}
+	cf := CurveFit{U: make([]float64, n), Resid: make([]float64, n)}
+	var uu float64
+	for i := range xs {
+		cf.U[i] = sq[i] - line[0] - line[1]*xs[i]
+		uu += cf.U[i] * cf.U[i]
+		cf.Resid[i] = y[i] - quad[0] - quad[1]*xs[i] - quad[2]*sq[i]
+	}
+	if uu == 0 {
+		return CurveFit{}, false
+	}
+	s2 := scale * scale
+	cf.C, cf.SE = quad[2]/s2, math.Sqrt(ss/float64(n-3)/uu)/s2
+	return cf, true
+}

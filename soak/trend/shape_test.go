@@ -111,3 +111,15 @@ func TestBinEqual(t *testing.T) {
 		}
 	}
 }
+
+func TestCurvature(t *testing.T) {
+	x := seq(50)
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = 1e6 + 40*v - 0.5*v*v + float64(i%2)
+	}
+	cf, ok := Curvature(x, y)
+	if !ok || !near(cf.C, -0.5, 0.01) || cf.SE <= 0 || len(cf.U) != 50 {
+		t.Errorf("got %+v ok=%v; want C≈−0.5", cf, ok)
+	}
+}

@@ -130,17 +130,14 @@ func decideGrowth(f fit, th Thresholds, fl floors, rel *bool) decision {
 }
 
 // decideSlowing judges growth that decelerates: a plateau when what comes
-// after the knot is negligible, a leak when it still clears a floor on its
-// own, inconclusive otherwise.
+// after the knot is negligible, inconclusive otherwise. Never a leak: a
+// curve that bends down may level off after the soak, and its slope
+// extrapolated over the horizon would overstate it.
 func decideSlowing(f fit, th Thresholds, fl floors) decision {
 	t := f.sub(f.shape.at, len(f.b.X))
 	tl := &tail{lo: t.Lo, slope: t.Slope, hi: t.Hi}
-	mk := f.subMK(f.shape.at, len(f.b.X))
-	switch {
-	case fl.negligible(t.Lo, t.Slope, t.Hi):
+	if fl.negligible(t.Lo, t.Slope, t.Hi) {
 		return decision{verdict: Plateau, why: whyPlateau, tail: tl}
-	case mk.PIncrease < th.Alpha && t.Lo > fl.leak() && t.Slope*(f.b.X[len(f.b.X)-1]-f.b.X[f.shape.at]) > th.MinTotal:
-		return decision{verdict: Leak, why: whyLeak, tail: tl}
 	}
 	span := f.b.X[len(f.b.X)-1] - f.b.X[f.shape.at]
 	more := moreRequests(span, (t.Hi-t.Lo)/2/1.96, math.Abs(t.Slope-fl.leak()), th.Alpha) + f.span - span

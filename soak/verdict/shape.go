@@ -72,7 +72,7 @@ func classify(b trend.Binned) shape {
 		}
 	}
 	if len(cs) == 0 {
-		return shape{kind: shapeLine}
+		return curved(b)
 	}
 	plain := func(c cand) float64 { return evidence(lin, c.ss, c.extra, float64(m)) }
 	top := cs[0]
@@ -83,7 +83,7 @@ func classify(b trend.Binned) shape {
 	}
 	r := trend.Lag1(top.s.resid)
 	me := math.Max(3, float64(m)*(1-r)/(1+r))
-	best := shape{kind: shapeLine}
+	best := curved(b)
 	for _, c := range cs {
 		if d := evidence(lin, c.ss, c.extra, me); d >= shapeEvidence && d > best.dBIC {
 			best = c.s
@@ -92,6 +92,28 @@ func classify(b trend.Binned) shape {
 	}
 	return best
 }
+
+// curved is shapeDecel when the least-squares quadratic bends down
+// significantly (one-sided, level curveAlpha, its variance inflated for
+// the autocorrelation of its own residuals), at the knot where the
+// slope has fallen to half its starting value or the middle; else the
+// line. A quadratic has more power against smooth saturation than the
+// hinge, which wants a corner.
+func curved(b trend.Binned) shape {
+	cf, ok := trend.Curvature(b.X, b.Y)
+	if !ok || cf.C >= 0 || cf.SE <= 0 {
+		return shape{kind: shapeLine}
+	}
+	vif := trend.VarianceInflation(cf.U, trend.Lag1(cf.Resid))
+	if z := cf.C / (cf.SE * math.Sqrt(vif)); z > -zCurve {
+		return shape{kind: shapeLine}
+	}
+	return shape{kind: shapeDecel, at: len(b.X) / 2, resid: cf.Resid}
+}
+
+// zCurve is the one-sided normal quantile of curveAlpha = 1 %: a linear
+// leak is taken for slowing growth once in a hundred.
+const zCurve = 2.3263478740408408
 
 // evidence is the BIC difference of an alternative with extra more
 // parameters over the line, on me effective points.

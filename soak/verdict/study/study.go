@@ -1,0 +1,205 @@
+package study
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// Kind is one model of the study.
+type Kind struct {
+	Name string
+	Leak bool // the truth is a leak
+	Make func(rng *rand.Rand) Series
+}
+
+// Kinds lists every model of the study, non-leaks first.
+func Kinds() []Kind {
+	flat := func(tau float64) func(*rand.Rand) Series {
+		return func(rng *rand.Rand) Series {
+			return memory(rng, randomShape(rng), tau, func(q, t float64) float64 { return 0 })
+		}
+	}
+	leak := func(perReq, tau float64) func(*rand.Rand) Series {
+		return func(rng *rand.Rand) Series {
+			s := memory(rng, randomShape(rng), tau, func(q, t float64) float64 { return perReq * q })
+			s.Truth = perReq
+			return s
+		}
+	}
+	ks := []Kind{
+		{Name: "white", Make: flat(0)},
+		{Name: "ar1-1min", Make: flat(60)},
+		{Name: "ar1-10min", Make: flat(600)},
+		{Name: "ar1-30min", Make: flat(1800)},
+		{Name: "ar1-2h", Make: flat(7200)},
+		{Name: "gc-sawtooth", Make: func(rng *rand.Rand) Series { return sawtooth(rng, randomShape(rng), 0) }},
+		{Name: "step-late", Make: steps(1, 0.5, 0.9)},
+		{Name: "steps-2", Make: steps(2, 0.1, 0.9)},
+		{Name: "steps-3", Make: steps(3, 0.1, 0.9)},
+		{Name: "saturating", Make: saturating},
+		{Name: "sqrt-creep", Make: func(rng *rand.Rand) Series {
+			sh := randomShape(rng)
+			a, soakReq := logUniform(rng, 1*mib, 16*mib), sh.Rate*sh.SoakSec
+			return memory(rng, sh, 0, func(q, t float64) float64 { return a * math.Sqrt(q/soakReq) })
+		}},
+		{Name: "throughput-drift", Make: func(rng *rand.Rand) Series {
+			sh := randomShape(rng)
+			sh.Rate, sh.Drift = sh.Rate*0.5, 3 // ×0.5 → ×1.5 of the nominal rate
+			return memory(rng, sh, 0, func(q, t float64) float64 { return 0 })
+		}},
+		{Name: "restart", Make: func(rng *rand.Rand) Series { return restart(rng, randomShape(rng), 0) }},
+		{Name: "recycled", Make: func(rng *rand.Rand) Series { return recycled(rng, randomShape(rng), 0) }},
+		{Name: "fds-flat", Make: func(rng *rand.Rand) Series { return fds(rng, randomShape(rng), 0) }},
+
+		{Name: "leak-4", Leak: true, Make: leak(4, 0)},
+		{Name: "leak-8", Leak: true, Make: leak(8, 0)},
+		{Name: "leak-16", Leak: true, Make: leak(16, 0)},
+		{Name: "leak-64", Leak: true, Make: leak(64, 0)},
+		{Name: "leak-200", Leak: true, Make: leak(200, 0)},
+		{Name: "leak-200-ar1-10min", Leak: true, Make: leak(200, 600)},
+		{Name: "leak-64-sawtooth", Leak: true, Make: func(rng *rand.Rand) Series { return sawtooth(rng, randomShape(rng), 64) }},
+		{Name: "leak-200-restart", Leak: true, Make: func(rng *rand.Rand) Series { return restart(rng, randomShape(rng), 200) }},
+		{Name: "leak-200-recycled", Leak: true, Make: func(rng *rand.Rand) Series { return recycled(rng, randomShape(rng), 200) }},
+		{Name: "fd-1-per-100", Leak: true, Make: func(rng *rand.Rand) Series { return fds(rng, randomShape(rng), 100) }},
+		{Name: "fd-1-per-2000", Leak: true, Make: func(rng *rand.Rand) Series { return fds(rng, randomShape(rng), 2000) }},
+	}
+	return ks
+}
+
+// steps: n permanent steps of 1–8 MiB placed uniformly in [from, to] of
+// the soak's requests, on white noise.
+func steps(n int, from, to float64) func(*rand.Rand) Series {
+	return func(rng *rand.Rand) Series {
+		sh := randomShape(rng)
+		soakReq := sh.Rate * sh.SoakSec
+		at, size := make([]float64, n), make([]float64, n)
+		for i := range at {
+			at[i], size[i] = uniform(rng, from, to)*soakReq, uniform(rng, 1*mib, 8*mib)
+		}
+		return memory(rng, sh, 0, func(q, t float64) float64 {
+			var v float64
+			for i := range at {
+				if q >= at[i] {
+					v += size[i]
+				}
+			}
+			return v
+		})
+	}
+}
+
+// saturating: growth that approaches A = 4–64 MiB with a time constant of
+// 0.3–2× the soak (a cache that fills ever more slowly).
+func saturating(rng *rand.Rand) Series {
+	sh := randomShape(rng)
+	a, tau := logUniform(rng, 4*mib, 64*mib), uniform(rng, 0.3, 2)*sh.Rate*sh.SoakSec
+	return memory(rng, sh, 0, func(q, t float64) float64 { return a * (1 - math.Exp(-q/tau)) })
+}
+
+// Tally is one kind's results.
+type Tally struct {
+	Kind     string
+	Leak     bool
+	N        int
+	Verdicts map[string]int
+	Covered  int // the true slope inside the 95 % interval
+	Eligible int // leaks with growth ≥ 5× noise SD that clear a floor
+	Detected int // of Eligible, called leak
+	Masked   int // leaks reported as masked by recycling
+}
+
+// Rate of verdict v.
+func (t Tally) Rate(v string) float64 { return float64(t.Verdicts[v]) / float64(t.N) }
+
+// Coverage of the true slope.
+func (t Tally) Coverage() float64 { return float64(t.Covered) / float64(t.N) }
+
+// Detection among eligible leaks; 1 when there are none.
+func (t Tally) Detection() float64 {
+	if t.Eligible == 0 {
+		return 1
+	}
+	return float64(t.Detected) / float64(t.Eligible)
+}
+
+// Run analyses n series of kind k, seeded by seed.
+func Run(k Kind, n int, seed uint64) Tally {
+	t := Tally{Kind: k.Name, Leak: k.Leak, Verdicts: map[string]int{}}
+	for i := range n {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)*7919+uint64(len(k.Name))))
+		s := k.Make(rng)
+		res := verdict.AnalyzeResource(s.Points, s.Opt)
+		t.add(s, res)
+	}
+	return t
+}
+
+func (t *Tally) add(s Series, res verdict.Resource) {
+	t.N++
+	t.Verdicts[res.Verdict]++
+	if res.CI95[0] <= s.Truth && s.Truth <= res.CI95[1] {
+		t.Covered++
+	}
+	if !t.Leak {
+		return
+	}
+	if res.MaskedBy != "" {
+		t.Masked++
+	}
+	growth := s.Truth * s.SoakRequests()
+	if growth >= 5*s.NoiseSD && meaningful(s) {
+		t.Eligible++
+		if res.Verdict == verdict.Leak {
+			t.Detected++
+		}
+	}
+}
+
+// meaningful: the true growth clears a default floor (the per-request
+// floor, or 64 MiB / 1000 fds per 24 h at the run's throughput).
+func meaningful(s Series) bool {
+	th := s.Opt.Thresholds.WithDefaults(s.Opt.Unit)
+	rph := s.Shape.Rate * 3600
+	return s.Truth > th.MinPerRequest || s.Truth*rph*th.Horizon/3600 > th.HorizonGrowth
+}
+
+// Table runs every kind with n series each (leak kinds too) and writes the
+// table.
+func Table(w io.Writer, n int, seed uint64) []Tally {
+	var out []Tally
+	fmt.Fprintf(w, "%-20s %5s %6s %6s %8s %7s %9s %8s  %s\n", "model", "truth", "series", "leak", "coverage", "eligib", "detected", "masked", "verdicts")
+	for _, k := range Kinds() {
+		t := Run(k, n, seed)
+		out = append(out, t)
+		truth := "none"
+		if k.Leak {
+			truth = "leak"
+		}
+		det, cov := "", ""
+		if k.Leak {
+			det = fmt.Sprintf("%.1f %%", 100*t.Detection())
+			cov = fmt.Sprintf("%.1f %%", 100*t.Coverage())
+		}
+		fmt.Fprintf(w, "%-20s %5s %6d %5.1f%% %8s %7d %9s %8d  %s\n", t.Kind, truth, t.N, 100*t.Rate(verdict.Leak), cov, t.Eligible, det, t.Masked, verdicts(t.Verdicts))
+	}
+	return out
+}
+
+func verdicts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s %d ", k, m[k])
+	}
+	return strings.TrimSpace(b.String())
+}

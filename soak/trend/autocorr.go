@@ -19,18 +19,27 @@ func Residuals(x, y []float64, f Fit) []float64 {
 	return r
 }
 
-// Lag1 is the lag-1 autocorrelation of r about its mean, corrected for the
-// small-sample bias of a residual series: an estimate from n residuals of a
-// fitted line falls short of the truth by about (1+4ρ)/n (Kendall 1954's
-// (1+3ρ)/n for a fitted mean, one more for the slope). The result is
-// clamped to [0, maxRho]: a negative correlation would narrow the
-// interval, and a stronger one than maxRho leaves too few independent
-// points to say anything.
+// Lag1 is the AR(1) coefficient behind the residuals r of a fitted line:
+// their lag-1 autocorrelation, corrected for its small-sample bias. That
+// bias is large: residuals about a line fitted to a short stretch of slow
+// wander look far less correlated than the wander is (32 residuals of an
+// AR(1) with ρ = 0.9 give 0.64 on average), because the line soaks up the
+// slowest part of it. Lag1 inverts the mean of the estimate, tabulated by
+// simulation (see expectedLag1), so the coefficient is right on average,
+// and clamps the result to [0, maxRho]: a negative correlation would
+// narrow the interval, and an estimate at or above what a random walk
+// gives cannot tell any stronger correlation apart.
 func Lag1(r []float64) float64 {
 	n := len(r)
 	if n < 4 {
 		return 0
 	}
+	raw := rawLag1(r)
+	return unbiasLag1(raw, n)
+}
+
+func rawLag1(r []float64) float64 {
+	n := len(r)
 	var m float64
 	for _, v := range r {
 		m += v
@@ -47,9 +56,7 @@ func Lag1(r []float64) float64 {
 	if den == 0 {
 		return 0
 	}
-	rho := num / den
-	rho += (1 + 4*rho) / float64(n)
-	return math.Min(math.Max(rho, 0), maxRho)
+	return num / den
 }
 
 // maxRho bounds the AR(1) coefficient the correction believes.
@@ -57,14 +64,19 @@ const maxRho = 0.98
 
 // VarianceInflation is the factor by which AR(1) errors with coefficient
 // rho (between neighbouring points of x, taken as equally spaced in time)
-// multiply the variance of a least-squares slope over x, against
-// independent errors: Σᵢⱼ cᵢcⱼρ^|i−j| / Σᵢcᵢ² with cᵢ = xᵢ − x̄. It is
-// exact for the design, so a short window (where the large-sample
-// (1+ρ)/(1−ρ) overstates it) gets its true factor; it is 1 for rho ≤ 0.
-// It runs in O(n) by summing ρ^|i−j|·cⱼ forwards and backwards.
+// multiply the variance of a least-squares slope over x, against what the
+// residuals' own spread would suggest under independence. Both parts
+// matter. The slope's true variance is σ²·c'Rc/(c'c)² (cᵢ = xᵢ − x̄, R the
+// AR(1) correlations ρ^|i−j|, σ² the wander's variance); and the residuals
+// about the fitted line show less than σ², since the line takes up the
+// slow part of the wander: their expected variance is σ²·tr(MR)/(n−2),
+// with M the projection off the line, tr(MR) = n − 1'R1/n − c'Rc/c'c.
+// The factor is their ratio, exact for the design: (c'Rc/c'c)·(n−2)/tr(MR).
+// It is 1 for rho ≤ 0, and runs in O(n) by summing ρ^|i−j|·vⱼ forwards
+// and backwards.
 func VarianceInflation(x []float64, rho float64) float64 {
 	n := len(x)
-	if n < 3 || rho <= 0 {
+	if n < 4 || rho <= 0 {
 		return 1
 	}
 	var mx float64
@@ -72,25 +84,45 @@ func VarianceInflation(x []float64, rho float64) float64 {
 		mx += v
 	}
 	mx /= float64(n)
-	c := make([]float64, n)
+	c, one := make([]float64, n), make([]float64, n)
 	for i, v := range x {
-		c[i] = v - mx
+		c[i], one[i] = v-mx, 1
 	}
-	fwd := make([]float64, n) // Σ_{j≤i} ρ^(i−j) cⱼ
-	for i := range c {
-		fwd[i] = c[i]
+	cc := dot(c, c)
+	if cc == 0 {
+		return 1
+	}
+	cRc := quadForm(c, rho)
+	trMR := float64(n) - quadForm(one, rho)/float64(n) - cRc/cc
+	if trMR <= 0 {
+		return 1
+	}
+	f := cRc / cc * float64(n-2) / trMR
+	return math.Max(f, 1)
+}
+
+// quadForm is v'Rv for the AR(1) correlations R = ρ^|i−j|.
+func quadForm(v []float64, rho float64) float64 {
+	n := len(v)
+	fwd := make([]float64, n) // Σ_{j≤i} ρ^(i−j) vⱼ
+	for i := range v {
+		fwd[i] = v[i]
 		if i > 0 {
 			fwd[i] += rho * fwd[i-1]
 		}
 	}
-	var num, den, bwd float64 // bwd: Σ_{j≥i} ρ^(j−i) cⱼ
+	var q, bwd float64 // bwd: Σ_{j≥i} ρ^(j−i) vⱼ
 	for i := n - 1; i >= 0; i-- {
-		bwd = c[i] + rho*bwd
-		num += c[i] * (fwd[i] + bwd - c[i])
-		den += c[i] * c[i]
+		bwd = v[i] + rho*bwd
+		q += v[i] * (fwd[i] + bwd - v[i])
 	}
-	if den == 0 || num <= den {
-		return 1
+	return q
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
 	}
-	return num / den
+	return s
 }

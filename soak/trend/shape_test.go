@@ -60,32 +60,51 @@ func TestStaircaseMatchesBruteForce(t *testing.T) {
 
 func ssAbout(v []float64) float64 { return variance(v) * float64(len(v)) }
 
+// The factor must make the residual-based slope variance right: check it
+// against a simulation of AR(1) series, where the slope's true variance is
+// compared with σ̂²/Σc² from each series' own residuals.
 func TestVarianceInflation(t *testing.T) {
-	x := seq(200)
-	if got := VarianceInflation(x, 0); got != 1 {
+	if got := VarianceInflation(seq(200), 0); got != 1 {
 		t.Errorf("rho 0: got %v; want 1", got)
 	}
-	// For a long series the factor tends to (1+ρ)/(1−ρ).
-	if got, want := VarianceInflation(seq(20000), 0.5), 3.0; !near(got, want, 0.01) {
-		t.Errorf("rho 0.5, n 20000: got %v; want about %v", got, want)
-	}
-	// Brute force Σᵢⱼ cᵢcⱼρ^|i−j| / Σcᵢ².
-	x = []float64{1, 2, 4, 7, 8, 12}
-	var mx float64
-	for _, v := range x {
-		mx += v
-	}
-	mx /= float64(len(x))
-	var num, den float64
-	for i := range x {
-		den += (x[i] - mx) * (x[i] - mx)
-		for j := range x {
-			num += (x[i] - mx) * (x[j] - mx) * math.Pow(0.7, math.Abs(float64(i-j)))
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, tc := range []struct {
+		n   int
+		rho float64
+	}{{32, 0.5}, {32, 0.9}, {128, 0.8}} {
+		x := seq(tc.n)
+		var slopes, naive []float64
+		for range 4000 {
+			y := make([]float64, tc.n)
+			e := rng.NormFloat64() / math.Sqrt(1-tc.rho*tc.rho)
+			for i := range y {
+				e = tc.rho*e + rng.NormFloat64()
+				y[i] = e
+			}
+			f := OLS(x, y)
+			r := Residuals(x, y, f)
+			var ss, sxx float64
+			for i := range r {
+				ss += r[i] * r[i]
+				d := x[i] - float64(tc.n+1)/2
+				sxx += d * d
+			}
+			slopes = append(slopes, f.Slope)
+			naive = append(naive, ss/float64(tc.n-2)/sxx)
+		}
+		want := variance(slopes) / mean(naive)
+		if got := VarianceInflation(x, tc.rho); math.Abs(got/want-1) > 0.1 {
+			t.Errorf("n %d rho %v: got %.2f; want about %.2f (simulated)", tc.n, tc.rho, got, want)
 		}
 	}
-	if got := VarianceInflation(x, 0.7); !near(got, num/den, 1e-12) {
-		t.Errorf("got %v; want %v", got, num/den)
+}
+
+func mean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
 	}
+	return s / float64(len(v))
 }
 
 func TestNonFiniteValuesAreDropped(t *testing.T) {

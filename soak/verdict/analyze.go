@@ -217,7 +217,7 @@ func fill(res *Resource, f fit, rph float64, th Thresholds) {
 	res.PerDay = f.whole.Slope * rph * th.Horizon / 3600
 	res.CI95 = [2]float64{f.whole.Lo, f.whole.Hi}
 	res.PerHour = f.whole.Slope * rph
-	res.PValue = f.mk.PIncrease
+	res.PValue = f.p
 	res.LastThirdPerRequest = f.last.Slope
 	res.Start, res.End, res.Growth = f.start, f.end, f.end-f.start
 }

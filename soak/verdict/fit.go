@@ -16,7 +16,8 @@ const keepFraction = 0.5
 type fit struct {
 	b           trend.Binned // the fitted envelope
 	whole, last trend.Fit
-	mk, headMK  trend.MK // the whole soak, and its first two thirds
+	p           float64  // one-sided p of an increase: the slope over its corrected standard error
+	mk, headMK  trend.MK // Mann–Kendall over the whole soak and its first two thirds
 	rho, vif    float64  // residuals' AR(1) coefficient and the variance inflation it gives
 	quantum     float64
 	span        float64 // requests covered
@@ -51,6 +52,7 @@ func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 	f.vif = trend.VarianceInflation(b.X, f.rho)
 	f.whole = widen(trend.TheilSenInflated(b.X, b.Y, 0.95, f.vif), quantum/f.span)
 	f.mk = trend.MannKendallInflated(b.X, b.Y, f.vif)
+	f.p = slopeP(f.whole)
 	i := sort.SearchFloat64s(b.X, s.x[0]+2*f.span/3)
 	f.last = f.sub(i, len(b.X))
 	f.headMK = trend.MannKendallInflated(b.X[:i], b.Y[:i], trend.VarianceInflation(b.X[:i], f.rho))
@@ -101,7 +103,26 @@ func quantumOf(unit string) float64 {
 func (f fit) fittedGrowth() float64 { return f.whole.Slope * f.span }
 
 // significant: a one-sided increasing trend at level alpha.
-func (f fit) significant(alpha float64) bool { return f.mk.PIncrease < alpha }
+func (f fit) significant(alpha float64) bool { return f.p < alpha }
+
+// slopeP is the one-sided p-value of an increase: the slope over the
+// standard error that its corrected 95 % interval implies. Mann–Kendall's
+// S cannot serve once its variance is inflated: a series that climbs in
+// every bin has the largest S there is, and with few bins and strong
+// correlation that S is still not significant, however far the growth
+// stands above the noise. The slope's own interval measures that distance.
+func slopeP(t trend.Fit) float64 {
+	se := (t.Hi - t.Lo) / (2 * 1.959963984540054)
+	switch {
+	case math.IsNaN(se) || math.IsNaN(t.Slope):
+		return 1
+	case se <= 0 && t.Slope > 0:
+		return 0
+	case se <= 0:
+		return 1
+	}
+	return 0.5 * math.Erfc(t.Slope/se/math.Sqrt2)
+}
 
 // grew: a significant increase over the soak or over its first two
 // thirds (a long flat tail dilutes the whole soak's Mann–Kendall S).

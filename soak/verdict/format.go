@@ -14,7 +14,7 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 	var s string
 	switch d.why {
 	case whyLeak:
-		s = fmt.Sprintf("%s %s, %s, %s", opt.Name, slope, pText(f.mk.PIncrease), perDayText(res.PerDay, th, u))
+		s = fmt.Sprintf("%s %s, %s, %s", opt.Name, slope, pText(f.p), perDayText(res.PerDay, th, u))
 		if d.tail != nil {
 			s += fmt.Sprintf(", still %s after slowing", perReq(d.tail.slope, u))
 		} else {
@@ -25,13 +25,13 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
 		}
 	case whyReleased:
-		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle", opt.Name, slope, pText(f.mk.PIncrease), secs(idle))
+		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle", opt.Name, slope, pText(f.p), secs(idle))
 	case whyPlateau:
 		s = fmt.Sprintf("%s grew %s then levelled off: %s after the knot (95 %% CI %s) against %s before, like a cache or warm-up",
 			opt.Name, amount(f.end-f.start, u), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), perReq(f.whole.Slope, u))
 	case whySlowing:
 		s = fmt.Sprintf("%s %s, %s, but the growth is slowing: %s after the knot (95 %% CI %s); too soon to tell a leak from a plateau",
-			opt.Name, slope, pText(f.mk.PIncrease), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u))
+			opt.Name, slope, pText(f.p), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u))
 	case whyStep:
 		s = fmt.Sprintf("%s stepped up %s once and is otherwise %s", opt.Name, amount(f.shape.size, u), map[bool]string{true: "flat", false: "unclear"}[d.verdict == Stable])
 	case whyStairs:
@@ -40,13 +40,13 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 	case whyFlat:
 		s = fmt.Sprintf("%s stable: %s, under the %s floor and %s", opt.Name, slope, perReqAbs(th.MinPerRequest, u), perDayText(res.PerDay, th, u))
 	case whyShort:
-		s = fmt.Sprintf("%s %s, %s, but only %s in total, under the %s floor", opt.Name, slope, pText(f.mk.PIncrease),
+		s = fmt.Sprintf("%s %s, %s, but only %s in total, under the %s floor", opt.Name, slope, pText(f.p),
 			amount(f.fittedGrowth(), u), amount(th.MinTotal, u))
 	case whyUnsure:
 		s = fmt.Sprintf("%s %s, %s, but the last third (%s) has slowed to under half",
-			opt.Name, slope, pText(f.mk.PIncrease), perReq(f.last.Slope, u))
+			opt.Name, slope, pText(f.p), perReq(f.last.Slope, u))
 	default:
-		s = fmt.Sprintf("%s %s, %s: too noisy to tell against the floors (%s, or %s per %s)", opt.Name, slope, pText(f.mk.PIncrease),
+		s = fmt.Sprintf("%s %s, %s: too noisy to tell against the floors (%s, or %s per %s)", opt.Name, slope, pText(f.p),
 			perReqAbs(th.MinPerRequest, u), amount(th.HorizonGrowth, u), secs(th.Horizon))
 	}
 	if res.Incarnations > 1 {

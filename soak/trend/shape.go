@@ -308,6 +308,13 @@ func solve(a [][]float64) ([]float64, bool) {
 type CurveFit struct {
 	C, SE    float64
 	U, Resid []float64
+
+	q1, mx, scale float64
+}
+
+// SlopeAt is the quadratic's slope at x.
+func (cf CurveFit) SlopeAt(x float64) float64 {
+	return cf.q1/cf.scale + 2*cf.C*(x-cf.mx)
 }
 
 // Curvature fits y = a + bx + cx² by least squares; ok is false below 5
@@ -344,7 +351,7 @@ func Curvature(x, y []float64) (CurveFit, bool) {
 	if !ok {
 		return CurveFit{}, false
 	}
-	cf := CurveFit{U: make([]float64, n), Resid: make([]float64, n)}
+	cf := CurveFit{U: make([]float64, n), Resid: make([]float64, n), q1: quad[1], mx: mx, scale: scale}
 	var uu float64
 	for i := range xs {
 		cf.U[i] = sq[i] - line[0] - line[1]*xs[i]

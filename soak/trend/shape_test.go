@@ -141,4 +141,7 @@ func TestCurvature(t *testing.T) {
 	if !ok || !near(cf.C, -0.5, 0.01) || cf.SE <= 0 || len(cf.U) != 50 {
 		t.Errorf("got %+v ok=%v; want C≈−0.5", cf, ok)
 	}
+	if got := cf.SlopeAt(10); !near(got, 30, 0.2) { // 40 − 2·0.5·10
+		t.Errorf("slope at 10: got %v; want 30", got)
+	}
 }

@@ -77,6 +77,7 @@ const (
 	whyNoisy    = "noisy"
 	whyShort    = "short"
 	whyUnsure   = "unsure-last-third"
+	whySlow     = "slow-last-third"
 )
 
 // decide applies the rules in AnalyzeResource's doc comment.
@@ -118,6 +119,15 @@ func decideGrowth(f fit, th Thresholds, fl floors, rel *bool) decision {
 		}
 	case shapeStairs:
 		return decision{verdict: Inconclusive, why: whyStairs, more: f.span}
+	}
+	if f.whole.Lo <= fl.perRequest && f.last.Slope-zLast*(f.last.Hi-f.last.Lo)/(2*z95) <= fl.leak() {
+		// Slow growth, a leak only by what it would add over the
+		// horizon: the extrapolation is long, so the last third must
+		// clear the floor on its own (at 95 %, one-sided), or a curve
+		// that is quietly levelling off would be projected as if it
+		// never would.
+		h := (f.last.Hi - f.last.Lo) / 2
+		return decision{verdict: Inconclusive, why: whySlow, more: moreRequests(f.span, h/1.96*math.Sqrt(27), math.Abs(f.last.Slope-fl.leak()), th.Alpha)}
 	}
 	if f.flattened() {
 		h := (f.last.Hi - f.last.Lo) / 2
@@ -183,6 +193,12 @@ func moreRequests(span, se, d, alpha float64) float64 {
 	grow := se / need
 	return span * math.Min(math.Max(grow-1, 0.1), 100)
 }
+
+// z95 is the two-sided 95 % normal quantile, zLast the one-sided 95 %.
+const (
+	z95   = 1.959963984540054
+	zLast = 1.6448536269514722
+)
 
 // zPower is the normal quantile of 80 % power.
 const zPower = 0.8416212335729143

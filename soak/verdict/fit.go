@@ -31,7 +31,7 @@ type fit struct {
 // fitSeries fits the binned series, reduced by r, with an interval and a
 // trend test corrected for autocorrelation, and weighs the other shapes.
 func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
-	b := s.reduce(r)
+	b := s.reduce(r, quantum)
 	f := fit{
 		b:       b,
 		span:    s.span(),

@@ -118,8 +118,14 @@ func binCount(n int, seconds float64) int {
 	return min(n, max(minBins, min(maxBins, int(seconds/binSeconds))))
 }
 
-// reduce bins the series into bins of equal sample counts.
-func (s *series) reduce(r trend.Reduce) trend.Binned {
+// reduce bins the series into bins of equal sample counts, or, when it
+// is a sawtooth, into its cycles (see cycles).
+func (s *series) reduce(r trend.Reduce, quantum float64) trend.Binned {
+	if r == trend.ByMin {
+		if starts := s.cycles(quantum); starts != nil {
+			return s.byCycles(starts)
+		}
+	}
 	b := binCount(len(s.x), s.seconds())
 	if b == len(s.x) {
 		n := make([]int, len(s.x))
@@ -129,4 +135,69 @@ func (s *series) reduce(r trend.Reduce) trend.Binned {
 		return trend.Binned{X: s.x, Y: s.y, N: n}
 	}
 	return trend.BinEqual(s.x, s.y, b, r)
+}
+
+// A GC sawtooth whose cycle is longer than a bin leaves bins without a
+// trough, and their minima climb with the heap between collections: the
+// envelope then draws the sawtooth, not the live heap. Fast runs (a GC
+// every second or two at 30 000 req/s) and slow cycles (a Go server idling
+// between forced GCs every 2 min, a JVM's old generation) both do it. So
+// when the series falls in sudden drops, the envelope is taken per cycle:
+// the lowest point between one drop and the next is that cycle's trough.
+const (
+	dropSigmas = 6 // a drop is a fall this many robust SDs of the changes
+	dropQuanta = 16
+	minCycles  = 6
+)
+
+// cycles returns the first index of each cycle (after each drop), or nil
+// when the series does not fall in at least minCycles drops.
+func (s *series) cycles(quantum float64) []int {
+	n := len(s.y)
+	if n < 3*minCycles {
+		return nil
+	}
+	d := make([]float64, n-1)
+	for i := 1; i < n; i++ {
+		d[i-1] = s.y[i] - s.y[i-1]
+	}
+	abs := make([]float64, len(d))
+	med := trend.Median(d)
+	for i, v := range d {
+		abs[i] = math.Abs(v - med)
+	}
+	sd := 1.4826 * trend.Median(abs)
+	limit := math.Max(dropSigmas*sd, dropQuanta*quantum)
+	var starts []int
+	for i, v := range d {
+		if v < -limit {
+			starts = append(starts, i+1)
+		}
+	}
+	if len(starts) < minCycles {
+		return nil
+	}
+	return starts
+}
+
+// byCycles reduces each cycle to its lowest point, grouping consecutive
+// cycles into at most maxBins bins of equal cycle counts. The stretch
+// before the first drop is left out: it starts mid-cycle, and its lowest
+// point is its first, not a trough.
+func (s *series) byCycles(starts []int) trend.Binned {
+	bounds := append(append([]int{}, starts...), len(s.y))
+	cyc := len(bounds) - 1
+	groups := min(cyc, maxBins)
+	var out trend.Binned
+	for g := range groups {
+		from, to := bounds[g*cyc/groups], bounds[(g+1)*cyc/groups]
+		m := from
+		for i := from + 1; i < to; i++ {
+			if s.y[i] < s.y[m] {
+				m = i
+			}
+		}
+		out.X, out.Y, out.N = append(out.X, s.x[m]), append(out.Y, s.y[m]), append(out.N, to-from)
+	}
+	return out
 }

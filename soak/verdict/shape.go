@@ -95,9 +95,8 @@ func classify(b trend.Binned) shape {
 
 // curved is shapeDecel when the least-squares quadratic bends down
 // significantly (one-sided, level curveAlpha, its variance inflated for
-// the autocorrelation of its own residuals), at the knot where the
-// slope has fallen to half its starting value or the middle; else the
-// line. A quadratic has more power against smooth saturation than the
+// the autocorrelation of its own residuals) and by more than mildBend,
+// with the knot in the middle; else the line. A quadratic has more power against smooth saturation than the
 // hinge, which wants a corner.
 func curved(b trend.Binned) shape {
 	cf, ok := trend.Curvature(b.X, b.Y)
@@ -108,8 +107,20 @@ func curved(b trend.Binned) shape {
 	if z := cf.C / (cf.SE * math.Sqrt(vif)); z > -zCurve {
 		return shape{kind: shapeLine}
 	}
+	m := len(b.X)
+	early, late := cf.SlopeAt(b.X[m/4]), cf.SlopeAt(b.X[3*m/4])
+	if early <= 0 || late >= mildBend*early {
+		return shape{kind: shapeLine}
+	}
 	return shape{kind: shapeDecel, at: len(b.X) / 2, resid: cf.Resid}
 }
+
+// mildBend: a quadratic whose slope at three quarters of the soak keeps
+// this share of its slope at one quarter bends too little to call the
+// growth slowing. Wander on top of a leak bends the fit a little, and a
+// cache that fills with a time constant of the soak or less bends it by
+// more (e^(−1/2) ≈ 0.61 at one soak).
+const mildBend = 0.85
 
 // zCurve is the one-sided normal quantile of curveAlpha = 1 %: a linear
 // leak is taken for slowing growth once in a hundred.

@@ -37,6 +37,7 @@ type Series struct {
 	// NoiseSD is the noise's standard deviation, for "growth ≥ 5× noise".
 	NoiseSD float64
 	Shape   Shape
+	Params  string // the model's drawn parameters, for reading a failure
 }
 
 // SoakRequests is the requests the soak served.
@@ -169,6 +170,9 @@ func sawtooth(rng *rand.Rand, sh Shape, leak float64) Series {
 		since := math.Mod(t+1e4*cycle, cycle) / cycle
 		return pages(other + live + leak*math.Max(q, 0) + live*since + math.Min(sd/(2*mib), 1)*w()), 0
 	})
+	if sh.SoakSec/cycle < 8 { // too few troughs: the sawtooth itself is the noise
+		sd = math.Hypot(sd, live/math.Sqrt(12))
+	}
 	return Series{Points: pts, Opt: verdict.ResourceOptions{Name: "rss", Unit: "bytes"}, Truth: leak, NoiseSD: sd, Shape: sh}
 }
 

@@ -42,7 +42,8 @@ func Kinds() []Kind {
 		{Name: "step-late", Make: steps(1, 0.5, 0.9)},
 		{Name: "steps-2", Make: steps(2, 0.1, 0.9)},
 		{Name: "steps-3", Make: steps(3, 0.1, 0.9)},
-		{Name: "saturating", Make: saturating},
+		{Name: "saturating-0.3-1", Make: saturating(0.3, 1)},
+		{Name: "saturating-1-2", Make: saturating(1, 2)},
 		{Name: "sqrt-creep", Make: func(rng *rand.Rand) Series {
 			sh := randomShape(rng)
 			a, soakReq := logUniform(rng, 1*mib, 16*mib), sh.Rate*sh.SoakSec
@@ -95,11 +96,15 @@ func steps(n int, from, to float64) func(*rand.Rand) Series {
 }
 
 // saturating: growth that approaches A = 4–64 MiB with a time constant of
-// 0.3–2× the soak (a cache that fills ever more slowly).
-func saturating(rng *rand.Rand) Series {
-	sh := randomShape(rng)
-	a, tau := logUniform(rng, 4*mib, 64*mib), uniform(rng, 0.3, 2)*sh.Rate*sh.SoakSec
-	return memory(rng, sh, 0, func(q, t float64) float64 { return a * (1 - math.Exp(-q/tau)) })
+// lo–hi times the soak (a cache that fills ever more slowly).
+func saturating(lo, hi float64) func(*rand.Rand) Series {
+	return func(rng *rand.Rand) Series {
+		sh := randomShape(rng)
+		a, tau := logUniform(rng, 4*mib, 64*mib), uniform(rng, lo, hi)*sh.Rate*sh.SoakSec
+		s := memory(rng, sh, 0, func(q, t float64) float64 { return a * (1 - math.Exp(-q/tau)) })
+		s.Params = fmt.Sprintf("A %.1f MiB, τ %.2f soaks", a/mib, tau/(sh.Rate*sh.SoakSec))
+		return s
+	}
 }
 
 // Tally is one kind's results.

@@ -18,10 +18,25 @@ import (
 func main() {
 	n := flag.Int("n", 300, "series per model")
 	seed := flag.Uint64("seed", 1, "random seed")
+	live := flag.Int("live", 0, "also simulate the daemon's live looks on this many 8 h runs")
 	flag.Parse()
 	if *n < 1 {
 		fmt.Fprintln(os.Stderr, "verdict-study: -n must be at least 1")
 		os.Exit(2)
 	}
 	study.Table(os.Stdout, *n, *seed)
+	if *live > 0 {
+		fmt.Println()
+		fmt.Println("live analysis every minute; alert after K consecutive leak looks, none before M minutes of soak:")
+		fmt.Printf("%3s %4s %22s %24s %14s\n", "K", "M", "stable 8 h runs fired", "200 B/req fired ≤30 min", "median (min)")
+		var gates []study.GateSpec
+		for _, m := range []float64{1, 10, 15, 20} {
+			for _, k := range []int{1, 3, 5} {
+				gates = append(gates, study.GateSpec{Need: k, MinSoak: m * 60})
+			}
+		}
+		for _, r := range study.LiveStudy(*live, gates, *seed) {
+			fmt.Printf("%3d %4.0f %15d/%-6d %17d/%-6d %14.0f\n", r.Need, r.MinSoak/60, r.EverFired, r.StableRuns, r.FiredIn30, r.LeakRuns, r.MedianMinutes)
+		}
+	}
 }

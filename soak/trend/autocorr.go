@@ -26,7 +26,7 @@ func Residuals(x, y []float64, f Fit) []float64 {
 // AR(1) with ρ = 0.9 give 0.64 on average), because the line soaks up the
 // slowest part of it. Lag1 inverts a low quantile of the estimate,
 // tabulated by simulation (see expectedLag1), so the coefficient errs high
-// (an interval too wide, not too narrow) three times in four, and clamps the result to [0, maxRho]: a negative correlation would
+// (an interval too wide, not too narrow) four times in five, and clamps the result to [0, maxRho]: a negative correlation would
 // narrow the interval, and an estimate at or above what a random walk
 // gives cannot tell any stronger correlation apart.
 func Lag1(r []float64) float64 {

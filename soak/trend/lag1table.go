@@ -27,7 +27,7 @@ const lag1Reps = 600
 // sit at this quantile, an upper confidence bound on the coefficient at
 // 1 − lag1Quantile. A mean-unbiased coefficient is too low half of the
 // time, and each time the interval is too narrow.
-const lag1Quantile = 0.25
+const lag1Quantile = 0.2
 
 // expectedLag1 simulates the table.
 func expectedLag1() [][]float64 {

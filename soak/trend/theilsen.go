@@ -32,10 +32,14 @@ func TheilSen(x, y []float64) Fit { return TheilSenConf(x, y, 0.95) }
 // x it returns a zero Fit with N set and NaN bounds.
 func TheilSenConf(x, y []float64, conf float64) Fit { return TheilSenInflated(x, y, conf, 1) }
 
-// TheilSenInflated is TheilSenConf with Var(S) multiplied by vif ≥ 1, the
-// variance inflation of autocorrelated errors (see VarianceInflation), so
-// that the interval keeps its level on a series whose neighbours are
-// alike. Points with a non-finite x or y are dropped.
+// TheilSenInflated is TheilSenConf with the slope's variance multiplied by
+// vif ≥ 1, the variance inflation of autocorrelated errors (see
+// VarianceInflation), so that the interval keeps its level on a series
+// whose neighbours are alike: each side of Sen's interval is stretched by
+// √vif about the slope. (Inflating Var(S) inside Sen's ranks instead
+// stops working once the ranks reach the ends: the interval then jumps to
+// the most extreme pairwise slopes, those of neighbouring points.) Points
+// with a non-finite x or y are dropped.
 func TheilSenInflated(x, y []float64, conf, vif float64) Fit {
 	x, y = Finite(x, y)
 	n := len(x)
@@ -46,11 +50,14 @@ func TheilSenInflated(x, y []float64, conf, vif float64) Fit {
 		return f
 	}
 	z := math.Sqrt2 * math.Erfinv(conf)
-	c := z * math.Sqrt(varianceS(x, y)*math.Max(vif, 1))
+	c := z * math.Sqrt(varianceS(x, y))
 	np := float64(len(slopes))
 	ranks := []float64{(np - c) / 2, (np + 1) / 2, (np+c)/2 + 1}
 	selectRanks(slopes, ranks)
 	f.Lo, f.Slope, f.Hi = orderStat(slopes, ranks[0]), orderStat(slopes, ranks[1]), orderStat(slopes, ranks[2])
+	if k := math.Sqrt(math.Max(vif, 1)); k > 1 {
+		f.Lo, f.Hi = f.Slope-(f.Slope-f.Lo)*k, f.Slope+(f.Hi-f.Slope)*k
+	}
 	f.Intercept = interceptFor(x, y, f.Slope)
 	return f
 }

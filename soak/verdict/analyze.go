@@ -139,6 +139,9 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	fl := floorsFor(th, rph, opt.Limit, f.current)
 	d := decide(f, th, fl, rel)
 	res.Verdict, res.Settle = d.verdict, settleText(d.more, rph)
+	if res.Settle != "" {
+		res.SettleRequests = math.Ceil(d.more)
+	}
 	if f.shape.kind == shapeStep && (d.verdict == Stable || d.why == whyStep) {
 		res.Step = &Step{Size: f.shape.size, Requests: f.b.X[f.shape.at], Seconds: stepSeconds(s, f.b.X[f.shape.at])}
 	}
@@ -167,7 +170,7 @@ func checkLives(res Resource, pts []Point, opt ResourceOptions, by map[int]*seri
 	res.Verdict, res.MaskedBy, res.Replacements = Leak, "recycling", lf.replaced
 	res.PerRequest, res.CI95, res.PValue = lf.perRequest, [2]float64{lf.lo, lf.hi}, lf.p
 	res.PerHour, res.PerDay = lf.perRequest*rph, lf.perRequest*rph*th.Horizon/3600
-	res.Settle, res.Step = "", nil
+	res.Settle, res.SettleRequests, res.Step = "", 0, nil
 	res.Reason = livesReason(opt, res, lf)
 	return res
 }

@@ -109,6 +109,9 @@ type Resource struct {
 	Reason   string  `json:"reason"`
 	// Settle says what would settle an inconclusive verdict.
 	Settle string `json:"settle,omitempty"`
+	// SettleRequests is the number behind Settle: the extra requests
+	// after which the verdict is decided with 80 % power; 0 when none.
+	SettleRequests float64 `json:"settle_requests,omitempty"`
 }
 
 // Step is a single jump in a resource's level during the soak.

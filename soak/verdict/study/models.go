@@ -170,7 +170,14 @@ func sawtooth(rng *rand.Rand, sh Shape, leak float64) Series {
 		since := math.Mod(t+1e4*cycle, cycle) / cycle
 		return pages(other + live + leak*math.Max(q, 0) + live*since + math.Min(sd/(2*mib), 1)*w()), 0
 	})
-	if sh.SoakSec/cycle < 8 { // too few troughs: the sawtooth itself is the noise
+	// The troughs are sampled up to one sample interval after each GC, so
+	// each sits above the live heap by up to live·sample/cycle: that is
+	// the envelope's noise. With fewer than a dozen troughs the sawtooth
+	// itself is: no trend test on so few points reaches p < 0.001 (12
+	// points in perfect order give Mann–Kendall's z = 4.1 before any
+	// correction for their correlation).
+	sd = math.Hypot(sd, live*math.Min(sh.SampleSec/cycle, 1)/math.Sqrt(12))
+	if sh.SoakSec/cycle < 12 {
 		sd = math.Hypot(sd, live/math.Sqrt(12))
 	}
 	return Series{Points: pts, Opt: verdict.ResourceOptions{Name: "rss", Unit: "bytes"}, Truth: leak, NoiseSD: sd, Shape: sh}

@@ -1,0 +1,45 @@
+package study
+
+import (
+	"math/rand/v2"
+
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// PowerResult checks the "run ≥ N more requests" advice: of Advised
+// inconclusive runs, Decided were decided (leak or stable) when run again
+// with the advised requests added to the soak.
+type PowerResult struct {
+	Runs, Advised, Decided int
+}
+
+// PowerStudy draws n runs of a leak near the per-request floor (4–40
+// B/request) on white noise of 0.5–4 MiB over 10–30 minute soaks, and
+// for each that is inconclusive with advice, runs the same server (same
+// level, leak and noise spread, fresh noise) again, longer by the advice.
+func PowerStudy(n int, seed uint64) PowerResult {
+	var r PowerResult
+	for k := range n {
+		rng := rand.New(rand.NewPCG(seed, uint64(k)*15485863+7))
+		leak, sd, base := uniform(rng, 4, 40), logUniform(rng, 0.5*mib, 4*mib), logUniform(rng, 20*mib, 200*mib)
+		sh := Shape{SoakSec: uniform(rng, 600, 1800), SampleSec: 2, Rate: logUniform(rng, 300, 3000), Drift: 1, WarmupSec: 30}
+		first := line(rng, sh, base, leak, sd)
+		r.Runs++
+		if first.Verdict != verdict.Inconclusive || first.SettleRequests <= 0 {
+			continue
+		}
+		r.Advised++
+		sh.SoakSec += first.SettleRequests / sh.Rate
+		if again := line(rng, sh, base, leak, sd); again.Verdict == verdict.Leak || again.Verdict == verdict.Stable {
+			r.Decided++
+		}
+	}
+	return r
+}
+
+func line(rng *rand.Rand, sh Shape, base, leak, sd float64) verdict.Resource {
+	pts := generate(sh, func(q, t float64, ph verdict.Phase) (float64, int) {
+		return pages(base + leak*q + sd*rng.NormFloat64()), 0
+	})
+	return verdict.AnalyzeResource(pts, verdict.ResourceOptions{Name: "rss", Unit: "bytes"})
+}

@@ -1,0 +1,91 @@
+package study
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// series per kind: the thresholds below are asserted on this many seeded
+// series (fewer under -race, where only the mechanics are checked).
+func seriesPerKind(t *testing.T, n int) int {
+	if raceBuild {
+		t.Log("race build: a small sample; the README's test command runs the study whole without -race")
+		return 10
+	}
+	return n
+}
+
+// TestStudyFalseAlarms: every model whose truth is no leak is called a
+// leak in at most 1 % of its series. Saturating growth whose time
+// constant is 1–2× the soak is held to 5 %: its slope falls by less than
+// 40 % across the soak, and a quadratic's curvature has about 1/15 of the
+// power of the slope itself (docs/verdict-study.md), so a window that
+// shows it clearly growing cannot show it levelling off.
+func TestStudyFalseAlarms(t *testing.T) {
+	n := seriesPerKind(t, 300)
+	for _, k := range Kinds() {
+		if k.Leak {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			t.Parallel()
+			r := Run(k, n, 1)
+			limit := 0.01
+			if k.Name == "saturating-1-2" {
+				limit = 0.05
+			}
+			t.Logf("%s: leak %.1f %%, verdicts %v", k.Name, 100*r.Rate(verdict.Leak), r.Verdicts)
+			if !raceBuild && r.Rate(verdict.Leak) > limit {
+				t.Errorf("got %.1f %% leak verdicts; want ≤ %.0f %%", 100*r.Rate(verdict.Leak), 100*limit)
+			}
+		})
+	}
+}
+
+// TestStudyLeaks: every leak model's 95 % interval covers the true slope
+// in at least 90 % of its series, and its leaks whose growth over the soak
+// is at least 5× the noise SD (and that clear a default floor) are called
+// leaks in at least 95 %. Recycled workers' leaks are reported as masked.
+func TestStudyLeaks(t *testing.T) {
+	n := seriesPerKind(t, 200)
+	for _, k := range Kinds() {
+		if !k.Leak {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			t.Parallel()
+			r := Run(k, n, 2)
+			t.Logf("%s: coverage %.1f %%, detected %d/%d, masked %d, verdicts %v", k.Name, 100*r.Coverage(), r.Detected, r.Eligible, r.Masked, r.Verdicts)
+			if raceBuild {
+				return
+			}
+			if r.Coverage() < 0.90 {
+				t.Errorf("got coverage %.1f %%; want ≥ 90 %%", 100*r.Coverage())
+			}
+			if r.Detection() < 0.95 {
+				t.Errorf("got %d of %d eligible leaks detected (%.1f %%); want ≥ 95 %%", r.Detected, r.Eligible, 100*r.Detection())
+			}
+			if strings.Contains(k.Name, "recycled") && float64(r.Masked) < 0.9*float64(r.N) {
+				t.Errorf("got %d of %d reported masked by recycling; want ≥ 90 %%", r.Masked, r.N)
+			}
+		})
+	}
+}
+
+// TestStudySettleAdvice: after running the advised extra requests, at
+// least 80 % of inconclusive runs are decided.
+func TestStudySettleAdvice(t *testing.T) {
+	r := PowerStudy(seriesPerKind(t, 300), 3)
+	t.Logf("advice given in %d of %d runs, decided after it in %d", r.Advised, r.Runs, r.Decided)
+	if raceBuild {
+		return
+	}
+	if r.Advised < 20 {
+		t.Fatalf("got advice in only %d runs; the study needs inconclusive runs to check", r.Advised)
+	}
+	if got := float64(r.Decided) / float64(r.Advised); got < 0.80 {
+		t.Errorf("got %.0f %% decided after the advice; want ≥ 80 %%", 100*got)
+	}
+}

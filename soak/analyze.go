@@ -116,32 +116,48 @@ func points(recs []Record, value func(Record) (float64, bool)) ([]verdict.Point,
 // the process's own value and the sample's requests, seconds, incarnation
 // and phase. Readings the process did not give (value's ok false) are
 // left out, and a process with none has no series.
+//
+// A long run holds millions of readings and the daemon analyses it every
+// minute, so the series are counted first and carved out of one array.
 func lives(recs []Record, value func(probes.Member) (float64, bool)) [][]verdict.Point {
 	type identity struct {
 		pid   int32
 		start uint64
 	}
 	index := map[identity]int{}
-	var out [][]verdict.Point
-	for _, r := range recs {
-		for _, m := range r.Members {
-			v, ok := value(m)
-			if !ok {
-				continue
+	var counts []int
+	each := func(fn func(r *Record, i int, v float64)) {
+		for k := range recs {
+			r := &recs[k]
+			for _, m := range r.Members {
+				v, ok := value(m)
+				if !ok {
+					continue
+				}
+				id := identity{m.PID, m.Start}
+				i, seen := index[id]
+				if !seen {
+					i = len(counts)
+					index[id] = i
+					counts = append(counts, 0)
+				}
+				fn(r, i, v)
 			}
-			id := identity{m.PID, m.Start}
-			i, seen := index[id]
-			if !seen {
-				i = len(out)
-				index[id] = i
-				out = append(out, nil)
-			}
-			out[i] = append(out[i], verdict.Point{
-				Requests: float64(r.Requests), Seconds: r.Elapsed, Value: v,
-				Incarnation: r.Incarnation, Phase: r.Phase,
-			})
 		}
 	}
+	total := 0
+	each(func(_ *Record, i int, _ float64) { counts[i]++; total++ })
+	out := make([][]verdict.Point, len(counts))
+	all := make([]verdict.Point, total)
+	for i, n := range counts {
+		out[i], all = all[:0:n], all[n:]
+	}
+	each(func(r *Record, i int, v float64) {
+		out[i] = append(out[i], verdict.Point{
+			Requests: float64(r.Requests), Seconds: r.Elapsed, Value: v,
+			Incarnation: r.Incarnation, Phase: r.Phase,
+		})
+	})
 	return out
 }
 

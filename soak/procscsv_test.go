@@ -2,6 +2,7 @@ package soak
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -115,4 +116,33 @@ func TestAttachMembersUnknownSample(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("AttachMembers error = %v; want %q", err, want)
 	}
+}
+
+// FuzzReadProcsCSV: any input reads without panicking, and a row that
+// reads writes back to the same row.
+func FuzzReadProcsCSV(f *testing.F) {
+	var buf bytes.Buffer
+	if err := WriteProcsCSV(&buf, membersRecords()); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.String())
+	f.Add(strings.Join(ProcsCSVHeader, ",") + "\n2026-11-30T02:00:01+02:00,NaN,soak,1,1,-1,0,0,\"a\r\nb\",0,,0,-0\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		rows, err := ReadProcsCSV(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		for i, r := range rows {
+			rec := Record{Sample: probes.Sample{Time: r.Time, Incarnation: r.Incarnation, Members: []probes.Member{r.Member}},
+				Elapsed: r.Elapsed, Phase: r.Phase, Requests: r.Requests}
+			back, err := parseProcRow(MemberRows(rec)[0])
+			if err != nil {
+				t.Fatalf("row %d %+v: written back, it does not read: %v", i+1, r, err)
+			}
+			if fmt.Sprint(back.Member, back.Elapsed, back.Phase, back.Requests, back.Incarnation) !=
+				fmt.Sprint(r.Member, r.Elapsed, r.Phase, r.Requests, r.Incarnation) || !back.Time.Equal(r.Time) {
+				t.Fatalf("row %d: read %+v, written back and read %+v", i+1, r, back)
+			}
+		}
+	})
 }

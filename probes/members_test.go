@@ -49,3 +49,16 @@ func TestMemberNameShared(t *testing.T) {
 		t.Errorf("name after a rename = %q; want %q", c, "renamed")
 	}
 }
+
+// TestZombieMemberHasNoFDs: an exited, unreaped process is a member with
+// its last stat figures and no fd reading.
+func TestZombieMemberHasNoFDs(t *testing.T) {
+	s := &Sampler{pageSize: 4096, names: map[procID]string{}, lastNames: map[procID]string{}}
+	p := proc{ID: procID{PID: 9, Start: 90}, Stat: statInfo{Comm: "worker", State: 'Z', PPID: 1, RSSPages: 0, UTime: 150, STime: 50}}
+	var out Sample
+	got := s.sampleProc(p, false, &out)
+	want := Member{PID: 9, Start: 90, PPID: 1, Name: "worker", NoFDs: true, CPU: 2}
+	if got != want {
+		t.Errorf("member = %+v; want %+v", got, want)
+	}
+}

@@ -95,6 +95,7 @@ func TestDeniedHelper(t *testing.T) {
 			t.Errorf("got alive %v rss %d threads %d io %v tcp %v smaps %v; want alive with rss and threads, no I/O, TCP or smaps",
 				got.Alive, got.RSS, got.Threads, got.IOValid, got.TCPValid, got.SmapsValid)
 		}
+		checkMembersSum(t, got)
 	}
 	_, err = Open(context.Background(), Spec{URL: os.Getenv(deniedURLEnv)}, log)
 	if want := "run soakd as the target's user or grant it CAP_SYS_PTRACE"; !strings.Contains(errText(err), want) {
@@ -110,5 +111,24 @@ func TestDeniedHelper(t *testing.T) {
 				t.Errorf("warning %q does not name the fix", e.Message)
 			}
 		}
+	}
+}
+
+// checkMembersSum checks that a sample's members add up to its RSS and to
+// its fds, and that some member has NoFDs when the sample's fds are not
+// valid.
+func checkMembersSum(t *testing.T, s Sample) {
+	t.Helper()
+	var rss, fds uint64
+	unread := 0
+	for _, m := range s.Members {
+		rss, fds = rss+m.RSS, fds+m.FDs
+		if m.NoFDs {
+			unread++
+		}
+	}
+	if len(s.Members) != s.Procs || rss != s.RSS || (!s.FDsValid && unread == 0) || (s.FDsValid && fds != s.FDs) {
+		t.Errorf("members %+v sum to rss %d fds %d with %d unread; want %d processes summing to the sample's rss %d, fds %d (valid %v)",
+			s.Members, rss, fds, unread, s.Procs, s.RSS, s.FDs, s.FDsValid)
 	}
 }

@@ -47,7 +47,7 @@ func wantFixtureTree() Sample {
 func comparable(s Sample) Sample {
 	s.Time = time.Time{}
 	s.SelfUser, s.SelfSystem, s.SelfRSS = 0, 0, 0
-	s.Top = nil
+	s.Top, s.Members = nil, nil
 	s.CPUUser = float64(int(s.CPUUser*100+0.5)) / 100
 	s.CPUSystem = float64(int(s.CPUSystem*100+0.5)) / 100
 	return s
@@ -83,6 +83,7 @@ func TestFixtureTargets(t *testing.T) {
 				if len(got.Top) != 3 || got.Top[0].PID != 100 || got.Top[0].FDs != 4 || got.Top[0].Name != "nginx: master (x) y" {
 					t.Errorf("round %d: top = %+v; want pids 100, 101, 102 with 100 first (4 fds)", round, got.Top)
 				}
+				checkFixtureMembers(t, round, got.Members)
 			}
 			if d := tg.Describe(); !strings.Contains(d, "pid 100 (nginx: master process /usr/sbin/nginx)") {
 				t.Errorf("Describe() = %q; want it to name pid 100 and its command line", d)
@@ -239,5 +240,20 @@ func TestFixtureUnitRestart(t *testing.T) {
 		if (tg.Exit() == nil) != st.alive {
 			t.Errorf("%s: Exit() = %+v; want nil only while alive", st.name, tg.Exit())
 		}
+	}
+}
+
+// checkFixtureMembers checks the members of the fixture tree: identities,
+// parents and each process's own figures, largest RSS first.
+func checkFixtureMembers(t *testing.T, round int, got []Member) {
+	t.Helper()
+	page := uint64(os.Getpagesize())
+	want := []Member{
+		{PID: 100, Start: 5000, PPID: 1, Name: "nginx: master (x) y", RSS: 1000 * page, FDs: 4, Threads: 1, CPU: 2},
+		{PID: 101, Start: 5100, PPID: 100, Name: "nginx", RSS: 500 * page, FDs: 5, Threads: 2, CPU: 0.3},
+		{PID: 102, Start: 5200, PPID: 101, Name: "cache helper", RSS: 100 * page, FDs: 1, Threads: 1, CPU: 0.1},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("round %d: members\ngot  %+v\nwant %+v", round, got, want)
 	}
 }

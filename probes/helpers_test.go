@@ -18,9 +18,10 @@ import (
 	"go.uber.org/zap/zaptest"
 )
 
-// targetBin is the helper server (testdata/target at the module root),
-// built once by TestMain.
-var targetBin string
+// targetBin is the helper server (testdata/target at the module root) and
+// recycleBin the server that recycles its leaking workers
+// (testdata/recycle), both built once by TestMain.
+var targetBin, recycleBin string
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
@@ -36,11 +37,12 @@ func runTests(m *testing.M) int {
 		return 2
 	}
 	defer os.RemoveAll(dir)
-	targetBin = filepath.Join(dir, "target")
-	cmd := exec.Command("go", "build", "-o", targetBin, "github.com/soakd/soakd/testdata/target")
+	targetBin, recycleBin = filepath.Join(dir, "target"), filepath.Join(dir, "recycle")
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
+		"github.com/soakd/soakd/testdata/target", "github.com/soakd/soakd/testdata/recycle")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build the helper target:", err)
+		fmt.Fprintln(os.Stderr, "build the helper targets:", err)
 		return 2
 	}
 	return m.Run()

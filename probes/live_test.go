@@ -78,6 +78,7 @@ func TestLiveForkedChildren(t *testing.T) {
 		t.Errorf("top has %d processes summing to rss %d fds %d threads %d; want %d summing to the sample's %d, %d, %d",
 			len(got.Top), rss, fds, threads, m+1, got.RSS, got.FDs, got.Threads)
 	}
+	checkMembersSum(t, got)
 	root := readStatOf(t, srv.pid)
 	if got.RSS <= root.RSSPages*uint64(os.Getpagesize()) || got.Threads <= root.NumThreads {
 		t.Errorf("sums rss %d threads %d do not exceed the root's own %d, %d", got.RSS, got.Threads, root.RSSPages*4096, root.NumThreads)

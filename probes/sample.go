@@ -83,8 +83,44 @@ type Sample struct {
 	SelfRSS    uint64  `json:"self_rss_bytes"`
 
 	// Top holds the largest processes of the tree by RSS (at most
-	// SamplerOptions.TopN), for a per-process breakdown.
+	// SamplerOptions.TopN), for a per-process breakdown. It is the head of
+	// Members, in a shape older stored samples share.
 	Top []ProcStat `json:"top,omitempty"`
+
+	// Members lists the tree's live processes at this sample, each by its
+	// identity {PID, Start}, largest RSS first. A tree of more than
+	// MaxMembers processes keeps only the MaxMembers largest by RSS. A
+	// process that is followed from sample to sample shows its own growth
+	// even when the tree's total does not (workers that grow and are
+	// replaced).
+	Members []Member `json:"members,omitempty"`
+}
+
+// MaxMembers caps Sample.Members: a tree of more processes keeps the
+// largest by RSS. A member takes 72 bytes in memory, so 512 of them take
+// 36 KiB per sample.
+const MaxMembers = 512
+
+// Member is one live process of the tree in one sample. Its figures come
+// from the reads the sample makes anyway (stat and the fd count).
+type Member struct {
+	PID   int32  `json:"pid"`
+	PPID  int32  `json:"ppid"`
+	Start uint64 `json:"start_ticks"` // clock ticks after boot; with PID, the identity
+	Name  string `json:"name"`        // comm
+	RSS   uint64 `json:"rss_bytes"`
+	// FDs is the number of open fds; NoFDs is true when /proc/PID/fd could
+	// not be read (permission denied, a zombie, a process gone mid-read),
+	// and FDs is then 0, not a reading.
+	FDs     uint64  `json:"fds"`
+	Threads uint64  `json:"threads"`
+	CPU     float64 `json:"cpu_seconds"` // user + system, cumulative
+	NoFDs   bool    `json:"no_fds,omitempty"`
+}
+
+// Stat returns m in ProcStat's shape.
+func (m Member) Stat() ProcStat {
+	return ProcStat{PID: m.PID, Name: m.Name, RSS: m.RSS, FDs: m.FDs, Threads: m.Threads, CPU: m.CPU}
 }
 
 // ProcStat is one process's share of a Sample.

@@ -1,8 +1,9 @@
 package probes
 
 import (
+	"cmp"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -49,7 +50,9 @@ type Sampler struct {
 	waitRead   bool         // this sample read some thread's schedstat
 	tcp        *tcpCounter
 	procs      []proc
-	stats      []ProcStat
+	mems       []Member          // this sample's, before sorting and capping
+	names      map[procID]string // comm of each member of this sample
+	lastNames  map[procID]string // the previous sample's, to share strings
 	smaps      cadence
 	census     cadence
 	threads    cadence // other threads' context switches
@@ -82,6 +85,7 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 		t: t, opts: opts, log: opts.Log, pageSize: uint64(os.Getpagesize()),
 		fs: fs, self: newProcFS("/proc"), walk: newWalker(fs),
 		procAcc: newAccumulator(), threadAcc: newAccumulator(), waitAcc: newAccumulator(), tcp: newTCPCounter(),
+		names: map[procID]string{}, lastNames: map[procID]string{},
 		warned: map[string]bool{}, netlink: t.spec.ProcRoot == "/proc",
 		smaps: cadence{every: opts.SmapsInterval}, census: cadence{every: opts.SocketInterval},
 		threads: cadence{every: threadInterval},
@@ -145,9 +149,9 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 	s.blindFDs = false
 	s.allThreads = s.threads.due(out.Time, st.ID)
 	s.tcp.reset()
-	s.stats = s.stats[:0]
+	s.mems = s.mems[:0]
 	for _, p := range procs {
-		s.stats = append(s.stats, s.sampleProc(p, census, out))
+		s.mems = append(s.mems, s.sampleProc(p, census, out))
 	}
 	if census {
 		s.sampleTCP(out, st.ID.PID)
@@ -162,7 +166,7 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 		s.carrySmaps(out)
 	}
 	s.sampleCgroup(out)
-	out.Top = s.top()
+	out.Members, out.Top = s.memberList()
 }
 
 // members lists the processes to sample, the root first.
@@ -184,12 +188,13 @@ func (s *Sampler) members(st rootState) ([]proc, error) {
 }
 
 // sampleProc reads one process and adds it to the sample's sums.
-func (s *Sampler) sampleProc(p proc, census bool, out *Sample) ProcStat {
+func (s *Sampler) sampleProc(p proc, census bool, out *Sample) Member {
 	rss := p.Stat.RSSPages * s.pageSize
 	out.RSS += rss
 	out.VMS += p.Stat.VSize
 	out.Threads += p.Stat.NumThreads
-	ps := ProcStat{PID: p.ID.PID, Name: p.Stat.Comm, RSS: rss, Threads: p.Stat.NumThreads,
+	ps := Member{PID: p.ID.PID, Start: p.ID.Start, PPID: p.Stat.PPID, Name: s.name(p),
+		RSS: rss, Threads: p.Stat.NumThreads, NoFDs: true,
 		CPU: float64(p.Stat.UTime+p.Stat.STime) / clockTicks}
 	if p.Stat.State == 'Z' {
 		return ps // exited, not reaped: nothing more to read
@@ -206,7 +211,7 @@ func (s *Sampler) sampleProc(p proc, census bool, out *Sample) ProcStat {
 	fds, err := s.countFDs(p.ID.PID, census)
 	switch {
 	case err == nil:
-		ps.FDs = fds
+		ps.FDs, ps.NoFDs = fds, false
 		out.FDs += fds
 	case isDenied(err):
 		out.FDsValid = false
@@ -418,11 +423,31 @@ func (s *Sampler) sampleCgroup(out *Sample) {
 	out.MemCurrent, out.MemMax, out.MemAnon, out.MemFile = m.Current, m.Max, m.Anon, m.File
 }
 
-// top returns the TopN processes by RSS.
-func (s *Sampler) top() []ProcStat {
-	sort.Slice(s.stats, func(i, j int) bool { return s.stats[i].RSS > s.stats[j].RSS })
-	n := min(len(s.stats), s.opts.TopN)
-	return append([]ProcStat(nil), s.stats[:n]...)
+// name returns p's comm, as the same string as in the previous sample when
+// it has not changed: the records of a long run keep every sample's
+// members, and would otherwise hold a copy of each name per sample.
+func (s *Sampler) name(p proc) string {
+	n, ok := s.lastNames[p.ID]
+	if !ok || n != p.Stat.Comm {
+		n = p.Stat.Comm
+	}
+	s.names[p.ID] = n
+	return n
+}
+
+// memberList returns this sample's members, largest RSS first and at most
+// MaxMembers, and the TopN of them as ProcStats. Both are new slices: the
+// sample outlives the call.
+func (s *Sampler) memberList() ([]Member, []ProcStat) {
+	s.lastNames, s.names = s.names, s.lastNames
+	clear(s.names)
+	slices.SortFunc(s.mems, func(a, b Member) int { return cmp.Or(cmp.Compare(b.RSS, a.RSS), cmp.Compare(a.PID, b.PID)) })
+	members := slices.Clone(s.mems[:min(len(s.mems), MaxMembers)])
+	top := make([]ProcStat, min(len(members), s.opts.TopN))
+	for i := range top {
+		top[i] = members[i].Stat()
+	}
+	return members, top
 }
 
 // fillTotals copies the monotonic totals into the sample.

@@ -3,6 +3,7 @@ package soak
 import (
 	"runtime"
 
+	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -22,6 +23,9 @@ type series struct {
 	value      func(Record) (float64, bool)
 	memory     bool
 	limit      func(Record) float64
+	// member picks the value out of one process of the tree, for the
+	// per-process lives; nil when the resource has none.
+	member func(probes.Member) (float64, bool)
 }
 
 func resourceSeries(memLimit uint64) []series {
@@ -33,7 +37,8 @@ func resourceSeries(memLimit uint64) []series {
 	}
 	return []series{
 		{name: "rss", unit: "bytes", memory: true, limit: memMax,
-			value: func(r Record) (float64, bool) { return float64(r.RSS), true }},
+			value:  func(r Record) (float64, bool) { return float64(r.RSS), true },
+			member: func(m probes.Member) (float64, bool) { return float64(m.RSS), true }},
 		{name: "pss", unit: "bytes", memory: true, limit: memMax,
 			value: func(r Record) (float64, bool) { return float64(r.PSS), r.SmapsValid }},
 		{name: "uss", unit: "bytes", memory: true, limit: memMax,
@@ -41,7 +46,8 @@ func resourceSeries(memLimit uint64) []series {
 		{name: "anon", unit: "bytes", memory: true, limit: memMax,
 			value: func(r Record) (float64, bool) { return float64(r.MemAnon), r.CgroupValid }},
 		{name: "fds", unit: "fds", limit: func(r Record) float64 { return float64(r.FDLimit) },
-			value: func(r Record) (float64, bool) { return float64(r.FDs), r.FDsValid }},
+			value:  func(r Record) (float64, bool) { return float64(r.FDs), r.FDsValid },
+			member: func(m probes.Member) (float64, bool) { return float64(m.FDs), !m.NoFDs }},
 		{name: "threads", unit: "threads",
 			value: func(r Record) (float64, bool) { return float64(r.Threads), true }},
 		{name: "close_wait", unit: "sockets",
@@ -77,6 +83,9 @@ func Analyze(recs []Record, sum *load.Summary, ao AnalysisOptions) (map[string]v
 		if s.limit != nil {
 			opt.Limit = s.limit(last)
 		}
+		if s.member != nil {
+			opt.Lives = lives(recs, s.member)
+		}
 		out[s.name] = verdict.AnalyzeResource(pts, opt)
 	}
 	return out, verdict.AnalyzeCPU(cpuInput(recs, sum, ao))
@@ -99,6 +108,57 @@ func points(recs []Record, value func(Record) (float64, bool)) ([]verdict.Point,
 		last = r
 	}
 	return pts, last, len(pts) > 0
+}
+
+// lives follows every process of the tree through the records (in time
+// order) by its identity {PID, start time} and returns one series per
+// process, in the order the processes first appear, each point holding
+// the process's own value and the sample's requests, seconds, incarnation
+// and phase. Readings the process did not give (value's ok false) are
+// left out, and a process with none has no series.
+//
+// A long run holds millions of readings and the daemon analyses it every
+// minute, so the series are counted first and carved out of one array.
+func lives(recs []Record, value func(probes.Member) (float64, bool)) [][]verdict.Point {
+	type identity struct {
+		pid   int32
+		start uint64
+	}
+	index := map[identity]int{}
+	var counts []int
+	each := func(fn func(r *Record, i int, v float64)) {
+		for k := range recs {
+			r := &recs[k]
+			for _, m := range r.Members {
+				v, ok := value(m)
+				if !ok {
+					continue
+				}
+				id := identity{m.PID, m.Start}
+				i, seen := index[id]
+				if !seen {
+					i = len(counts)
+					index[id] = i
+					counts = append(counts, 0)
+				}
+				fn(r, i, v)
+			}
+		}
+	}
+	total := 0
+	each(func(_ *Record, i int, _ float64) { counts[i]++; total++ })
+	out := make([][]verdict.Point, len(counts))
+	all := make([]verdict.Point, total)
+	for i, n := range counts {
+		out[i], all = all[:0:n], all[n:]
+	}
+	each(func(r *Record, i int, v float64) {
+		out[i] = append(out[i], verdict.Point{
+			Requests: float64(r.Requests), Seconds: r.Elapsed, Value: v,
+			Incarnation: r.Incarnation, Phase: r.Phase,
+		})
+	})
+	return out
 }
 
 // soakWindow returns the first and last records of the soak phase, or of

@@ -2,9 +2,11 @@ package soak
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -97,39 +99,74 @@ func WriteCSV(w io.Writer, recs []Record) error {
 	return cw.Error()
 }
 
-// csvWriter appends records to samples.csv and flushes every row, so that
-// a run killed with -9 leaves every sample taken so far on disk.
+// csvWriter appends records to samples.csv and their members to procs.csv
+// and flushes both every sample, so that a run killed with -9 leaves every
+// sample taken so far on disk.
 type csvWriter struct {
+	samples, procs *csvFile
+}
+
+// createCSV creates samples.csv at path and procs.csv in the same
+// directory.
+func createCSV(path string) (*csvWriter, error) {
+	samples, err := createCSVFile(path, CSVHeader)
+	if err != nil {
+		return nil, err
+	}
+	procs, err := createCSVFile(filepath.Join(filepath.Dir(path), "procs.csv"), ProcsCSVHeader)
+	if err != nil {
+		samples.Close()
+		return nil, err
+	}
+	return &csvWriter{samples: samples, procs: procs}, nil
+}
+
+// Write appends one record to samples.csv and its members to procs.csv,
+// and flushes both.
+func (c *csvWriter) Write(r Record) error {
+	if err := c.samples.rows(RecordRow(r)); err != nil {
+		return err
+	}
+	if err := c.procs.rows(MemberRows(r)...); err != nil {
+		return fmt.Errorf("procs.csv: %w", err)
+	}
+	return nil
+}
+
+// Close closes both files.
+func (c *csvWriter) Close() error { return errors.Join(c.samples.Close(), c.procs.Close()) }
+
+// csvFile is one CSV file written as the run goes.
+type csvFile struct {
 	f *os.File
 	w *csv.Writer
 }
 
-func createCSV(path string) (*csvWriter, error) {
+func createCSVFile(path string, header []string) (*csvFile, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	c := &csvWriter{f: f, w: csv.NewWriter(f)}
-	if err := c.row(CSVHeader); err != nil {
+	c := &csvFile{f: f, w: csv.NewWriter(f)}
+	if err := c.rows(header); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *csvWriter) row(cells []string) error {
-	if err := c.w.Write(cells); err != nil {
-		return err
+// rows appends rows and flushes them to the file.
+func (c *csvFile) rows(rows ...[]string) error {
+	for _, cells := range rows {
+		if err := c.w.Write(cells); err != nil {
+			return err
+		}
 	}
 	c.w.Flush()
 	return c.w.Error()
 }
 
-// Write appends one record and flushes it to the file.
-func (c *csvWriter) Write(r Record) error { return c.row(RecordRow(r)) }
-
-// Close closes the file.
-func (c *csvWriter) Close() error { return c.f.Close() }
+func (c *csvFile) Close() error { return c.f.Close() }
 
 // ReadCSV reads records back from a samples.csv, checking the header.
 // Errors name the line.
@@ -164,9 +201,10 @@ func ReadCSV(r io.Reader) ([]Record, error) {
 
 // rowParser reads the cells of one row in order, keeping the first error.
 type rowParser struct {
-	row []string
-	i   int
-	err error
+	head []string // the file's header, to name a column in errors
+	row  []string
+	i    int
+	err  error
 }
 
 func (p *rowParser) next() string {
@@ -177,7 +215,7 @@ func (p *rowParser) next() string {
 
 func (p *rowParser) fail(err error) {
 	if p.err == nil {
-		p.err = fmt.Errorf("column %s: %w", CSVHeader[p.i-1], err)
+		p.err = fmt.Errorf("column %s: %w", p.head[p.i-1], err)
 	}
 }
 
@@ -215,7 +253,7 @@ func (p *rowParser) on() int {
 }
 
 func parseRow(row []string) (Record, error) {
-	p := &rowParser{row: row}
+	p := &rowParser{head: CSVHeader, row: row}
 	var r Record
 	t, err := time.Parse(time.RFC3339Nano, p.next())
 	if err != nil {

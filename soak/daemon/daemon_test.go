@@ -57,6 +57,7 @@ func TestScheduledRun(t *testing.T) {
 	if n := sampleCount(t, d.url, run.ID); n < 5 || n != rep.Samples {
 		t.Errorf("samples = %d, report says %d; want the same, >= 5", n, rep.Samples)
 	}
+	checkMembers(t, d.url+"/api/v1/runs/"+id+"/samples")
 	checkCSV(t, d.url+"/api/v1/runs/"+id+"/samples?format=csv", nil)
 	checkCSV(t, d.url+"/api/v1/runs/"+id+"/samples", map[string]string{"Accept": "text/csv"})
 
@@ -66,6 +67,24 @@ func TestScheduledRun(t *testing.T) {
 	waitFor(t, 30*time.Second, "a skipped tick", func() bool {
 		return testutil.ToFloat64(d.m.skipped.WithLabelValues("web")) >= 1
 	})
+}
+
+// checkMembers checks that the stored samples list the target's process
+// by its identity.
+func checkMembers(t *testing.T, url string) {
+	t.Helper()
+	var recs []soak.Record
+	getJSON(t, url, &recs)
+	for i, r := range recs {
+		if !r.Alive {
+			continue
+		}
+		if len(r.Members) == 0 || r.Members[0].PID != r.RootPID || r.Members[0].Start != r.RootStart || r.Members[0].RSS != r.RSS {
+			t.Errorf("sample %d: members %+v; want the root, pid %d start %d with the sample's RSS %d", i, r.Members, r.RootPID, r.RootStart, r.RSS)
+		}
+		return
+	}
+	t.Errorf("no live sample in %d", len(recs))
 }
 
 func checkCSV(t *testing.T, url string, hdr map[string]string) {

@@ -110,9 +110,12 @@ func (c *codec) close() {
 // dictContent is the JSON of a typical record. Changing it is safe (the
 // new one is stored beside the old) but costs a dictionary per change.
 func dictContent() []byte {
-	top := make([]probes.ProcStat, 5)
-	for i := range top {
-		top[i] = probes.ProcStat{PID: 123456, Name: "server", RSS: 123456789, FDs: 1234, Threads: 12, CPU: 123.45}
+	members := make([]probes.Member, 5)
+	top := make([]probes.ProcStat, len(members))
+	for i := range members {
+		members[i] = probes.Member{PID: 123456, Start: 12345678, PPID: 123456, Name: "server",
+			RSS: 123456789, FDs: 1234, Threads: 12, CPU: 123.45}
+		top[i] = members[i].Stat()
 	}
 	r := soak.Record{
 		Sample: probes.Sample{
@@ -121,7 +124,7 @@ func dictContent() []byte {
 			FDsValid: true, FDs: 123, FDLimit: 1048576, Threads: 12, CPUUser: 123.45, CPUSystem: 12.34,
 			CtxVoluntary: 1234567, CtxInvol: 12345, IOValid: true, ReadBytes: 12345, WriteBytes: 12345,
 			ReadChars: 123456789, WriteChars: 123456789, TCPValid: true, TCPEstablished: 1, TCPListen: 1,
-			SelfUser: 12.34, SelfSystem: 1.23, SelfRSS: 12345678, Top: top,
+			SelfUser: 12.34, SelfSystem: 1.23, SelfRSS: 12345678, Top: top, Members: members,
 		},
 		Elapsed: 1234.5, Phase: verdict.Soak, Requests: 1234567, Errors: 0, Rate: 1234.5, P50: 0.000123, P99: 0.001234,
 	}

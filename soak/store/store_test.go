@@ -44,6 +44,10 @@ func fullRecord(i int) soak.Record {
 			CgroupValid: true, MemCurrent: 21, MemMax: 22, MemAnon: 23, MemFile: 24,
 			SelfUser: 0.1, SelfSystem: 0.2, SelfRSS: 25,
 			Top: []probes.ProcStat{{PID: 4242, Name: "nginx", RSS: 100, FDs: 5, Threads: 1, CPU: 0.75}},
+			Members: []probes.Member{
+				{PID: 4242, Start: 987654, PPID: 1, Name: "nginx", RSS: 100, FDs: 5, Threads: 1, CPU: 0.75},
+				{PID: 4243, Start: 987700 + u, PPID: 4242, Name: "nginx: worker", RSS: u, NoFDs: true, Threads: 2, CPU: 0.25},
+			},
 		},
 		Elapsed: float64(i) + 0.5, Phase: verdict.Soak, Requests: u * 10, Errors: 3,
 		Rate: 99.5, P50: 0.001, P99: 0.0125,

@@ -1,0 +1,132 @@
+package soak_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/load"
+)
+
+// TestEndToEndProcsCSV soaks a prefork server whose workers leak and are
+// replaced after 100 requests, with --out, and reads procs.csv back onto
+// samples.csv: every sample lists every process, and the workers show up
+// as many identities {pid, start} under the same root.
+func TestEndToEndProcsCSV(t *testing.T) {
+	url, pid := startRecycle(t, "--workers", "3", "--max-requests", "100", "--leak-bytes", "65536")
+	out := t.TempDir()
+	o := soak.Options{
+		Load: load.Options{Endpoints: []load.Endpoint{{URL: url}}, Rate: 200, Concurrency: 4, Duration: 5 * time.Second,
+			Timeout: 5 * time.Second},
+		Interval: 250 * time.Millisecond,
+		Warmup:   soak.Warmup{Fraction: 0.15},
+		OutDir:   out,
+		Log:      zaptest.NewLogger(t),
+	}
+	o.Target.PID, o.Target.URL = pid, url
+	o.Sampler.SmapsInterval = -1
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := soak.Run(ctx, o)
+	if err != nil {
+		t.Fatalf("soak.Run: %v", err)
+	}
+	recs := readBack(t, out)
+	ids := map[[2]uint64]bool{}
+	for i, r := range recs {
+		if !r.Alive {
+			continue
+		}
+		if len(r.Members) != r.Procs || r.RootPID != int32(pid) {
+			t.Fatalf("sample %d: %d members of %d processes, root %d; want all of them under root %d", i, len(r.Members), r.Procs, r.RootPID, pid)
+		}
+		for _, m := range r.Members {
+			if m.PID != int32(pid) {
+				ids[[2]uint64{uint64(m.PID), m.Start}] = true
+			}
+		}
+	}
+	t.Logf("%d samples, %d worker identities, %d requests; rss verdict %q (%s)", len(recs), len(ids), rep.Load.Requests,
+		rep.Resources["rss"].Verdict, rep.Resources["rss"].Reason)
+	if want := 3 + int(rep.Load.Requests)/100/2; len(ids) < want {
+		t.Errorf("%d worker identities in procs.csv; want at least %d for %d requests", len(ids), want, rep.Load.Requests)
+	}
+}
+
+// readBack reads samples.csv and procs.csv from dir and joins them.
+func readBack(t *testing.T, dir string) []soak.Record {
+	t.Helper()
+	open := func(name string) *os.File {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	recs, err := soak.ReadCSV(open("samples.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := soak.ReadProcsCSV(open("procs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := soak.AttachMembers(recs, rows); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// startRecycle builds and starts testdata/recycle with args in a process
+// group of its own, and returns its URL and the master's PID. In
+// t.Cleanup the master is stopped by its PID (SIGTERM, SIGKILL after
+// 10 s) and what is left of its group gets SIGKILL.
+func startRecycle(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "recycle")
+	if b, err := exec.Command("go", "build", "-o", bin, "github.com/soakd/soakd/testdata/recycle").CombinedOutput(); err != nil {
+		t.Fatalf("building testdata/recycle: %v\n%s", err, b)
+	}
+	portFile := filepath.Join(dir, "port")
+	cmd := exec.Command(bin, append([]string{"--port-file", portFile, "--max-lifetime", "5m"}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting testdata/recycle: %v", err)
+	}
+	pid := cmd.Process.Pid
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		if err := syscall.Kill(-pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+			syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(portFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			return fmt.Sprintf("http://%s/", strings.TrimSpace(string(b))), pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("testdata/recycle did not write its port file within 30s")
+	return "", 0
+}

@@ -15,8 +15,8 @@ package verdict
 type Gate struct {
 	Need    int
 	MinSoak float64 // seconds
-	firing map[string]bool
-	streak map[string]int // consecutive looks that disagree with firing
+	firing  map[string]bool
+	streak  map[string]int // consecutive looks that disagree with firing
 }
 
 // Defaults of NewGate(0, 0).

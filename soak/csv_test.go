@@ -134,15 +134,20 @@ func TestWarmupEndsAtTheFirstBoundReached(t *testing.T) {
 	o := Options{Load: loadFor(1000, time.Hour)}
 	r := &runner{o: &o}
 	r.wReq, r.wDur = o.warmupEnd()
+	if got := r.phase(Record{Elapsed: 1}); got != verdict.Baseline {
+		t.Errorf("phase before the load started = %s; want baseline", PhaseName(got))
+	}
+	r.loadStarted, r.loadStart = true, 3 // after a 3 s baseline
 	for _, tc := range []struct {
 		requests uint64
 		elapsed  float64
 		want     verdict.Phase
 	}{
-		{50, 1, verdict.Warmup},
-		{100, 2, verdict.Soak},     // 10 % of the requests
-		{90, 6 * 60, verdict.Soak}, // 10 % of the duration
-		{1000, 20, verdict.Soak},
+		{50, 3 + 1, verdict.Warmup},
+		{100, 3 + 2, verdict.Soak},     // 10 % of the requests
+		{90, 3 + 6*60, verdict.Soak},   // 10 % of the duration, from the load's start
+		{90, 6*60 + 2, verdict.Warmup}, // not yet 6 min of load
+		{1000, 3 + 20, verdict.Soak},
 	} {
 		if got := r.phase(Record{Requests: tc.requests, Elapsed: tc.elapsed}); got != tc.want {
 			t.Errorf("phase after %d requests, %g s = %s; want %s", tc.requests, tc.elapsed, PhaseName(got), PhaseName(tc.want))
@@ -150,23 +155,29 @@ func TestWarmupEndsAtTheFirstBoundReached(t *testing.T) {
 	}
 }
 
-// --interval is the sampling and the progress interval, as its help says.
-func TestIntervalIsAlsoTheProgressInterval(t *testing.T) {
+// Sampling is paced to the run unless --interval sets it; the progress
+// lines keep their own interval (the load's default, 1 s).
+func TestIntervalDefaultsToAutoAndLeavesTheProgressInterval(t *testing.T) {
 	for _, tc := range []struct {
-		name           string
-		o              Options
-		sample, report time.Duration
+		name     string
+		o        Options
+		sample   time.Duration
+		progress time.Duration
 	}{
-		{"default", Options{}, time.Second, time.Second},
-		{"--interval", Options{Interval: 250 * time.Millisecond}, 250 * time.Millisecond, 250 * time.Millisecond},
+		{"default", Options{}, 0, 0},
+		{"--interval", Options{Interval: 250 * time.Millisecond}, 250 * time.Millisecond, 0},
 		{"own load interval", Options{Interval: 5 * time.Second, Load: load.Options{Interval: time.Second}}, 5 * time.Second, time.Second},
 	} {
 		if err := tc.o.setDefaults(); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if tc.o.Interval != tc.sample || tc.o.Load.Interval != tc.report {
-			t.Errorf("%s: got sampling %s, progress %s; want %s, %s", tc.name, tc.o.Interval, tc.o.Load.Interval, tc.sample, tc.report)
+		if tc.o.Interval != tc.sample || tc.o.Load.Interval != tc.progress {
+			t.Errorf("%s: got sampling %s, progress %s; want %s, %s", tc.name, tc.o.Interval, tc.o.Load.Interval, tc.sample, tc.progress)
 		}
+	}
+	o := Options{Interval: 5 * time.Millisecond}
+	if err := o.setDefaults(); err == nil || !strings.Contains(err.Error(), "--interval") {
+		t.Errorf("--interval 5ms: error %v; want one that names --interval", err)
 	}
 }
 

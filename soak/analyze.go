@@ -2,6 +2,7 @@ package soak
 
 import (
 	"runtime"
+	"slices"
 
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/verdict"
@@ -13,6 +14,10 @@ type AnalysisOptions struct {
 	MemLimit    uint64 // bytes; 0 = the cgroup's memory.max, if any
 	Concurrency int    // closed-loop workers; 0 in open loop
 	CPUs        int    // 0 = runtime.NumCPU()
+	// Resources limits the analysis to these resources (report names,
+	// e.g. "rss"); nil analyses every one the records hold. A samples.csv
+	// without a resource's column sets it (see ReadSamples).
+	Resources []string
 }
 
 // series picks one resource's value out of a record; ok is false when the
@@ -62,6 +67,9 @@ func Analyze(recs []Record, sum *load.Summary, ao AnalysisOptions) (map[string]v
 	perHour := soakRequestsPerHour(recs)
 	out := map[string]verdict.Resource{}
 	for _, s := range resourceSeries(ao.MemLimit) {
+		if ao.Resources != nil && !slices.Contains(ao.Resources, s.name) {
+			continue
+		}
 		pts, last, ok := points(recs, s.value)
 		if !ok {
 			continue

@@ -28,6 +28,19 @@ type analysisFlags struct {
 	exhaustion    time.Duration
 }
 
+// size writes bytes as a flag value: 1MiB, 64MiB.
+func size(b float64) string {
+	for _, u := range []struct {
+		name string
+		n    uint64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if v := uint64(b); v >= u.n && v%u.n == 0 {
+			return fmt.Sprintf("%d%s", v/u.n, u.name)
+		}
+	}
+	return fmt.Sprintf("%.0fB", b)
+}
+
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // declare adds the analysis flags to fs; their defaults are the verdict
@@ -36,11 +49,11 @@ func (a *analysisFlags) declare(fs *pflag.FlagSet) {
 	mem, fds := verdict.MemoryThresholds, verdict.FDThresholds
 	fs.StringVar(&a.memLimit, "mem-limit", "", "memory limit for the time to exhaustion, e.g. 2GiB (default: the cgroup's memory.max)")
 	fs.Float64Var(&a.leakBytes, "leak-bytes-per-request", mem.MinPerRequest, "a memory leak's 95% CI lower bound must exceed this, bytes per request")
-	fs.StringVar(&a.leakGrowth, "leak-min-growth", humanize.IBytes(uint64(mem.MinTotal)), "a memory leak must grow at least this much over the soak")
+	fs.StringVar(&a.leakGrowth, "leak-min-growth", size(mem.MinTotal), "a memory leak must grow at least this much over the soak")
 	fs.Float64Var(&a.leakFDs, "leak-fds-per-request", fds.MinPerRequest, "an fd leak's 95% CI lower bound must exceed this, fds per request")
 	fs.Float64Var(&a.alpha, "alpha", mem.Alpha, "significance level of the trend test")
 	fs.DurationVar(&a.horizon, "leak-horizon", seconds(mem.Horizon), "growth is projected over this much time at the observed throughput")
-	fs.StringVar(&a.horizonGrowth, "leak-horizon-growth", humanize.IBytes(uint64(mem.HorizonGrowth)), "memory growth over the horizon that makes a leak")
+	fs.StringVar(&a.horizonGrowth, "leak-horizon-growth", size(mem.HorizonGrowth), "memory growth over the horizon that makes a leak")
 	fs.Float64Var(&a.horizonFDs, "leak-horizon-fds", fds.HorizonGrowth, "fd growth over the horizon that makes a leak")
 	fs.Float64Var(&a.limitShare, "leak-limit-share", mem.HorizonLimitShare, "growth over the horizon of this share of the limit makes a leak")
 	fs.DurationVar(&a.exhaustion, "exhaustion-within", seconds(mem.Exhaustion), "reaching a limit within this long at the observed rate makes a leak")

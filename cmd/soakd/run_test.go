@@ -36,6 +36,12 @@ func TestParseRunErrorsNameTheFlag(t *testing.T) {
 		{"unknown flag", []string{"--concurency", "2", "http://a/"}, "unknown flag: --concurency"},
 		{"no stop", []string{"http://a/"}, "set -n/--requests N or -d/--duration D"},
 		{"negative rate", []string{"-n", "10", "--rate", "-5", "http://a/"}, "--rate -5: want requests per second > 0"},
+		{"negative baseline", []string{"-n", "10", "--baseline", "-1s", "http://a/"}, "--baseline must be >= 0 (0 skips it)"},
+		{"zero horizon", []string{"-n", "10", "--leak-horizon", "0s", "http://a/"}, "--leak-horizon must be > 0"},
+		{"bad horizon growth", []string{"-n", "10", "--leak-horizon-growth", "lots", "http://a/"}, `--leak-horizon-growth "lots"`},
+		{"zero horizon fds", []string{"-n", "10", "--leak-horizon-fds", "0", "http://a/"}, "--leak-horizon-fds must be > 0"},
+		{"limit share over 1", []string{"-n", "10", "--leak-limit-share", "2", "http://a/"}, "--leak-limit-share must be > 0 and <= 1"},
+		{"zero exhaustion", []string{"-n", "10", "--exhaustion-within", "0s", "http://a/"}, "--exhaustion-within must be > 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer

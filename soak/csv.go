@@ -140,7 +140,10 @@ func (c *csvWriter) Close() error { return c.f.Close() }
 // columns it needs.
 func ReadCSV(r io.Reader) ([]Record, error) {
 	recs, _, err := ReadSamples(r)
-	return recs, err
+	if err != nil {
+		return recs, fmt.Errorf("samples.csv: %w", err)
+	}
+	return recs, nil
 }
 
 // RequiredColumns are the columns a samples.csv must have: the time (time
@@ -163,16 +166,17 @@ var ResourceColumns = map[string]string{
 // sampled; without alive every row is alive, without incarnation every
 // row is the first incarnation, without time the times count from zero,
 // and without elapsed_seconds the seconds count from the first time.
-// Errors name the line and the column and say what to do.
+// Errors name the line and the column and say what to do; the caller
+// names the file.
 func ReadSamples(r io.Reader) ([]Record, []string, error) {
 	cr := csv.NewReader(r)
 	head, err := cr.Read()
 	if err != nil {
-		return nil, nil, fmt.Errorf("samples.csv: line 1: %w (want a header line naming the columns, e.g. %s)", err, strings.Join(CSVHeader[:4], ","))
+		return nil, nil, fmt.Errorf("line 1: %w (want a header line naming the columns, e.g. %s)", err, strings.Join(CSVHeader[:4], ","))
 	}
 	cols, resources, err := headerColumns(head)
 	if err != nil {
-		return nil, nil, fmt.Errorf("samples.csv: line 1: %w", err)
+		return nil, nil, fmt.Errorf("line 1: %w", err)
 	}
 	var recs []Record
 	for line := 2; ; line++ {
@@ -181,12 +185,12 @@ func ReadSamples(r io.Reader) ([]Record, []string, error) {
 			break
 		}
 		if err != nil {
-			return recs, resources, fmt.Errorf("samples.csv: %w (every row needs the header's %d columns)", err, len(head))
+			return recs, resources, fmt.Errorf("%w (every row needs the header's %d columns)", err, len(head))
 		}
 		rec := Record{Sample: probes.Sample{Alive: true, Incarnation: 1}}
 		for i, c := range cols {
 			if err := c.set(&rec, row[i]); err != nil {
-				return recs, resources, fmt.Errorf("samples.csv: line %d: column %s: %w", line, c.name, err)
+				return recs, resources, fmt.Errorf("line %d: column %s: %w", line, c.name, err)
 			}
 		}
 		recs = append(recs, rec)

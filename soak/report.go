@@ -290,15 +290,18 @@ func (r *Report) writeTarget(w io.Writer) {
 
 // describe says how the run was sampled, in one line.
 func (s *Sampling) describe() string {
+	every := func(sec float64) string {
+		return time.Duration(sec * float64(time.Second)).Round(100 * time.Microsecond).String()
+	}
 	how := "set by --interval"
 	if s.Auto {
 		how = "paced to the run"
 		if s.MinIntervalSeconds > 0 && s.MaxIntervalSeconds > s.MinIntervalSeconds {
-			how += fmt.Sprintf(", %s to %s under load", FormatSeconds(s.MinIntervalSeconds), FormatSeconds(s.MaxIntervalSeconds))
+			how += fmt.Sprintf(", %s to %s under load", every(s.MinIntervalSeconds), every(s.MaxIntervalSeconds))
 		}
 	}
 	return fmt.Sprintf("every %s (%s); %s of soakd's CPU per sample, %.2f %% of a core in all",
-		FormatSeconds(s.IntervalSeconds), how, FormatSeconds(s.ProbeCostSeconds), 100*s.CPUShare)
+		every(s.IntervalSeconds), how, FormatSeconds(s.ProbeCostSeconds), 100*s.CPUShare)
 }
 
 func exitStatus(e *probes.ExitInfo) string {

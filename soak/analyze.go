@@ -110,7 +110,8 @@ func points(recs []Record, value func(Record) (float64, bool)) ([]verdict.Point,
 }
 
 // soakWindow returns the first and last records of the soak phase, or of
-// the whole load when the soak phase holds fewer than two.
+// the whole load (warm-up and soak, no idle phase) when the soak phase
+// holds fewer than two.
 func soakWindow(recs []Record) (Record, Record, bool) {
 	var first, last *Record
 	for i := range recs {
@@ -127,7 +128,7 @@ func soakWindow(recs []Record) (Record, Record, bool) {
 	}
 	var load []Record
 	for _, r := range recs {
-		if r.Phase != verdict.Cooldown {
+		if r.Phase == verdict.Warmup || r.Phase == verdict.Soak {
 			load = append(load, r)
 		}
 	}
@@ -178,7 +179,7 @@ func cpuInput(recs []Record, sum *load.Summary, ao AnalysisOptions) verdict.CPUI
 		n++
 		in.TargetThreads += float64(r.Threads)
 		in.TargetProcs += float64(r.Procs)
-		if r.Rate > 0 {
+		if r.Rate > 0 && r.P99 > 0 { // P99 is of the last progress second: none before the first
 			in.P99Seconds = append(in.P99Seconds, r.P99)
 			in.P99AtSeconds = append(in.P99AtSeconds, r.Elapsed)
 			in.RateSeries = append(in.RateSeries, r.Rate)
@@ -200,7 +201,7 @@ func runqueueWaitRate(recs []Record, incarnation int) float64 {
 	var first, last *Record
 	for i := range recs {
 		r := &recs[i]
-		if !r.RunqueueValid || r.Phase == verdict.Cooldown || r.Incarnation != incarnation {
+		if !r.RunqueueValid || r.Phase == verdict.Cooldown || r.Phase == verdict.Baseline || r.Incarnation != incarnation {
 			continue
 		}
 		if first == nil {

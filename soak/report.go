@@ -276,7 +276,7 @@ func (r *Report) writeTarget(w io.Writer) {
 	fmt.Fprintf(w, "Phases:            baseline %.1f s, warm-up %.1f s (%d requests), soak %.1f s (%d requests, %d samples), cool-down %.1f s\n",
 		p.BaselineSeconds, p.WarmupSeconds, p.WarmupRequests, p.SoakSeconds, p.SoakRequests, p.SoakSamples, p.CooldownSeconds)
 	if s := r.Sampling; s != nil {
-		fmt.Fprintf(w, "Sampling:          %s\n", s.describe())
+		fmt.Fprintf(w, "Sampling:          %s\n", s.String())
 	}
 	c := r.CPU
 	if c.Throughput > 0 {
@@ -288,8 +288,8 @@ func (r *Report) writeTarget(w io.Writer) {
 	}
 }
 
-// describe says how the run was sampled, in one line.
-func (s *Sampling) describe() string {
+// String says how the run was sampled, in one line.
+func (s *Sampling) String() string {
 	every := func(sec float64) string {
 		return time.Duration(sec * float64(time.Second)).Round(100 * time.Microsecond).String()
 	}

@@ -107,3 +107,18 @@ func TestBaselineIsShadedAndRatesStepAtTheLoad(t *testing.T) {
 		t.Errorf("the memory chart over time has no baseline legend")
 	}
 }
+
+func TestReportPageShowsTheBaselineAndTheSampling(t *testing.T) {
+	rep := &soak.Report{Verdict: "clean", Resources: map[string]verdict.Resource{}, Target: soak.TargetInfo{Probed: true},
+		Phases:   soak.Phases{BaselineSeconds: 3, SoakSeconds: 5, SoakSamples: 250},
+		Sampling: &soak.Sampling{Auto: true, IntervalSeconds: 0.02, ProbeCostSeconds: 80e-6, CPUShare: 0.004}}
+	var b strings.Builder
+	if err := RunReport(&b, rep, PageOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<dt>Baseline</dt><dd>3.0 s idle before the load", "250 samples)", "<dt>Sampling</dt><dd>every 20ms (paced to the run)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}

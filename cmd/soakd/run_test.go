@@ -12,6 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/verdict"
 )
 
 func TestParseRunErrorsNameTheFlag(t *testing.T) {
@@ -165,4 +168,30 @@ func TestDemoFindsTheLeak(t *testing.T) {
 		t.Errorf("fds per_request = %.4f; want 0.01 ± 20 %%", fds.PerRequest)
 	}
 	t.Logf("demo took %s", time.Since(start).Round(time.Second))
+}
+
+// The sampling, baseline and horizon flags reach the options; their
+// defaults are the packages' own.
+func TestParseRunSamplingBaselineAndHorizonFlags(t *testing.T) {
+	o, _, err := parseRun([]string{"-n", "10", "http://a/"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Interval != 0 || o.Baseline != soak.DefaultBaseline || o.Memory != verdict.MemoryThresholds || o.FDs != verdict.FDThresholds {
+		t.Errorf("defaults: interval %s, baseline %s, memory %+v, fds %+v; want auto, %s and the verdict package's thresholds",
+			o.Interval, o.Baseline, o.Memory, o.FDs, soak.DefaultBaseline)
+	}
+	o, _, err = parseRun([]string{"-n", "10", "--interval", "100ms", "--baseline", "0", "--leak-horizon", "1h",
+		"--leak-horizon-growth", "8MiB", "--leak-horizon-fds", "50", "--leak-limit-share", "0.5", "--exhaustion-within", "48h", "http://a/"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Interval != 100*time.Millisecond || o.Baseline >= 0 {
+		t.Errorf("interval %s, baseline %s; want 100ms and skipped (< 0)", o.Interval, o.Baseline)
+	}
+	m, f := o.Memory, o.FDs
+	if m.Horizon != 3600 || m.HorizonGrowth != 8<<20 || m.HorizonLimitShare != 0.5 || m.Exhaustion != 48*3600 ||
+		f.Horizon != 3600 || f.HorizonGrowth != 50 || f.HorizonLimitShare != 0.5 || f.Exhaustion != 48*3600 {
+		t.Errorf("memory %+v, fds %+v; want the flags' horizon, growth, share and exhaustion", m, f)
+	}
 }

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/verdict"
 )
 
 // cmdAnalyze re-analyses a run's samples.csv with the analysis flags of
@@ -94,7 +96,12 @@ func analyzeFile(path string, ao soak.AnalysisOptions) (*soak.Report, error) {
 	}
 	ao.Resources = resources
 	ti := soak.TargetInfo{Description: "samples from " + path, Probed: true}
-	return soak.NewReport(recs, nil, ti, ao), nil
+	rep := soak.NewReport(recs, nil, ti, ao)
+	if !slices.ContainsFunc(recs, func(r soak.Record) bool { return r.CPUUser > 0 || r.CPUSystem > 0 }) {
+		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive,
+			Reason: "the file holds no CPU time of the target (columns cpu_user_seconds, cpu_system_seconds)"}
+	}
+	return rep, nil
 }
 
 func resourceColumnList() string {

@@ -67,8 +67,9 @@ func TestAnalyzeFindsTheLeakInASamplesFile(t *testing.T) {
 	if code != exitLeak || !strings.Contains(out, "Verdict: LEAK") || !regexp.MustCompile(`rss\s+leak`).MatchString(out) {
 		t.Errorf("exit %d; want %d and an rss leak\n%s%s", code, exitLeak, out, stderr)
 	}
-	if !strings.Contains(out, "Load:              not in the file") || !strings.Contains(out, "baseline 3.0 s") {
-		t.Errorf("report lacks the load line or the baseline:\n%s", out)
+	if !strings.Contains(out, "Load:              not in the file") || !strings.Contains(out, "baseline 3.0 s") ||
+		!strings.Contains(out, "the file holds no CPU time of the target") {
+		t.Errorf("report lacks the load line, the baseline or why there is no CPU verdict:\n%s", out)
 	}
 }
 

@@ -156,7 +156,7 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 		defer close(done)
 		sum, lerr = r.eng.Run(ctx)
 	}()
-	r.setInterval(r.pace.cur)
+	r.setInterval(r.pace.underLoad(0, 0, true)) // back from the baseline's interval
 	r.take()
 	for running := true; running; {
 		select {

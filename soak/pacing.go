@@ -123,7 +123,7 @@ func (p *pacer) ran() {
 // number of samples. The load ends at -d or when the remaining -n
 // requests are done at the throughput so far, whichever comes first; the
 // warm-up likewise. Without a throughput yet, a run bounded by requests
-// only starts at startInterval.
+// starts at startInterval at most.
 func (p *pacer) fromPlan(loadSec float64, done uint64) time.Duration {
 	x := 0.0
 	if loadSec > 0 && done > 0 {
@@ -156,7 +156,11 @@ func (p *pacer) fromPlan(loadSec float64, done uint64) time.Duration {
 		warm = 0 // the warm-up's length is not known yet
 	}
 	soak := max(end-min(warm, end), 0)
-	return time.Duration(soak / targetSoakSamples * float64(time.Second))
+	d := time.Duration(soak / targetSoakSamples * float64(time.Second))
+	if p.plan.requests > 0 && x == 0 {
+		d = min(d, startInterval) // -n may end it long before -d
+	}
+	return d
 }
 
 // retick reports whether the ticker should move to d.

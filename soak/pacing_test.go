@@ -19,6 +19,7 @@ func TestPacerChoosesTheIntervalFromThePlanAndTheThroughput(t *testing.T) {
 		want    time.Duration
 	}{
 		{"-n, no throughput yet", plan{requests: 200000, warmReq: 20000}, 80e-6, 0, 0, startInterval},
+		{"-n and -d 8h, no throughput yet", plan{requests: 200000, duration: 8 * time.Hour, warmReq: 20000, warmDur: 30 * time.Minute}, 80e-6, 0, 0, startInterval},
 		// 30 000 req/s: 180 000 soak requests take 6 s; 6 s / 300 = 20 ms.
 		{"-n, fast server", plan{requests: 200000, warmReq: 20000}, 80e-6, 0.5, 15000, 20 * ms},
 		// 20 s of soak at 300 samples would be 67 ms.

@@ -2,6 +2,7 @@ package soak
 
 import (
 	"math"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -92,8 +93,11 @@ func TestPacerReportsItsCost(t *testing.T) {
 	}
 }
 
-// threadCPU counts this thread's CPU time.
+// threadCPU counts this thread's CPU time, with the goroutine locked to
+// the thread as take does.
 func TestThreadCPUAdvances(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	a := threadCPU()
 	x := 0
 	for i := 0; i < 1e7; i++ {

@@ -2,6 +2,7 @@ package soak
 
 import (
 	"runtime"
+	"slices"
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/load"
@@ -14,6 +15,10 @@ type AnalysisOptions struct {
 	MemLimit    uint64 // bytes; 0 = the cgroup's memory.max, if any
 	Concurrency int    // closed-loop workers; 0 in open loop
 	CPUs        int    // 0 = runtime.NumCPU()
+	// Resources limits the analysis to these resources (report names,
+	// e.g. "rss"); nil analyses every one the records hold. A samples.csv
+	// without a resource's column sets it (see ReadSamples).
+	Resources []string
 }
 
 // series picks one resource's value out of a record; ok is false when the
@@ -68,6 +73,9 @@ func Analyze(recs []Record, sum *load.Summary, ao AnalysisOptions) (map[string]v
 	perHour := soakRequestsPerHour(recs)
 	out := map[string]verdict.Resource{}
 	for _, s := range resourceSeries(ao.MemLimit) {
+		if ao.Resources != nil && !slices.Contains(ao.Resources, s.name) {
+			continue
+		}
 		pts, last, ok := points(recs, s.value)
 		if !ok {
 			continue
@@ -162,7 +170,8 @@ func lives(recs []Record, value func(probes.Member) (float64, bool)) [][]verdict
 }
 
 // soakWindow returns the first and last records of the soak phase, or of
-// the whole load when the soak phase holds fewer than two.
+// the whole load (warm-up and soak, no idle phase) when the soak phase
+// holds fewer than two.
 func soakWindow(recs []Record) (Record, Record, bool) {
 	var first, last *Record
 	for i := range recs {
@@ -179,7 +188,7 @@ func soakWindow(recs []Record) (Record, Record, bool) {
 	}
 	var load []Record
 	for _, r := range recs {
-		if r.Phase != verdict.Cooldown {
+		if r.Phase == verdict.Warmup || r.Phase == verdict.Soak {
 			load = append(load, r)
 		}
 	}
@@ -230,7 +239,7 @@ func cpuInput(recs []Record, sum *load.Summary, ao AnalysisOptions) verdict.CPUI
 		n++
 		in.TargetThreads += float64(r.Threads)
 		in.TargetProcs += float64(r.Procs)
-		if r.Rate > 0 {
+		if r.Rate > 0 && r.P99 > 0 { // P99 is of the last progress second: none before the first
 			in.P99Seconds = append(in.P99Seconds, r.P99)
 			in.P99AtSeconds = append(in.P99AtSeconds, r.Elapsed)
 			in.RateSeries = append(in.RateSeries, r.Rate)
@@ -252,7 +261,7 @@ func runqueueWaitRate(recs []Record, incarnation int) float64 {
 	var first, last *Record
 	for i := range recs {
 		r := &recs[i]
-		if !r.RunqueueValid || r.Phase == verdict.Cooldown || r.Incarnation != incarnation {
+		if !r.RunqueueValid || r.Phase == verdict.Cooldown || r.Phase == verdict.Baseline || r.Incarnation != incarnation {
 			continue
 		}
 		if first == nil {

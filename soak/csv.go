@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -168,125 +172,247 @@ func (c *csvFile) rows(rows ...[]string) error {
 
 func (c *csvFile) Close() error { return c.f.Close() }
 
-// ReadCSV reads records back from a samples.csv, checking the header.
-// Errors name the line.
+// ReadCSV reads records back from a samples.csv. See ReadSamples for the
+// columns it needs.
 func ReadCSV(r io.Reader) ([]Record, error) {
+	recs, _, err := ReadSamples(r)
+	if err != nil {
+		return recs, fmt.Errorf("samples.csv: %w", err)
+	}
+	return recs, nil
+}
+
+// RequiredColumns are the columns a samples.csv must have: the time (time
+// or elapsed_seconds, or both), the phase and the request count, and at
+// least one of ResourceColumns. Every other column of CSVHeader is
+// optional, in any order.
+var RequiredColumns = []string{"time|elapsed_seconds", "phase", "requests"}
+
+// ResourceColumns maps the columns that hold a resource to its name in
+// the report.
+var ResourceColumns = map[string]string{
+	"rss_bytes": "rss", "pss_bytes": "pss", "uss_bytes": "uss", "mem_anon_bytes": "anon",
+	"fds": "fds", "threads": "threads", "tcp_close_wait": "close_wait",
+}
+
+// ReadSamples reads records from a samples.csv, soakd's own or one made
+// by hand: the header names the columns (those of CSVHeader, in any
+// order; see RequiredColumns), and the resources returned are the report
+// names of the resource columns present. A missing column reads as not
+// sampled; without alive every row is alive, without incarnation every
+// row is the first incarnation, without time the times count from zero,
+// and without elapsed_seconds the seconds count from the first time.
+// Errors name the line and the column and say what to do; the caller
+// names the file.
+func ReadSamples(r io.Reader) ([]Record, []string, error) {
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(CSVHeader)
 	head, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("samples.csv: line 1: %w", err)
+		return nil, nil, fmt.Errorf("line 1: %w (want a header line naming the columns, e.g. %s)", err, strings.Join(CSVHeader[:4], ","))
 	}
-	for i, h := range CSVHeader {
-		if head[i] != h {
-			return nil, fmt.Errorf("samples.csv: line 1: column %d is %q, want %q", i+1, head[i], h)
-		}
+	cols, resources, err := headerColumns(head)
+	if err != nil {
+		return nil, nil, fmt.Errorf("line 1: %w", err)
 	}
 	var recs []Record
 	for line := 2; ; line++ {
 		row, err := cr.Read()
 		if err == io.EOF {
-			return recs, nil
+			break
 		}
 		if err != nil {
-			return recs, fmt.Errorf("samples.csv: %w", err)
+			return recs, resources, fmt.Errorf("%w (every row needs the header's %d columns)", err, len(head))
 		}
-		rec, err := parseRow(row)
-		if err != nil {
-			return recs, fmt.Errorf("samples.csv: line %d: %w", line, err)
+		rec := Record{Sample: probes.Sample{Alive: true, Incarnation: 1}}
+		for i, c := range cols {
+			if err := c.set(&rec, row[i]); err != nil {
+				return recs, resources, fmt.Errorf("line %d: column %s: %w", line, c.name, err)
+			}
 		}
 		recs = append(recs, rec)
 	}
+	fillTimes(recs, cols)
+	return recs, resources, nil
 }
 
-// rowParser reads the cells of one row in order, keeping the first error.
-type rowParser struct {
-	head []string // the file's header, to name a column in errors
-	row  []string
-	i    int
-	err  error
+// headerColumns maps the header to its columns, and checks that the
+// required ones are there.
+func headerColumns(head []string) ([]csvColumn, []string, error) {
+	seen := map[string]bool{}
+	var cols []csvColumn
+	var resources []string
+	for i, h := range head {
+		name := strings.TrimSpace(h)
+		set, ok := columnSetters[name]
+		switch {
+		case !ok:
+			return nil, nil, fmt.Errorf("column %d %q is not a samples.csv column: rename it to one of %s, or remove it", i+1, name, strings.Join(CSVHeader, ", "))
+		case seen[name]:
+			return nil, nil, fmt.Errorf("column %d %q appears twice: keep one", i+1, name)
+		}
+		seen[name] = true
+		cols = append(cols, csvColumn{name: name, set: set})
+		if res, ok := ResourceColumns[name]; ok {
+			resources = append(resources, res)
+		}
+	}
+	for _, req := range RequiredColumns {
+		if !slices.ContainsFunc(strings.Split(req, "|"), func(n string) bool { return seen[n] }) {
+			return nil, nil, fmt.Errorf("no %s column: a samples.csv needs %s, and at least one resource column", strings.ReplaceAll(req, "|", " or "), strings.ReplaceAll(strings.Join(RequiredColumns, ", "), "|", " or "))
+		}
+	}
+	if len(resources) == 0 {
+		return nil, nil, fmt.Errorf("no resource column: give at least one of %s", strings.Join(slices.Sorted(maps.Keys(ResourceColumns)), ", "))
+	}
+	return cols, resources, nil
 }
 
-func (p *rowParser) next() string {
-	s := p.row[p.i]
-	p.i++
-	return s
-}
-
-func (p *rowParser) fail(err error) {
-	if p.err == nil {
-		p.err = fmt.Errorf("column %s: %w", p.head[p.i-1], err)
+// fillTimes derives the time from elapsed_seconds, or elapsed_seconds
+// from the time, when the file has only one of them.
+func fillTimes(recs []Record, cols []csvColumn) {
+	has := func(n string) bool {
+		return slices.ContainsFunc(cols, func(c csvColumn) bool { return c.name == n })
+	}
+	switch {
+	case len(recs) == 0 || (has("time") && has("elapsed_seconds")):
+	case has("time"):
+		t0 := recs[0].Time
+		for i := range recs {
+			recs[i].Elapsed = recs[i].Time.Sub(t0).Seconds()
+		}
+	default:
+		for i := range recs {
+			recs[i].Time = time.Unix(0, 0).UTC().Add(time.Duration(recs[i].Elapsed * float64(time.Second)))
+		}
 	}
 }
 
-func (p *rowParser) u() uint64 {
-	v, err := strconv.ParseUint(p.next(), 10, 64)
+// csvColumn is one column of a samples.csv being read.
+type csvColumn struct {
+	name string
+	set  func(r *Record, cell string) error
+}
+
+// errEmpty is the error of an empty cell in a column that has no "not
+// sampled" state.
+var errEmpty = errors.New("empty: give a value in every row, or remove the column")
+
+func parseUint(s string) (uint64, error) {
+	if s == "" {
+		return 0, errEmpty
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		p.fail(err)
+		return 0, fmt.Errorf("%q is not a whole number >= 0", s)
 	}
-	return v
+	return v, nil
 }
 
-// ou reads an optional unsigned cell; ok is false when it is empty.
-func (p *rowParser) ou() (uint64, bool) {
-	if p.row[p.i] == "" {
-		p.i++
-		return 0, false
+func parseFloat(s string) (float64, error) {
+	if s == "" {
+		return 0, errEmpty
 	}
-	return p.u(), true
-}
-
-func (p *rowParser) f() float64 {
-	v, err := strconv.ParseFloat(p.next(), 64)
+	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		p.fail(err)
+		return 0, fmt.Errorf("%q is not a number", s)
 	}
-	return v
+	return v, nil
 }
 
-func (p *rowParser) n() int { return int(p.u()) }
-
-// on reads an optional whole-number cell; empty is 0.
-func (p *rowParser) on() int {
-	v, _ := p.ou()
-	return int(v)
+// uintCol, intCol and floatCol set a field that every row holds.
+func uintCol(f func(*Record) *uint64) func(*Record, string) error {
+	return func(r *Record, s string) (err error) {
+		*f(r), err = parseUint(s)
+		return err
+	}
 }
 
-func parseRow(row []string) (Record, error) {
-	p := &rowParser{head: CSVHeader, row: row}
-	var r Record
-	t, err := time.Parse(time.RFC3339Nano, p.next())
-	if err != nil {
-		p.fail(err)
+func intCol(f func(*Record) *int) func(*Record, string) error {
+	return func(r *Record, s string) error {
+		v, err := parseUint(s)
+		*f(r) = int(v)
+		return err
 	}
-	r.Time = t
-	r.Elapsed = p.f()
-	if r.Phase, err = parsePhase(p.next()); err != nil {
-		p.fail(err)
-	}
-	r.Requests, r.Errors = p.u(), p.u()
-	r.Rate, r.P50, r.P99 = p.f(), p.f(), p.f()
-	if r.Alive, err = strconv.ParseBool(p.next()); err != nil {
-		p.fail(err)
-	}
-	r.Incarnation, r.RootPID, r.Procs = p.n(), int32(p.n()), p.n()
-	r.RSS, r.VMS, r.Swap = p.u(), p.u(), p.u()
-	r.PSS, r.SmapsValid = p.ou()
-	r.USS, _ = p.ou()
-	r.FDs, r.FDsValid = p.ou()
-	r.FDLimit, r.Threads = p.u(), p.u()
-	r.CPUUser, r.CPUSystem = p.f(), p.f()
-	r.CtxVoluntary, r.CtxInvol = p.u(), p.u()
-	r.ReadBytes, r.IOValid = p.ou()
-	r.WriteBytes, _ = p.ou()
-	var est uint64
-	est, r.TCPValid = p.ou()
-	r.TCPEstablished = int(est)
-	r.TCPCloseWait, r.TCPTimeWait, r.TCPListen = p.on(), p.on(), p.on()
-	r.MemCurrent, r.CgroupValid = p.ou()
-	r.MemMax, _ = p.ou()
-	r.MemAnon, _ = p.ou()
-	r.MemFile, _ = p.ou()
-	r.SelfUser, r.SelfSystem, r.SelfRSS = p.f(), p.f(), p.u()
-	return r, p.err
 }
+
+func floatCol(f func(*Record) *float64) func(*Record, string) error {
+	return func(r *Record, s string) (err error) {
+		*f(r), err = parseFloat(s)
+		return err
+	}
+}
+
+// optCol sets a field that is empty when it was not sampled; a value sets
+// the field's group valid.
+func optCol[T uint64 | int](f func(*Record) *T, valid func(*Record) *bool) func(*Record, string) error {
+	return func(r *Record, s string) error {
+		if s == "" {
+			return nil
+		}
+		v, err := parseUint(s)
+		*f(r), *valid(r) = T(v), true
+		return err
+	}
+}
+
+var columnSetters = map[string]func(*Record, string) error{
+	"time": func(r *Record, s string) (err error) {
+		if r.Time, err = time.Parse(time.RFC3339Nano, s); err != nil {
+			return fmt.Errorf("%q is not an RFC 3339 time such as 2026-11-30T02:00:00Z", s)
+		}
+		return nil
+	},
+	"elapsed_seconds": floatCol(func(r *Record) *float64 { return &r.Elapsed }),
+	"phase": func(r *Record, s string) (err error) {
+		r.Phase, err = parsePhase(s)
+		return err
+	},
+	"requests":    uintCol(func(r *Record) *uint64 { return &r.Requests }),
+	"errors":      uintCol(func(r *Record) *uint64 { return &r.Errors }),
+	"rate_rps":    floatCol(func(r *Record) *float64 { return &r.Rate }),
+	"p50_seconds": floatCol(func(r *Record) *float64 { return &r.P50 }),
+	"p99_seconds": floatCol(func(r *Record) *float64 { return &r.P99 }),
+	"alive": func(r *Record, s string) (err error) {
+		if r.Alive, err = strconv.ParseBool(s); err != nil {
+			return fmt.Errorf("%q: want true or false", s)
+		}
+		return nil
+	},
+	"incarnation": intCol(func(r *Record) *int { return &r.Incarnation }),
+	"root_pid": func(r *Record, s string) error {
+		v, err := parseUint(s)
+		r.RootPID = int32(v)
+		return err
+	},
+	"procs":                   intCol(func(r *Record) *int { return &r.Procs }),
+	"rss_bytes":               uintCol(func(r *Record) *uint64 { return &r.RSS }),
+	"vms_bytes":               uintCol(func(r *Record) *uint64 { return &r.VMS }),
+	"swap_bytes":              uintCol(func(r *Record) *uint64 { return &r.Swap }),
+	"pss_bytes":               optCol(func(r *Record) *uint64 { return &r.PSS }, smapsValid),
+	"uss_bytes":               optCol(func(r *Record) *uint64 { return &r.USS }, smapsValid),
+	"fds":                     optCol(func(r *Record) *uint64 { return &r.FDs }, func(r *Record) *bool { return &r.FDsValid }),
+	"fd_limit":                uintCol(func(r *Record) *uint64 { return &r.FDLimit }),
+	"threads":                 uintCol(func(r *Record) *uint64 { return &r.Threads }),
+	"cpu_user_seconds":        floatCol(func(r *Record) *float64 { return &r.CPUUser }),
+	"cpu_system_seconds":      floatCol(func(r *Record) *float64 { return &r.CPUSystem }),
+	"ctx_voluntary":           uintCol(func(r *Record) *uint64 { return &r.CtxVoluntary }),
+	"ctx_involuntary":         uintCol(func(r *Record) *uint64 { return &r.CtxInvol }),
+	"read_bytes":              optCol(func(r *Record) *uint64 { return &r.ReadBytes }, ioValid),
+	"write_bytes":             optCol(func(r *Record) *uint64 { return &r.WriteBytes }, ioValid),
+	"tcp_established":         optCol(func(r *Record) *int { return &r.TCPEstablished }, tcpValid),
+	"tcp_close_wait":          optCol(func(r *Record) *int { return &r.TCPCloseWait }, tcpValid),
+	"tcp_time_wait":           optCol(func(r *Record) *int { return &r.TCPTimeWait }, tcpValid),
+	"tcp_listen":              optCol(func(r *Record) *int { return &r.TCPListen }, tcpValid),
+	"mem_current_bytes":       optCol(func(r *Record) *uint64 { return &r.MemCurrent }, cgroupValid),
+	"mem_max_bytes":           optCol(func(r *Record) *uint64 { return &r.MemMax }, cgroupValid),
+	"mem_anon_bytes":          optCol(func(r *Record) *uint64 { return &r.MemAnon }, cgroupValid),
+	"mem_file_bytes":          optCol(func(r *Record) *uint64 { return &r.MemFile }, cgroupValid),
+	"self_cpu_user_seconds":   floatCol(func(r *Record) *float64 { return &r.SelfUser }),
+	"self_cpu_system_seconds": floatCol(func(r *Record) *float64 { return &r.SelfSystem }),
+	"self_rss_bytes":          uintCol(func(r *Record) *uint64 { return &r.SelfRSS }),
+}
+
+func smapsValid(r *Record) *bool  { return &r.SmapsValid }
+func ioValid(r *Record) *bool     { return &r.IOValid }
+func tcpValid(r *Record) *bool    { return &r.TCPValid }
+func cgroupValid(r *Record) *bool { return &r.CgroupValid }

@@ -70,7 +70,7 @@ func TestReadCSVErrorsNameTheLine(t *testing.T) {
 	good := strings.Join(RecordRow(fullRecord()), ",")
 	bad := strings.Replace(good, ",soak,", ",lunch,", 1)
 	for _, tc := range []struct{ name, in, want string }{
-		{"bad header", strings.Replace(head, "rss_bytes", "rss", 1) + "\n", `line 1: column 13 is "rss", want "rss_bytes"`},
+		{"bad header", strings.Replace(head, "rss_bytes", "rss", 1) + "\n", `line 1: column 13 "rss" is not a samples.csv column: rename it to one of time, `},
 		{"bad phase", head + "\n" + good + "\n" + bad + "\n", `line 3: column phase: phase "lunch" is not one of baseline, warmup, soak, cooldown`},
 		{"short row", head + "\n1,2,3\n", "wrong number of fields"},
 	} {
@@ -134,15 +134,20 @@ func TestWarmupEndsAtTheFirstBoundReached(t *testing.T) {
 	o := Options{Load: loadFor(1000, time.Hour)}
 	r := &runner{o: &o}
 	r.wReq, r.wDur = o.warmupEnd()
+	if got := r.phase(Record{Elapsed: 1}); got != verdict.Baseline {
+		t.Errorf("phase before the load started = %s; want baseline", PhaseName(got))
+	}
+	r.loadStarted, r.loadStart = true, 3 // after a 3 s baseline
 	for _, tc := range []struct {
 		requests uint64
 		elapsed  float64
 		want     verdict.Phase
 	}{
-		{50, 1, verdict.Warmup},
-		{100, 2, verdict.Soak},     // 10 % of the requests
-		{90, 6 * 60, verdict.Soak}, // 10 % of the duration
-		{1000, 20, verdict.Soak},
+		{50, 3 + 1, verdict.Warmup},
+		{100, 3 + 2, verdict.Soak},     // 10 % of the requests
+		{90, 3 + 6*60, verdict.Soak},   // 10 % of the duration, from the load's start
+		{90, 6*60 + 2, verdict.Warmup}, // not yet 6 min of load
+		{1000, 3 + 20, verdict.Soak},
 	} {
 		if got := r.phase(Record{Requests: tc.requests, Elapsed: tc.elapsed}); got != tc.want {
 			t.Errorf("phase after %d requests, %g s = %s; want %s", tc.requests, tc.elapsed, PhaseName(got), PhaseName(tc.want))
@@ -150,24 +155,92 @@ func TestWarmupEndsAtTheFirstBoundReached(t *testing.T) {
 	}
 }
 
-// --interval is the sampling and the progress interval, as its help says.
-func TestIntervalIsAlsoTheProgressInterval(t *testing.T) {
+// Sampling is paced to the run unless --interval sets it; the progress
+// lines keep their own interval (the load's default, 1 s).
+func TestIntervalDefaultsToAutoAndLeavesTheProgressInterval(t *testing.T) {
 	for _, tc := range []struct {
-		name           string
-		o              Options
-		sample, report time.Duration
+		name     string
+		o        Options
+		sample   time.Duration
+		progress time.Duration
 	}{
-		{"default", Options{}, time.Second, time.Second},
-		{"--interval", Options{Interval: 250 * time.Millisecond}, 250 * time.Millisecond, 250 * time.Millisecond},
+		{"default", Options{}, 0, 0},
+		{"--interval", Options{Interval: 250 * time.Millisecond}, 250 * time.Millisecond, 0},
 		{"own load interval", Options{Interval: 5 * time.Second, Load: load.Options{Interval: time.Second}}, 5 * time.Second, time.Second},
 	} {
 		if err := tc.o.setDefaults(); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if tc.o.Interval != tc.sample || tc.o.Load.Interval != tc.report {
-			t.Errorf("%s: got sampling %s, progress %s; want %s, %s", tc.name, tc.o.Interval, tc.o.Load.Interval, tc.sample, tc.report)
+		if tc.o.Interval != tc.sample || tc.o.Load.Interval != tc.progress {
+			t.Errorf("%s: got sampling %s, progress %s; want %s, %s", tc.name, tc.o.Interval, tc.o.Load.Interval, tc.sample, tc.progress)
 		}
+	}
+	o := Options{Interval: 5 * time.Millisecond}
+	if err := o.setDefaults(); err == nil || !strings.Contains(err.Error(), "--interval") {
+		t.Errorf("--interval 5ms: error %v; want one that names --interval", err)
 	}
 }
 
 func loadFor(n uint64, d time.Duration) load.Options { return load.Options{Requests: n, Duration: d} }
+
+// Every column of soakd's samples.csv can be read, and none other.
+func TestEveryCSVColumnHasAReader(t *testing.T) {
+	for _, h := range CSVHeader {
+		if columnSetters[h] == nil {
+			t.Errorf("column %s has no reader", h)
+		}
+	}
+	if len(columnSetters) != len(CSVHeader) {
+		t.Errorf("%d column readers for %d columns", len(columnSetters), len(CSVHeader))
+	}
+}
+
+// A samples.csv made by hand needs only the time, the phase, the requests
+// and one resource; the rest reads as not sampled.
+func TestReadSamplesToleratesMissingColumns(t *testing.T) {
+	in := "elapsed_seconds,phase,requests,rss_bytes,fds\n" +
+		"0,baseline,0,1000,5\n" +
+		"1.5,soak,100,2000,\n"
+	recs, res, err := ReadSamples(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res, []string{"rss", "fds"}) {
+		t.Errorf("resources = %v; want [rss fds]", res)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d records; want 2", len(recs))
+	}
+	r := recs[1]
+	if !r.Alive || r.Incarnation != 1 || r.Phase != verdict.Soak || r.Requests != 100 || r.RSS != 2000 ||
+		r.FDsValid || !recs[0].FDsValid || recs[0].FDs != 5 || r.SmapsValid || r.TCPValid {
+		t.Errorf("record = %+v; want alive, incarnation 1, soak, 100 requests, 2000 B RSS, fds unread", r)
+	}
+	if got := r.Time.Sub(recs[0].Time); got != 1500*time.Millisecond {
+		t.Errorf("times %s apart; want 1.5s from elapsed_seconds", got)
+	}
+	recs, _, err = ReadSamples(strings.NewReader("time,phase,requests,threads\n2026-11-30T02:00:00Z,soak,1,4\n2026-11-30T02:00:02Z,soak,9,4\n"))
+	if err != nil || recs[1].Elapsed != 2 {
+		t.Errorf("elapsed from the times: %v, %v; want 2 s", recs, err)
+	}
+}
+
+func TestReadSamplesErrorsNameTheLineAndColumn(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"no time", "phase,requests,rss_bytes\nsoak,1,2\n", "line 1: no time or elapsed_seconds column: a samples.csv needs time or elapsed_seconds, phase, requests"},
+		{"no phase", "time,requests,rss_bytes\n", "line 1: no phase column"},
+		{"no resource", "time,phase,requests,errors\n", "line 1: no resource column: give at least one of fds, mem_anon_bytes"},
+		{"twice", "time,phase,requests,rss_bytes,rss_bytes\n", `line 1: column 5 "rss_bytes" appears twice`},
+		{"not a number", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,1,2\n1,soak,2,lots\n", `line 3: column rss_bytes: "lots" is not a whole number >= 0`},
+		{"empty", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,,2\n", "line 2: column requests: empty: give a value in every row, or remove the column"},
+		{"bad time", "time,phase,requests,rss_bytes\nyesterday,soak,1,2\n", `line 2: column time: "yesterday" is not an RFC 3339 time`},
+		{"short row", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,1\n", "line 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := ReadSamples(strings.NewReader(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v; want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}

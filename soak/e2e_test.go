@@ -187,3 +187,49 @@ func TestEndToEndSleeperIsIOBound(t *testing.T) {
 		t.Errorf("cpu bound = %q; want io (%s)", rep.CPU.Bound, rep.CPU.Reason)
 	}
 }
+
+// A run bounded by requests alone against a fast target is sampled often
+// enough for a verdict: the interval is paced to the throughput seen, not
+// left at 1 s, and an idle baseline comes first.
+func TestEndToEndFastRunIsPacedToAVerdict(t *testing.T) {
+	const leak = 2048
+	url, pid := startTarget(t, "--leak-bytes", fmt.Sprint(leak))
+	o := soak.Options{
+		Load:     load.Options{Endpoints: []load.Endpoint{{URL: url}}, Concurrency: 1, Requests: 60000, KeepAlive: true, Timeout: 5 * time.Second},
+		Baseline: time.Second,
+		Log:      zaptest.NewLogger(t),
+	}
+	o.Target.PID, o.Target.URL = pid, url
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := soak.Run(ctx, o)
+	if err != nil {
+		t.Fatalf("soak.Run: %v", err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	t.Logf("report:\n%s", b.String())
+	if s := rep.Sampling; s == nil || !s.Auto || s.ProbeCostSeconds <= 0 {
+		t.Errorf("sampling = %+v; want automatic, with the probe's cost", s)
+	}
+	// At 1 s a run of a few seconds has a handful of soak samples; paced,
+	// it has a few hundred (fewer when the machine makes each sample dear).
+	if n := rep.Phases.SoakSamples; n < 50 {
+		t.Errorf("soak samples = %d; want at least 50", n)
+	}
+	var base int
+	for _, r := range rep.Records {
+		if r.Phase == verdict.Baseline {
+			base++
+			if r.Requests != 0 {
+				t.Errorf("baseline record at %.2f s has %d requests; want 0", r.Elapsed, r.Requests)
+			}
+		}
+	}
+	if base < 10 || rep.Phases.BaselineSeconds < 0.9 {
+		t.Errorf("baseline: %d samples over %.2f s; want at least 10 over 1 s", base, rep.Phases.BaselineSeconds)
+	}
+	if rss := rep.Resources["rss"]; rss.Verdict != verdict.Leak {
+		t.Errorf("rss verdict = %q; want leak (%s)", rss.Verdict, rss.Reason)
+	}
+}

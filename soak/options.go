@@ -39,10 +39,16 @@ type Options struct {
 	// verdicts are made.
 	NoProbe bool
 	Sampler probes.SamplerOptions
-	// Interval is the sampling cadence, default 1 s; it is also the
-	// load's progress interval unless Load.Interval is set.
+	// Interval is the sampling cadence; zero paces it to the run (see
+	// pacer): about 300 samples over the soak, no shorter than the probe's
+	// cost allows (2 % of a core) and no longer than 1 s. The load's
+	// progress lines keep their own interval, Load.Interval (default 1 s).
 	Interval time.Duration
 
+	// Baseline is the idle phase sampled before the load starts, the level
+	// that "released" is judged against: zero is DefaultBaseline, a
+	// negative value skips it.
+	Baseline time.Duration
 	Warmup   Warmup
 	Cooldown time.Duration // sampling goes on this long after the load stops
 
@@ -62,15 +68,15 @@ type Options struct {
 	Now func() time.Time
 }
 
+// DefaultBaseline is the idle phase sampled before the load by default.
+const DefaultBaseline = 3 * time.Second
+
 func (o *Options) setDefaults() error {
-	if o.Interval == 0 {
-		o.Interval = time.Second
+	if o.Interval != 0 && o.Interval < MinInterval {
+		return fmt.Errorf("--interval must be at least %s, or 0 to pace it to the run, got %s", MinInterval, o.Interval)
 	}
-	if o.Interval < 10*time.Millisecond {
-		return fmt.Errorf("--interval must be at least 10ms, got %s", o.Interval)
-	}
-	if o.Load.Interval == 0 {
-		o.Load.Interval = o.Interval // progress lines and records' rate and latency
+	if o.Baseline == 0 {
+		o.Baseline = DefaultBaseline
 	}
 	if o.Cooldown < 0 {
 		return fmt.Errorf("--cooldown must be >= 0, got %s", o.Cooldown)
@@ -88,6 +94,15 @@ func (o *Options) setDefaults() error {
 		o.Now = time.Now
 	}
 	return nil
+}
+
+// baseline is the idle phase's length; 0 when it is skipped or nothing is
+// sampled.
+func (o *Options) baseline() time.Duration {
+	if o.NoProbe || o.Baseline < 0 {
+		return 0
+	}
+	return o.Baseline
 }
 
 // warmupEnd returns the request count and the elapsed time that end the

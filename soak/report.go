@@ -30,6 +30,10 @@ type Report struct {
 	Started   time.Time                   `json:"started"`
 	Ended     time.Time                   `json:"ended"`
 	Samples   int                         `json:"samples"`
+	// Sampling is how the run was sampled; nil when the report was made
+	// from stored samples (the daemon's live and recovered analyses,
+	// `soakd analyze`).
+	Sampling *Sampling `json:"sampling,omitempty"`
 	// Records are the run's samples; they go to samples.csv, not the JSON.
 	Records []Record `json:"-"`
 }
@@ -43,14 +47,34 @@ type TargetInfo struct {
 	Exit         *probes.ExitInfo `json:"exit,omitempty"`
 }
 
-// Phases gives the bounds of each phase, in seconds since the load started
-// and in requests.
+// Phases gives the length of each phase, in seconds and in requests, and
+// the number of samples in the soak.
 type Phases struct {
+	BaselineSeconds float64 `json:"baseline_seconds"`
 	WarmupSeconds   float64 `json:"warmup_seconds"`
 	WarmupRequests  uint64  `json:"warmup_requests"`
 	SoakSeconds     float64 `json:"soak_seconds"`
 	SoakRequests    uint64  `json:"soak_requests"`
+	SoakSamples     int     `json:"soak_samples"`
 	CooldownSeconds float64 `json:"cooldown_seconds"`
+}
+
+// Sampling is the report's account of the sampling cadence.
+type Sampling struct {
+	// Auto is true when the interval was paced to the run, false when
+	// --interval set it.
+	Auto bool `json:"auto"`
+	// IntervalSeconds is the interval when the load ended;
+	// MinIntervalSeconds and MaxIntervalSeconds bound the automatic
+	// interval under load.
+	IntervalSeconds    float64 `json:"interval_seconds"`
+	MinIntervalSeconds float64 `json:"min_interval_seconds,omitempty"`
+	MaxIntervalSeconds float64 `json:"max_interval_seconds,omitempty"`
+	// ProbeCostSeconds is soakd's CPU time per sample (reading the target
+	// and recording the sample), the mean over the run; CPUShare is all
+	// of it over the run's wall time, in cores.
+	ProbeCostSeconds float64 `json:"probe_cost_seconds"`
+	CPUShare         float64 `json:"cpu_share"`
 }
 
 // HasLeak reports whether any resource was called a leak.
@@ -67,6 +91,7 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 	}
 	rep := NewReport(r.recs, sum, ti, ao)
 	rep.Started, rep.Ended = r.start, r.o.Now()
+	rep.Sampling = r.pace.sampling(rep.Ended.Sub(rep.Started).Seconds())
 	rep.Phases.CooldownSeconds = 0
 	if n := len(r.recs); n > 0 && r.recs[n-1].Phase == verdict.Cooldown {
 		rep.Phases.CooldownSeconds = r.recs[n-1].Elapsed - loadEnd.Sub(r.start).Seconds()
@@ -117,16 +142,22 @@ func overall(rs map[string]verdict.Resource) string {
 // slowlySampled are the resources read on a slower cadence than a sample.
 var slowlySampled = map[string]bool{"pss": true, "uss": true, "close_wait": true}
 
+// phases measures the phases from the records. The load starts at the
+// last baseline sample (taken as the baseline ends), or at the run's start
+// when there is none.
 func phases(recs []Record) Phases {
 	var p Phases
-	var loadEnd float64
+	var loadStart, loadEnd float64
 	for _, r := range recs {
 		switch r.Phase {
+		case verdict.Baseline:
+			p.BaselineSeconds, loadStart, loadEnd = r.Elapsed-recs[0].Elapsed, r.Elapsed, r.Elapsed
 		case verdict.Warmup:
-			p.WarmupSeconds, p.WarmupRequests = r.Elapsed, r.Requests
+			p.WarmupSeconds, p.WarmupRequests = r.Elapsed-loadStart, r.Requests
 			loadEnd = r.Elapsed
 		case verdict.Soak:
-			p.SoakSeconds, p.SoakRequests = r.Elapsed-p.WarmupSeconds, r.Requests-p.WarmupRequests
+			p.SoakSeconds, p.SoakRequests = r.Elapsed-loadStart-p.WarmupSeconds, r.Requests-p.WarmupRequests
+			p.SoakSamples++
 			loadEnd = r.Elapsed
 		case verdict.Cooldown:
 			p.CooldownSeconds = r.Elapsed - loadEnd
@@ -242,8 +273,11 @@ func (r *Report) writeTarget(w io.Writer) {
 		}
 	}
 	p := r.Phases
-	fmt.Fprintf(w, "Phases:            warm-up %.1f s (%d requests), soak %.1f s (%d requests), cool-down %.1f s\n",
-		p.WarmupSeconds, p.WarmupRequests, p.SoakSeconds, p.SoakRequests, p.CooldownSeconds)
+	fmt.Fprintf(w, "Phases:            baseline %.1f s, warm-up %.1f s (%d requests), soak %.1f s (%d requests, %d samples), cool-down %.1f s\n",
+		p.BaselineSeconds, p.WarmupSeconds, p.WarmupRequests, p.SoakSeconds, p.SoakRequests, p.SoakSamples, p.CooldownSeconds)
+	if s := r.Sampling; s != nil {
+		fmt.Fprintf(w, "Sampling:          %s\n", s.String())
+	}
 	c := r.CPU
 	if c.Throughput > 0 {
 		fmt.Fprintf(w, "CPU:               U %.3f cores, X %.1f req/s, D %s, R %s, N %.2f, user %.0f %% / system %.0f %%\n",
@@ -252,6 +286,22 @@ func (r *Report) writeTarget(w io.Writer) {
 		fmt.Fprintf(w, "Drift:             p99 latency %+.3f ms/h, throughput %+.1f %% from the first to the last third\n",
 			1000*c.P99SlopePerHour, 100*c.ThroughputDecay)
 	}
+}
+
+// String says how the run was sampled, in one line.
+func (s *Sampling) String() string {
+	every := func(sec float64) string {
+		return time.Duration(sec * float64(time.Second)).Round(100 * time.Microsecond).String()
+	}
+	how := "set by --interval"
+	if s.Auto {
+		how = "paced to the run"
+		if s.MinIntervalSeconds > 0 && s.MaxIntervalSeconds > s.MinIntervalSeconds {
+			how += fmt.Sprintf(", %s to %s under load", every(s.MinIntervalSeconds), every(s.MaxIntervalSeconds))
+		}
+	}
+	return fmt.Sprintf("every %s (%s); %s of soakd's CPU per sample, %.2f %% of a core in all",
+		every(s.IntervalSeconds), how, FormatSeconds(s.ProbeCostSeconds), 100*s.CPUShare)
 }
 
 func exitStatus(e *probes.ExitInfo) string {

@@ -52,3 +52,39 @@ func TestTextReportOpensWithTheVerdictBlock(t *testing.T) {
 		t.Errorf("text report does not open with the verdict:\n%s", out)
 	}
 }
+
+// The phases count from the load's start, which the baseline precedes.
+func TestPhasesMeasureTheBaseline(t *testing.T) {
+	var recs []Record
+	add := func(el float64, p verdict.Phase, req uint64) {
+		recs = append(recs, Record{Elapsed: el, Phase: p, Requests: req})
+	}
+	for i := range 4 {
+		add(float64(i), verdict.Baseline, 0)
+	}
+	add(3, verdict.Warmup, 0)
+	add(4, verdict.Warmup, 100)
+	for i := range 10 {
+		add(5+float64(i), verdict.Soak, 200+100*uint64(i))
+	}
+	add(16, verdict.Cooldown, 1100)
+	add(19, verdict.Cooldown, 1100)
+	want := Phases{BaselineSeconds: 3, WarmupSeconds: 1, WarmupRequests: 100, SoakSeconds: 10, SoakRequests: 1000, SoakSamples: 10, CooldownSeconds: 5}
+	if got := phases(recs); got != want {
+		t.Errorf("phases = %+v; want %+v", got, want)
+	}
+}
+
+func TestTextReportSaysHowItSampled(t *testing.T) {
+	rep := &Report{Verdict: "clean", Target: TargetInfo{Probed: true},
+		Sampling: &Sampling{Auto: true, IntervalSeconds: 0.02043, MinIntervalSeconds: 0.0127, MaxIntervalSeconds: 0.05,
+			ProbeCostSeconds: 85e-6, CPUShare: 0.0042}}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "Sampling:          every 20.4ms (paced to the run, 12.7ms to 50ms under load); 85µs of soakd's CPU per sample, 0.42 % of a core in all"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, b.String())
+	}
+}

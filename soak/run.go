@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -21,12 +22,15 @@ import (
 // load's progress at the moment it was taken.
 type Record struct {
 	probes.Sample
-	Elapsed  float64       `json:"elapsed_seconds"` // since the load started
+	// Elapsed is the time since the run started: since the first sample
+	// of the baseline, or since the load started when there is none.
+	Elapsed  float64       `json:"elapsed_seconds"`
 	Phase    verdict.Phase `json:"phase"`
 	Requests uint64        `json:"requests"` // cumulative completed requests
 	Errors   uint64        `json:"errors"`
-	// Rate, P50 and P99 are the load's figures over the last progress
-	// interval: requests per second, and latency in seconds.
+	// Rate is the throughput since the previous sample, requests per
+	// second. P50 and P99 are the latency, in seconds, of the load's last
+	// progress interval (1 s by default), which may span several samples.
 	Rate float64 `json:"rate_rps"`
 	P50  float64 `json:"p50_seconds"`
 	P99  float64 `json:"p99_seconds"`
@@ -46,8 +50,12 @@ type runner struct {
 	mu   sync.Mutex // guards last
 	last load.Interval
 
-	recs     []Record
-	loadDone bool
+	pace        *pacer
+	tick        *time.Ticker
+	recs        []Record
+	loadStarted bool
+	loadStart   float64 // Elapsed when the load started
+	loadDone    bool
 }
 
 // Run soaks the target: it resolves (or starts) the target, checks that the
@@ -60,6 +68,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	r := &runner{o: &o}
 	r.wReq, r.wDur = o.warmupEnd()
+	r.pace = newPacer(o.Interval, plan{requests: o.Load.Requests, duration: o.Load.Duration, warmReq: r.wReq, warmDur: r.wDur})
 	r.wireLoad()
 	eng, err := load.New(o.Load)
 	if err != nil {
@@ -127,23 +136,31 @@ func (r *runner) wireLoad() {
 	}
 }
 
-// loop runs the load and samples on the cadence until the load ends, then
-// through the cool-down. It returns the load summary and when the load ended.
+// loop samples the idle baseline, then runs the load and samples on the
+// paced cadence until the load ends, then through the cool-down. It
+// returns the load summary and when the load ended.
 func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	r.start = r.o.Now()
+	r.tick = time.NewTicker(r.pace.cur)
+	defer r.tick.Stop()
+	if d := r.o.baseline(); d > 0 {
+		r.o.Log.Info("baseline: sampling the idle target before the load", zap.Duration("baseline", d))
+		r.idle(ctx, d)
+	}
 	var sum *load.Summary
 	var lerr error
 	done := make(chan struct{})
+	r.loadStarted = true
+	r.loadStart = r.o.Now().Sub(r.start).Seconds()
 	go func() {
 		defer close(done)
 		sum, lerr = r.eng.Run(ctx)
 	}()
-	tick := time.NewTicker(r.o.Interval)
-	defer tick.Stop()
+	r.setInterval(r.pace.underLoad(0, 0, true)) // back from the baseline's interval
 	r.take()
 	for running := true; running; {
 		select {
-		case <-tick.C:
+		case <-r.tick.C:
 			r.take()
 		case <-done:
 			running = false
@@ -157,25 +174,65 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	r.loadDone = true
 	if r.sampler != nil && r.o.Cooldown > 0 && ctx.Err() == nil {
 		r.o.Log.Info("cool-down: load stopped, sampling goes on", zap.Duration("cooldown", r.o.Cooldown))
-		timer := time.NewTimer(r.o.Cooldown)
-		defer timer.Stop()
-		for cooling := true; cooling; {
-			select {
-			case <-tick.C:
-				r.take()
-			case <-timer.C:
-				cooling = false
-			case <-ctx.Done():
-				cooling = false
-			}
-		}
-		r.take()
+		r.idle(ctx, r.o.Cooldown)
 	}
 	return sum, loadEnd, nil
 }
 
-// take records one sample now.
+// idle samples an idle phase (the baseline or the cool-down) of length d,
+// at least minPhaseSamples times when the interval is automatic, and once
+// more at its end.
+func (r *runner) idle(ctx context.Context, d time.Duration) {
+	r.setInterval(r.pace.idle(d))
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	r.take()
+	for {
+		select {
+		case <-r.tick.C:
+			r.take()
+		case <-timer.C:
+			r.take()
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// setInterval moves the ticker to d.
+func (r *runner) setInterval(d time.Duration) {
+	r.pace.cur = d
+	r.tick.Reset(d)
+}
+
+// take records one sample now, measures what it cost, and under load
+// re-paces the ticker.
 func (r *runner) take() {
+	runtime.LockOSThread()
+	cpu0 := threadCPU()
+	rec := r.record()
+	if r.csv != nil {
+		if err := r.csv.Write(rec); err != nil {
+			r.o.Log.Error("writing samples.csv", zap.Error(err))
+		}
+	}
+	if r.o.OnRecord != nil {
+		r.o.OnRecord(rec)
+	}
+	r.pace.observe(threadCPU() - cpu0)
+	runtime.UnlockOSThread()
+	if r.loadStarted && !r.loadDone {
+		d := r.pace.underLoad(rec.Elapsed-r.loadStart, rec.Requests, rec.Phase == verdict.Warmup)
+		if r.pace.retick(d) {
+			r.tick.Reset(d)
+		}
+		r.pace.ran()
+	}
+}
+
+// record samples the target and joins the load's progress.
+func (r *runner) record() Record {
 	var s probes.Sample
 	if r.sampler != nil {
 		s = r.sampler.Sample()
@@ -190,20 +247,18 @@ func (r *runner) take() {
 		Elapsed:  s.Time.Sub(r.start).Seconds(),
 		Requests: r.eng.Completed(),
 		Errors:   r.eng.Errors(),
-		Rate:     iv.Rate,
 		P50:      iv.P50,
 		P99:      iv.P99,
 	}
-	rec.Phase = r.phase(rec)
-	r.recs = append(r.recs, rec)
-	if r.csv != nil {
-		if err := r.csv.Write(rec); err != nil {
-			r.o.Log.Error("writing samples.csv", zap.Error(err))
+	if n := len(r.recs); n > 0 {
+		prev := r.recs[n-1]
+		if dt := rec.Elapsed - prev.Elapsed; dt > 0 && rec.Requests >= prev.Requests {
+			rec.Rate = float64(rec.Requests-prev.Requests) / dt
 		}
 	}
-	if r.o.OnRecord != nil {
-		r.o.OnRecord(rec)
-	}
+	rec.Phase = r.phase(rec)
+	r.recs = append(r.recs, rec)
+	return rec
 }
 
 // phase places a record: in the warm-up until it reaches the first of the
@@ -211,8 +266,10 @@ func (r *runner) take() {
 // a run bounded by both -n and -d, which stops at whichever comes first).
 func (r *runner) phase(rec Record) verdict.Phase {
 	reqLeft := r.wReq == 0 || rec.Requests < r.wReq
-	durLeft := r.wDur == 0 || time.Duration(rec.Elapsed*float64(time.Second)) < r.wDur
+	durLeft := r.wDur == 0 || time.Duration((rec.Elapsed-r.loadStart)*float64(time.Second)) < r.wDur
 	switch {
+	case !r.loadStarted:
+		return verdict.Baseline
 	case r.loadDone:
 		return verdict.Cooldown
 	case (r.wReq > 0 || r.wDur > 0) && reqLeft && durLeft:

@@ -28,7 +28,8 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 	rate := fs.Float64("rate", 1500, "requests per second (open loop)")
 	dur := fs.DurationP("duration", "d", 40*time.Second, "how long to load the demo target")
 	cool := fs.Duration("cooldown", 10*time.Second, "how long to watch after the load stops")
-	interval := fs.Duration("interval", time.Second, "sampling and progress interval")
+	interval := fs.Duration("interval", 0, "sampling interval (0: paced to the run)")
+	baseline := fs.Duration("baseline", soak.DefaultBaseline, "sample the idle target this long before the load (0 skips it)")
 	var f runFlags
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines")
@@ -44,19 +45,24 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	o, err := demoOptions(*leak, *fdEvery, *rate, *dur, *cool)
+	o, err := demoOptions(*leak, *fdEvery, *rate, *dur, *cool+max(*baseline, 0))
 	if err != nil {
 		fmt.Fprintln(stderr, "soakd demo:", err)
 		return exitUsage
 	}
-	o.OutDir, o.Interval = *out, *interval
+	o.OutDir, o.Interval, o.Baseline, o.Cooldown = *out, *interval, *baseline, *cool
+	if *baseline <= 0 {
+		o.Baseline = -1
+	}
 	f.logLevel = "warn"
-	fmt.Fprintf(stderr, "soakd demo: the target leaks %d B per request and one fd every %d requests; soaking it at %.0f req/s for %s, then %s of cool-down.\n",
-		*leak, *fdEvery, *rate, *dur, *cool)
+	fmt.Fprintf(stderr, "soakd demo: the target leaks %d B per request and one fd every %d requests; %s of idle baseline, soaking it at %.0f req/s for %s, then %s of cool-down.\n",
+		*leak, *fdEvery, max(*baseline, 0), *rate, *dur, *cool)
 	return soakAndReport(o, f, stdout, stderr)
 }
 
-func demoOptions(leak, fdEvery int, rate float64, dur, cool time.Duration) (soak.Options, error) {
+// demoOptions soaks the demo target for dur; idle is the time it is
+// sampled without load (the baseline and the cool-down).
+func demoOptions(leak, fdEvery int, rate float64, dur, idle time.Duration) (soak.Options, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return soak.Options{}, err
@@ -77,10 +83,9 @@ func demoOptions(leak, fdEvery int, rate float64, dur, cool time.Duration) (soak
 	o.Target.URL = url
 	o.Target.Exec = strings.Join([]string{exe, "demo-target", "--listen", addr,
 		"--leak-bytes", strconv.Itoa(leak), "--leak-fd-every", strconv.Itoa(fdEvery),
-		"--max-lifetime", (dur + cool + time.Minute).String()}, " ")
+		"--max-lifetime", (dur + idle + time.Minute).String()}, " ")
 	o.Target.ReadyTimeout = 10 * time.Second
 	o.Target.StopGrace = 5 * time.Second
-	o.Cooldown = cool
 	o.Sampler.SmapsInterval = 2 * time.Second
 	o.Sampler.SocketInterval = 2 * time.Second
 	return o, nil

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dustin/go-humanize"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
@@ -32,11 +31,8 @@ type runFlags struct {
 	targets      string
 	expectBody   string
 	warmup       string
-	memLimit     string
-	leakBytes    float64
-	leakGrowth   string
-	leakFDs      float64
-	alpha        float64
+	baseline     time.Duration
+	analysis     analysisFlags
 	noSmaps      bool
 	quiet        bool
 	progress     bool
@@ -85,16 +81,13 @@ func newRunFlagSet(o *soak.Options, f *runFlags, stderr io.Writer) *pflag.FlagSe
 	fs.DurationVar(&t.StopGrace, "stop-grace", 5*time.Second, "with --exec: SIGKILL this long after SIGTERM")
 	fs.BoolVar(&o.NoProbe, "no-probe", false, "load only: sample no target, make no resource verdicts")
 	// Sampling and verdicts.
-	fs.DurationVar(&o.Interval, "interval", time.Second, "sampling and progress interval")
+	fs.DurationVar(&o.Interval, "interval", 0, "sampling interval; 0 paces it to the run (about 300 soak samples, 10ms to 1s, within 2% of a core); progress lines stay at 1s")
 	fs.DurationVar(&o.Sampler.SmapsInterval, "smaps-interval", 30*time.Second, "how often to read PSS/USS from smaps_rollup (it takes the target's mmap lock)")
 	fs.BoolVar(&f.noSmaps, "no-smaps", false, "never read smaps_rollup (no PSS/USS)")
+	fs.DurationVar(&f.baseline, "baseline", soak.DefaultBaseline, "before the load, sample the idle target this long: the level 'released' is judged against (0 skips it)")
 	fs.StringVar(&f.warmup, "warmup", "10%", "excluded from the fits: N requests, a duration (30s), a share of the run (10%), or 0")
 	fs.DurationVar(&o.Cooldown, "cooldown", 0, "after the load stops, sample this long to see whether memory is released")
-	fs.StringVar(&f.memLimit, "mem-limit", "", "memory limit for the time to exhaustion, e.g. 2GiB (default: the cgroup's memory.max)")
-	fs.Float64Var(&f.leakBytes, "leak-bytes-per-request", 16, "a memory leak's 95% CI lower bound must exceed this, bytes per request")
-	fs.StringVar(&f.leakGrowth, "leak-min-growth", "1MiB", "a memory leak must grow at least this much over the soak")
-	fs.Float64Var(&f.leakFDs, "leak-fds-per-request", 0.001, "an fd leak's 95% CI lower bound must exceed this, fds per request")
-	fs.Float64Var(&f.alpha, "alpha", 0.001, "significance level of the trend test")
+	f.analysis.declare(fs)
 	// Output.
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines")
 	fs.BoolVar(&f.progress, "progress", false, "print progress lines even when stderr is not a terminal")
@@ -166,9 +159,19 @@ func (f *runFlags) apply(o *soak.Options, args []string) error {
 		return fmt.Errorf("--warmup %w", err)
 	}
 	o.Warmup = w
-	if err := f.applyThresholds(o); err != nil {
+	switch {
+	case f.baseline < 0:
+		return fmt.Errorf("--baseline must be >= 0 (0 skips it), got %s", f.baseline)
+	case f.baseline == 0:
+		o.Baseline = -1
+	default:
+		o.Baseline = f.baseline
+	}
+	ao, err := f.analysis.options()
+	if err != nil {
 		return err
 	}
+	o.Memory, o.FDs, o.MemLimit = ao.Memory, ao.FDs, ao.MemLimit
 	return checkStop(l)
 }
 
@@ -180,29 +183,6 @@ func checkStop(l *load.Options) error {
 	case l.Rate < 0:
 		return fmt.Errorf("--rate %g: want requests per second > 0, or 0 for the closed loop", l.Rate)
 	}
-	return nil
-}
-
-func (f *runFlags) applyThresholds(o *soak.Options) error {
-	if f.memLimit != "" {
-		v, err := humanize.ParseBytes(f.memLimit)
-		if err != nil {
-			return fmt.Errorf("--mem-limit %q: want a size such as 512MiB or 2GB", f.memLimit)
-		}
-		o.MemLimit = v
-	}
-	growth, err := humanize.ParseBytes(f.leakGrowth)
-	if err != nil {
-		return fmt.Errorf("--leak-min-growth %q: want a size such as 1MiB", f.leakGrowth)
-	}
-	if f.alpha <= 0 || f.alpha >= 0.5 {
-		return fmt.Errorf("--alpha must be between 0 and 0.5, got %g", f.alpha)
-	}
-	if f.leakBytes < 0 || f.leakFDs < 0 {
-		return errors.New("--leak-bytes-per-request and --leak-fds-per-request must be >= 0")
-	}
-	o.Memory.Alpha, o.Memory.MinPerRequest, o.Memory.MinTotal = f.alpha, f.leakBytes, float64(growth)
-	o.FDs.Alpha, o.FDs.MinPerRequest, o.FDs.MinTotal = f.alpha, f.leakFDs, 5
 	return nil
 }
 

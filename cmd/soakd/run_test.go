@@ -12,6 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/verdict"
 )
 
 func TestParseRunErrorsNameTheFlag(t *testing.T) {
@@ -36,6 +39,12 @@ func TestParseRunErrorsNameTheFlag(t *testing.T) {
 		{"unknown flag", []string{"--concurency", "2", "http://a/"}, "unknown flag: --concurency"},
 		{"no stop", []string{"http://a/"}, "set -n/--requests N or -d/--duration D"},
 		{"negative rate", []string{"-n", "10", "--rate", "-5", "http://a/"}, "--rate -5: want requests per second > 0"},
+		{"negative baseline", []string{"-n", "10", "--baseline", "-1s", "http://a/"}, "--baseline must be >= 0 (0 skips it)"},
+		{"zero horizon", []string{"-n", "10", "--leak-horizon", "0s", "http://a/"}, "--leak-horizon must be > 0"},
+		{"bad horizon growth", []string{"-n", "10", "--leak-horizon-growth", "lots", "http://a/"}, `--leak-horizon-growth "lots"`},
+		{"zero horizon fds", []string{"-n", "10", "--leak-horizon-fds", "0", "http://a/"}, "--leak-horizon-fds must be > 0"},
+		{"limit share over 1", []string{"-n", "10", "--leak-limit-share", "2", "http://a/"}, "--leak-limit-share must be > 0 and <= 1"},
+		{"zero exhaustion", []string{"-n", "10", "--exhaustion-within", "0s", "http://a/"}, "--exhaustion-within must be > 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer
@@ -159,4 +168,30 @@ func TestDemoFindsTheLeak(t *testing.T) {
 		t.Errorf("fds per_request = %.4f; want 0.01 ± 20 %%", fds.PerRequest)
 	}
 	t.Logf("demo took %s", time.Since(start).Round(time.Second))
+}
+
+// The sampling, baseline and horizon flags reach the options; their
+// defaults are the packages' own.
+func TestParseRunSamplingBaselineAndHorizonFlags(t *testing.T) {
+	o, _, err := parseRun([]string{"-n", "10", "http://a/"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Interval != 0 || o.Baseline != soak.DefaultBaseline || o.Memory != verdict.MemoryThresholds || o.FDs != verdict.FDThresholds {
+		t.Errorf("defaults: interval %s, baseline %s, memory %+v, fds %+v; want auto, %s and the verdict package's thresholds",
+			o.Interval, o.Baseline, o.Memory, o.FDs, soak.DefaultBaseline)
+	}
+	o, _, err = parseRun([]string{"-n", "10", "--interval", "100ms", "--baseline", "0", "--leak-horizon", "1h",
+		"--leak-horizon-growth", "8MiB", "--leak-horizon-fds", "50", "--leak-limit-share", "0.5", "--exhaustion-within", "48h", "http://a/"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Interval != 100*time.Millisecond || o.Baseline >= 0 {
+		t.Errorf("interval %s, baseline %s; want 100ms and skipped (< 0)", o.Interval, o.Baseline)
+	}
+	m, f := o.Memory, o.FDs
+	if m.Horizon != 3600 || m.HorizonGrowth != 8<<20 || m.HorizonLimitShare != 0.5 || m.Exhaustion != 48*3600 ||
+		f.Horizon != 3600 || f.HorizonGrowth != 50 || f.HorizonLimitShare != 0.5 || f.Exhaustion != 48*3600 {
+		t.Errorf("memory %+v, fds %+v; want the flags' horizon, growth, share and exhaustion", m, f)
+	}
 }

@@ -134,7 +134,7 @@ func TestRunKilledWithSIGKILLLeavesEverySampleOnDisk(t *testing.T) {
 	out := t.TempDir()
 	csvPath := filepath.Join(out, "samples.csv")
 	// The test process owns the listening socket, so it is the target.
-	cmd := startSoakd(t, &bytes.Buffer{}, "run", "-q", "--interval", "50ms", "--rate", "200", "-d", "2m", "--out", out, srv.URL+"/")
+	cmd := startSoakd(t, &bytes.Buffer{}, "run", "-q", "--interval", "50ms", "--baseline", "0", "--rate", "200", "-d", "2m", "--out", out, srv.URL+"/")
 	lines := func() int {
 		b, _ := os.ReadFile(csvPath)
 		return strings.Count(string(b), "\n")

@@ -18,6 +18,8 @@ import (
 	_ "time/tzdata" // job timezones work on hosts without /usr/share/zoneinfo
 
 	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/verdict"
 )
 
 // Defaults of the daemon's settings.
@@ -66,9 +68,10 @@ type Job struct {
 	Name     string `yaml:"name"`
 	Schedule string `yaml:"schedule"` // five cron fields, @daily, @every 6h
 	Timezone string `yaml:"timezone"` // IANA name; "" or "Local" = the host's
-	// MaxDuration caps the whole run, cool-down included. After Load it
-	// is always set: when the file leaves it out it is load.duration +
-	// phases.cooldown + target.ready_timeout + 5m.
+	// MaxDuration caps the whole run, baseline and cool-down included.
+	// After Load it is always set: when the file leaves it out it is
+	// phases.baseline + load.duration + phases.cooldown +
+	// target.ready_timeout + 5m.
 	MaxDuration time.Duration `yaml:"max_duration"`
 	Alerts      []string      `yaml:"alerts"` // sink names from alerts.sinks
 
@@ -117,15 +120,17 @@ type LoadConfig struct {
 
 // SamplingConfig is the cadence of the target's samples.
 type SamplingConfig struct {
-	Interval      time.Duration `yaml:"interval"`
-	Smaps         bool          `yaml:"smaps"` // false: never read smaps_rollup
+	Interval      time.Duration `yaml:"interval"` // 0 = paced to the run
+	Smaps         bool          `yaml:"smaps"`    // false: never read smaps_rollup
 	SmapsInterval time.Duration `yaml:"smaps_interval"`
 	TopN          int           `yaml:"top_n"` // per-process breakdown size
 }
 
-// PhasesConfig are the warm-up (excluded from the fits) and the cool-down.
+// PhasesConfig are the idle baseline before the load, the warm-up
+// (excluded from the fits) and the cool-down.
 type PhasesConfig struct {
-	Warmup   string        `yaml:"warmup"` // N requests, 30s, 10%, or 0
+	Baseline time.Duration `yaml:"baseline"` // 0 skips it
+	Warmup   string        `yaml:"warmup"`   // N requests, 30s, 10%, or 0
 	Cooldown time.Duration `yaml:"cooldown"`
 }
 
@@ -136,6 +141,15 @@ type ThresholdsConfig struct {
 	LeakMinGrowth       string  `yaml:"leak_min_growth"` // a size, e.g. 1MiB
 	LeakFDsPerRequest   float64 `yaml:"leak_fds_per_request"`
 	MemLimit            string  `yaml:"mem_limit"` // a size; "" = the cgroup's memory.max
+	// The horizon floors: growth projected over LeakHorizon at the
+	// observed throughput that makes a leak (LeakHorizonGrowth of memory,
+	// LeakHorizonFDs fds, or LeakLimitShare of the limit), and reaching
+	// a limit within ExhaustionWithin.
+	LeakHorizon       time.Duration `yaml:"leak_horizon"`
+	LeakHorizonGrowth string        `yaml:"leak_horizon_growth"` // a size, e.g. 64MiB
+	LeakHorizonFDs    float64       `yaml:"leak_horizon_fds"`
+	LeakLimitShare    float64       `yaml:"leak_limit_share"`
+	ExhaustionWithin  time.Duration `yaml:"exhaustion_within"`
 }
 
 // Default returns a Config with every default set and no jobs.
@@ -152,16 +166,22 @@ func Default() Config {
 // DefaultJob returns a Job with every default set: the same defaults as
 // `soakd run`'s flags.
 func DefaultJob() Job {
+	mem, fds := verdict.MemoryThresholds, verdict.FDThresholds
 	return Job{
 		Target: TargetConfig{ReadyTimeout: 10 * time.Second, StopGrace: 5 * time.Second},
 		Load: LoadConfig{
 			Method: "GET", Concurrency: 1, KeepAlive: true, Timeout: 30 * time.Second,
 		},
-		Sampling:   SamplingConfig{Interval: time.Second, Smaps: true, SmapsInterval: 30 * time.Second, TopN: 5},
-		Phases:     PhasesConfig{Warmup: "10%"},
-		Thresholds: ThresholdsConfig{Alpha: 0.001, LeakBytesPerRequest: 16, LeakMinGrowth: "1MiB", LeakFDsPerRequest: 0.001},
+		Sampling: SamplingConfig{Smaps: true, SmapsInterval: 30 * time.Second, TopN: 5},
+		Phases:   PhasesConfig{Baseline: soak.DefaultBaseline, Warmup: "10%"},
+		Thresholds: ThresholdsConfig{Alpha: mem.Alpha, LeakBytesPerRequest: mem.MinPerRequest, LeakMinGrowth: "1MiB",
+			LeakFDsPerRequest: fds.MinPerRequest,
+			LeakHorizon:       seconds(mem.Horizon), LeakHorizonGrowth: "64MiB", LeakHorizonFDs: fds.HorizonGrowth,
+			LeakLimitShare: mem.HorizonLimitShare, ExhaustionWithin: seconds(mem.Exhaustion)},
 	}
 }
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // Load reads, parses and validates the config file at path.
 func Load(path string) (*Config, error) {

@@ -13,11 +13,12 @@ import (
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/verdict"
 )
 
 // Options turns the job into soak options, as `soakd run` turns its flags:
-// Load, Target, NoProbe, Sampler, Interval, Warmup, Cooldown, Memory, FDs
-// and MemLimit. The daemon adds Log, OnRecord, OutDir and the like. It
+// Load, Target, NoProbe, Sampler, Interval, Baseline, Warmup, Cooldown,
+// Memory, FDs and MemLimit. The daemon adds Log, OnRecord, OutDir and the like. It
 // reads the targets file and a body @FILE, so call it for each run to pick
 // up their current content.
 func (j *Job) Options() (soak.Options, error) {
@@ -43,6 +44,10 @@ func (j *Job) Options() (soak.Options, error) {
 		return o, fmt.Errorf("job %s: phases.warmup %w", j.Name, err)
 	}
 	o.Cooldown = j.Phases.Cooldown
+	o.Baseline = j.Phases.Baseline
+	if o.Baseline == 0 {
+		o.Baseline = -1 // skipped
+	}
 	if err := j.Thresholds.apply(&o); err != nil {
 		return o, fmt.Errorf("job %s: thresholds.%w", j.Name, err)
 	}
@@ -100,8 +105,16 @@ func (t *ThresholdsConfig) apply(o *soak.Options) error {
 			return fmt.Errorf("mem_limit %q: want a size such as 512MiB", t.MemLimit)
 		}
 	}
+	hGrowth, err := humanize.ParseBytes(t.LeakHorizonGrowth)
+	if err != nil {
+		return fmt.Errorf("leak_horizon_growth %q: want a size such as 64MiB", t.LeakHorizonGrowth)
+	}
+	horizon := verdict.Thresholds{Horizon: t.LeakHorizon.Seconds(), HorizonLimitShare: t.LeakLimitShare, Exhaustion: t.ExhaustionWithin.Seconds()}
+	o.Memory, o.FDs = horizon, horizon
 	o.Memory.Alpha, o.Memory.MinPerRequest, o.Memory.MinTotal = t.Alpha, t.LeakBytesPerRequest, float64(growth)
-	o.FDs.Alpha, o.FDs.MinPerRequest, o.FDs.MinTotal = t.Alpha, t.LeakFDsPerRequest, 5
+	o.Memory.HorizonGrowth = float64(hGrowth)
+	o.FDs.Alpha, o.FDs.MinPerRequest, o.FDs.MinTotal = t.Alpha, t.LeakFDsPerRequest, verdict.FDThresholds.MinTotal
+	o.FDs.HorizonGrowth = t.LeakHorizonFDs
 	return nil
 }
 

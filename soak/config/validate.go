@@ -263,7 +263,7 @@ func contains(list []string, s string) bool {
 }
 
 func (v validator) checkMaxDuration(p string, j *Job) {
-	budget := j.Load.Duration + j.Phases.Cooldown
+	budget := j.Load.Duration + j.Phases.Baseline + j.Phases.Cooldown
 	switch {
 	case j.MaxDuration < 0:
 		v.errs.add(p+".max_duration", "must be > 0, got %s", j.MaxDuration)
@@ -272,6 +272,6 @@ func (v validator) checkMaxDuration(p string, j *Job) {
 	case j.MaxDuration == 0:
 		j.MaxDuration = budget + j.Target.ReadyTimeout + DefaultSchedulingSlack
 	case j.Load.Duration > 0 && j.MaxDuration < budget:
-		v.errs.add(p+".max_duration", "%s is shorter than load.duration + phases.cooldown (%s)", j.MaxDuration, budget)
+		v.errs.add(p+".max_duration", "%s is shorter than phases.baseline + load.duration + phases.cooldown (%s)", j.MaxDuration, budget)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dustin/go-humanize"
 
@@ -161,8 +160,8 @@ func validStatus(s string) bool {
 }
 
 func (v validator) checkSampling(p string, s *SamplingConfig) {
-	if s.Interval < 10*time.Millisecond {
-		v.errs.add(p+".interval", "must be at least 10ms, got %s", s.Interval)
+	if s.Interval != 0 && s.Interval < soak.MinInterval {
+		v.errs.add(p+".interval", "must be at least %s, or 0 to pace it to the run, got %s", soak.MinInterval, s.Interval)
 	}
 	if s.SmapsInterval <= 0 {
 		v.errs.add(p+".smaps_interval", "must be > 0, got %s (set smaps: false to never read smaps_rollup)", s.SmapsInterval)
@@ -178,6 +177,9 @@ func (v validator) checkPhases(p string, ph *PhasesConfig) {
 	}
 	if ph.Cooldown < 0 {
 		v.errs.add(p+".cooldown", "must be >= 0, got %s", ph.Cooldown)
+	}
+	if ph.Baseline < 0 {
+		v.errs.add(p+".baseline", "must be >= 0 (0 skips it), got %s", ph.Baseline)
 	}
 }
 
@@ -198,5 +200,25 @@ func (v validator) checkThresholds(p string, t *ThresholdsConfig) {
 		if _, err := humanize.ParseBytes(t.MemLimit); err != nil {
 			v.errs.add(p+".mem_limit", "%q: want a size such as 512MiB or 2GB, or \"\" for the cgroup's memory.max", t.MemLimit)
 		}
+	}
+	v.checkHorizon(p, t)
+}
+
+// checkHorizon checks the horizon and exhaustion floors.
+func (v validator) checkHorizon(p string, t *ThresholdsConfig) {
+	if t.LeakHorizon <= 0 {
+		v.errs.add(p+".leak_horizon", "must be > 0, e.g. 24h; got %s", t.LeakHorizon)
+	}
+	if g, err := humanize.ParseBytes(t.LeakHorizonGrowth); err != nil || g == 0 {
+		v.errs.add(p+".leak_horizon_growth", "%q: want a size > 0 such as 64MiB", t.LeakHorizonGrowth)
+	}
+	if t.LeakHorizonFDs <= 0 {
+		v.errs.add(p+".leak_horizon_fds", "must be > 0, e.g. 1000; got %g", t.LeakHorizonFDs)
+	}
+	if t.LeakLimitShare <= 0 || t.LeakLimitShare > 1 {
+		v.errs.add(p+".leak_limit_share", "must be > 0 and <= 1, e.g. 0.1; got %g", t.LeakLimitShare)
+	}
+	if t.ExhaustionWithin <= 0 {
+		v.errs.add(p+".exhaustion_within", "must be > 0, e.g. 168h; got %s", t.ExhaustionWithin)
 	}
 }

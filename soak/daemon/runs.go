@@ -146,9 +146,13 @@ func (a *activeRun) progress() (float64, uint64) {
 		return 0, 0
 	}
 	r := a.recs[len(a.recs)-1]
+	var loadStart float64 // the idle baseline's samples come first
+	for i := 0; i < len(a.recs) && a.recs[i].Phase == verdict.Baseline; i++ {
+		loadStart = a.recs[i].Elapsed
+	}
 	p := -1.0
 	if a.planDuration > 0 {
-		p = r.Elapsed / a.planDuration.Seconds()
+		p = max(r.Elapsed-loadStart, 0) / a.planDuration.Seconds()
 	}
 	if a.planRequests > 0 {
 		p = max(p, float64(r.Requests)/float64(a.planRequests))

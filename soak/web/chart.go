@@ -260,11 +260,18 @@ func addRestarts(p *plot.Plot, xs []float64) {
 	}
 }
 
-// addPhases shades the warm-up ([0, warm]) and the cool-down ([cool, end]);
-// cool < 0 means none.
-func addPhases(p *plot.Plot, warm, cool, end float64) {
-	if warm > 0 {
-		b := band{x0: math.Inf(-1), x1: warm, color: colShade}
+// addPhases shades the idle baseline ([start, base]), the warm-up ([base,
+// warm]) and the cool-down ([cool, end]); base 0 and cool < 0 mean none.
+func addPhases(p *plot.Plot, base, warm, cool, end float64) {
+	from := math.Inf(-1)
+	if base > 0 {
+		b := band{x0: from, x1: base, color: colCool}
+		p.Add(b)
+		p.Legend.Add("idle baseline (shaded)", b)
+		from = base
+	}
+	if warm > from {
+		b := band{x0: from, x1: warm, color: colShade}
 		p.Add(b)
 		p.Legend.Add("warm-up (shaded)", b)
 	}

@@ -40,7 +40,7 @@ func memoryByRequests(rep *soak.Report, a axes) (chart, bool, error) {
 	}
 	ys := byteScale("memory", maxOf(recs, ms[0].value))
 	p := newPlot(a.req.label, ys.label)
-	addPhases(p, a.warmReq, -1, 0)
+	addPhases(p, 0, a.warmReq, -1, 0)
 	desc := "Memory of the target's process tree against completed requests."
 	if res, ok := rep.Resources["rss"]; ok && a.soakStart >= 0 && fitted(res) {
 		if err := addFit(p, rep, res, a, ys); err != nil {
@@ -159,7 +159,7 @@ func memoryByTime(rep *soak.Report, a axes) (chart, bool, error) {
 	}
 	ys := byteScale("memory", maxOf(recs, ms[0].value))
 	p := newPlot(a.sec.label, ys.label)
-	addPhases(p, a.warmSec, a.coolSec, a.endSec)
+	addPhases(p, a.baseSec, a.warmSec, a.coolSec, a.endSec)
 	for i, m := range ms {
 		if err := addLine(p, m.name, pick(recs, a.xSec, scaled(m.value, ys)), memColors[i%len(memColors)], i); err != nil {
 			return chart{}, false, err
@@ -167,7 +167,7 @@ func memoryByTime(rep *soak.Report, a axes) (chart, bool, error) {
 	}
 	addRestarts(p, a.restartsSec)
 	p.Y.Min = 0
-	desc := "Memory of the target's process tree over time; the shaded stretches are the warm-up and the cool-down, when no load ran."
+	desc := "Memory of the target's process tree over time; the shaded stretches are the idle baseline before the load, the warm-up, and the cool-down after it."
 	c, err := render(p, "chart-memory-time", "Memory over time, with the warm-up and cool-down shaded", desc+restartNote(a))
 	return c, err == nil, err
 }
@@ -187,7 +187,7 @@ func fdChart(rep *soak.Report, a axes) (chart, bool, error) {
 	}
 	limit := pick(recs, a.xReq, fdLimit)
 	p := newPlot(a.req.label, "open file descriptors")
-	addPhases(p, a.warmReq, -1, 0)
+	addPhases(p, 0, a.warmReq, -1, 0)
 	if err := addLine(p, "open fds", fds, colBlue, 0); err != nil {
 		return chart{}, false, err
 	}
@@ -213,7 +213,7 @@ func threadChart(rep *soak.Report, a axes) (chart, bool, error) {
 		return chart{}, false, nil
 	}
 	p := newPlot(a.req.label, "count")
-	addPhases(p, a.warmReq, -1, 0)
+	addPhases(p, 0, a.warmReq, -1, 0)
 	if err := addLine(p, "threads", th, colBlue, 0); err != nil {
 		return chart{}, false, err
 	}
@@ -233,7 +233,7 @@ func cpuChart(rep *soak.Report, a axes) (chart, bool, error) {
 		return chart{}, false, nil
 	}
 	p := newPlot(a.sec.label, "CPU (cores)")
-	addPhases(p, a.warmSec, a.coolSec, a.endSec)
+	addPhases(p, a.baseSec, a.warmSec, a.coolSec, a.endSec)
 	sys, err := plotter.NewLine(total)
 	if err != nil {
 		return chart{}, false, fmt.Errorf("cpu chart: %w", err)
@@ -260,7 +260,7 @@ func throughputChart(rep *soak.Report, a axes) (chart, bool, error) {
 		return chart{}, false, nil
 	}
 	p := newPlot(a.sec.label, "throughput (requests/s)")
-	addPhases(p, a.warmSec, a.coolSec, a.endSec)
+	addPhases(p, a.baseSec, a.warmSec, a.coolSec, a.endSec)
 	if err := addLine(p, "requests/s", xy, colGreen, 0); err != nil {
 		return chart{}, false, err
 	}
@@ -282,7 +282,7 @@ func latencyChart(rep *soak.Report, a axes) (chart, bool, error) {
 		return chart{}, false, nil
 	}
 	p := newPlot(a.sec.label, "latency (ms)")
-	addPhases(p, a.warmSec, a.coolSec, a.endSec)
+	addPhases(p, a.baseSec, a.warmSec, a.coolSec, a.endSec)
 	if err := addLine(p, "p50", p50, colBlue, 0); err != nil {
 		return chart{}, false, err
 	}

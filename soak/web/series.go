@@ -29,15 +29,16 @@ func requestScale(max float64) scale {
 	return scale{"requests", 1}
 }
 
-// timeScale picks a unit for seconds since the load started up to max.
+// timeScale picks a unit for seconds since the run started (the idle
+// baseline's start, or the load's without one) up to max.
 func timeScale(max float64) scale {
 	switch {
 	case max >= 3*3600:
-		return scale{"time since the load started (h)", 3600}
+		return scale{"time since the run started (h)", 3600}
 	case max >= 300:
-		return scale{"time since the load started (min)", 60}
+		return scale{"time since the run started (min)", 60}
 	}
-	return scale{"time since the load started (s)", 1}
+	return scale{"time since the run started (s)", 1}
 }
 
 // byteScale picks a unit for bytes up to max, naming the quantity.
@@ -57,6 +58,7 @@ func byteScale(what string, max float64) scale {
 // and restarts on each x axis.
 type axes struct {
 	req, sec         scale
+	baseSec          float64 // end of the idle baseline, 0 without one
 	warmReq, warmSec float64 // end of the warm-up
 	coolSec, endSec  float64 // start of the cool-down (-1: none), last sample
 	restartsReq      []float64
@@ -76,6 +78,8 @@ func newAxes(recs []soak.Record) axes {
 	prevInc := 0
 	for i, r := range recs {
 		switch {
+		case r.Phase == verdict.Baseline:
+			a.baseSec = a.sec.of(r.Elapsed)
 		case r.Phase == verdict.Warmup:
 			a.warmReq, a.warmSec = a.req.of(float64(r.Requests)), a.sec.of(r.Elapsed)
 		case r.Phase == verdict.Soak && a.soakStart < 0:
@@ -179,8 +183,8 @@ func cpuRates(recs []soak.Record, a axes) (user, total plotter.XYs) {
 // requestRates returns the throughput in requests per second as
 // Δrequests/Δt over windows of at least 1/cpuWindows of the run and 2 s,
 // like cpuRates. The request count is soakd's own, so it never resets at a
-// restart; a window does not span the start of the cool-down, so that the
-// end of the load shows as a step. The records' Rate is not used: it is
+// restart; a window spans neither the start of the load nor the start of
+// the cool-down, so that both show as steps. The records' Rate is not used: it is
 // the load's last completed interval, which the first samples precede.
 func requestRates(recs []soak.Record, a axes) plotter.XYs {
 	if len(recs) < 2 {
@@ -196,8 +200,8 @@ func requestRates(recs []soak.Record, a axes) plotter.XYs {
 	}
 	s := 0
 	for i := 1; i < len(recs); i++ {
-		if recs[i].Phase == verdict.Cooldown && recs[i-1].Phase != verdict.Cooldown && s < i-1 {
-			emit(s, i-1) // the last, maybe short, window under load
+		if idle(recs[i]) != idle(recs[i-1]) && s < i-1 {
+			emit(s, i-1) // the last, maybe short, window of the phase
 			s = i - 1
 		}
 		if recs[i].Elapsed-recs[s].Elapsed < minWindow {
@@ -208,6 +212,9 @@ func requestRates(recs []soak.Record, a axes) plotter.XYs {
 	}
 	return decimate(out, displayBuckets)
 }
+
+// idle says whether a record is from a phase without load.
+func idle(r soak.Record) bool { return r.Phase == verdict.Baseline || r.Phase == verdict.Cooldown }
 
 // describeRange says "from A to B" for a chart's description.
 func describeRange(what string, lo, hi float64, format func(float64) string) string {

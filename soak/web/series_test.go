@@ -2,10 +2,12 @@ package web
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
 
+	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -64,5 +66,59 @@ func TestHeadroom(t *testing.T) {
 				t.Errorf("y max: got %g; want above 100", p.Y.Max)
 			}
 		})
+	}
+}
+
+// A run with an idle baseline shows it shaded on the charts over time,
+// and its throughput steps up where the load starts, with no window
+// spanning both.
+func TestBaselineIsShadedAndRatesStepAtTheLoad(t *testing.T) {
+	// 3 s of baseline every 0.1 s, then 1000 requests/s for 10 s sampled
+	// every 20 ms.
+	var recs []soak.Record
+	for i := 0; i <= 30; i++ {
+		recs = append(recs, soak.Record{Sample: probes.Sample{Alive: true, RSS: 1 << 20, Incarnation: 1},
+			Elapsed: 0.1 * float64(i), Phase: verdict.Baseline})
+	}
+	for i := 1; i <= 500; i++ {
+		el := 3 + 0.02*float64(i)
+		recs = append(recs, soak.Record{Sample: probes.Sample{Alive: true, RSS: 1<<20 + uint64(i), Incarnation: 1},
+			Elapsed: el, Phase: verdict.Soak, Requests: uint64(1000 * (el - 3))})
+	}
+	a := newAxes(recs)
+	if a.baseSec != 3 {
+		t.Errorf("baseline ends at %g s; want 3", a.baseSec)
+	}
+	for _, pt := range requestRates(recs, a) {
+		want := 1000.0
+		if pt.X < 3 {
+			want = 0
+		}
+		if math.Abs(pt.Y-want) > 1e-6 {
+			t.Errorf("rate at %.2f s: got %.1f; want %.0f", pt.X, pt.Y, want)
+		}
+	}
+	rep := &soak.Report{Records: recs, Resources: map[string]verdict.Resource{}, Target: soak.TargetInfo{Probed: true}}
+	c, ok, err := memoryByTime(rep, a)
+	if err != nil || !ok {
+		t.Fatalf("memory chart: %v, %v", ok, err)
+	}
+	if !strings.Contains(string(c.SVG), ">idle baseline (shaded)</text>") {
+		t.Errorf("the memory chart over time has no baseline legend")
+	}
+}
+
+func TestReportPageShowsTheBaselineAndTheSampling(t *testing.T) {
+	rep := &soak.Report{Verdict: "clean", Resources: map[string]verdict.Resource{}, Target: soak.TargetInfo{Probed: true},
+		Phases:   soak.Phases{BaselineSeconds: 3, SoakSeconds: 5, SoakSamples: 250},
+		Sampling: &soak.Sampling{Auto: true, IntervalSeconds: 0.02, ProbeCostSeconds: 80e-6, CPUShare: 0.004}}
+	var b strings.Builder
+	if err := RunReport(&b, rep, PageOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<dt>Baseline</dt><dd>3.0 s idle before the load", "250 samples)", "<dt>Sampling</dt><dd>every 20ms (paced to the run)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
 	}
 }

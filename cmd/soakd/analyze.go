@@ -1,0 +1,141 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// cmdAnalyze re-analyses a run's samples.csv with the analysis flags of
+// `soakd run`: to re-judge a night's run with other thresholds, or to check
+// the statistics on data from elsewhere.
+func cmdAnalyze(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("analyze", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	var a analysisFlags
+	a.declare(fs)
+	concurrency := fs.IntP("concurrency", "c", 0, "the run's closed-loop workers, for the CPU verdict (0: open loop, or not known)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: soakd analyze [flags] FILE.csv\n\n"+
+			"Re-analyse a run's samples.csv (soakd run --out, soakd export --csv) with the\n"+
+			"analysis flags of 'soakd run', and print the same verdict. Exit code 0: done,\n"+
+			"1: a leak was found, 2: a usage error or an unreadable file.\n\n"+
+			"The file needs a header line naming its columns, in any order:\n  %s,\n"+
+			"and at least one resource column:\n  %s.\n"+
+			"Any other column of soakd's samples.csv may be left out; it then reads as\n"+
+			"not sampled. Phases: baseline, warmup, soak, cooldown.\n\nFlags:\n",
+			strings.ReplaceAll(strings.Join(soak.RequiredColumns, ", "), "|", " or "), resourceColumnList())
+		fmt.Fprint(stderr, fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "soakd analyze: want one samples.csv file: soakd analyze [flags] FILE.csv")
+		return exitUsage
+	}
+	ao, err := a.options()
+	if err != nil {
+		fmt.Fprintln(stderr, "soakd analyze:", err)
+		return exitUsage
+	}
+	if *concurrency < 0 {
+		fmt.Fprintf(stderr, "soakd analyze: --concurrency must be >= 0, got %d\n", *concurrency)
+		return exitUsage
+	}
+	ao.Concurrency = *concurrency
+	path := fs.Arg(0)
+	rep, err := analyzeFile(path, ao)
+	if err != nil {
+		fmt.Fprintf(stderr, "soakd analyze: %s: %v\n", path, err)
+		return exitUsage
+	}
+	if *asJSON {
+		err = rep.WriteJSON(stdout)
+	} else if err = rep.WriteText(stdout); err == nil {
+		_, err = fmt.Fprintln(stdout, "Load:              not in the file (soakd analyze reads the samples only)")
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "soakd analyze: writing the report:", err)
+		return exitUsage
+	}
+	if rep.HasLeak() {
+		return exitLeak
+	}
+	return exitOK
+}
+
+// analyzeFile reads a run's samples from path and analyses them with ao,
+// over the resources the file holds. It is the one place where analyze
+// reads a run's files.
+func analyzeFile(path string, ao soak.AnalysisOptions) (*soak.Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, resources, err := soak.ReadSamples(f)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, errors.New("no samples, only a header: give one row per sample")
+	}
+	if err := attachProcs(recs, filepath.Join(filepath.Dir(path), "procs.csv")); err != nil {
+		return nil, err
+	}
+	ao.Resources = resources
+	ti := soak.TargetInfo{Description: "samples from " + path, Probed: true}
+	rep := soak.NewReport(recs, nil, ti, ao)
+	if !slices.ContainsFunc(recs, func(r soak.Record) bool { return r.CPUUser > 0 || r.CPUSystem > 0 }) {
+		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive,
+			Reason: "the file holds no CPU time of the target (columns cpu_user_seconds, cpu_system_seconds)"}
+	}
+	return rep, nil
+}
+
+// attachProcs reads the procs.csv beside a samples.csv, when there is
+// one, onto the records, so that the lives check sees each process.
+func attachProcs(recs []soak.Record, path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rows, err := soak.ReadProcsCSV(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := soak.AttachMembers(recs, rows); err != nil {
+		return fmt.Errorf("%s: %w (it must come from the same run as the samples.csv beside it; move it away to analyse without it)", path, err)
+	}
+	return nil
+}
+
+func resourceColumnList() string {
+	var cols []string
+	for _, c := range soak.CSVHeader {
+		if _, ok := soak.ResourceColumns[c]; ok {
+			cols = append(cols, c)
+		}
+	}
+	return strings.Join(cols, ", ")
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// samplesFile writes a samples.csv of a run with soak.WriteCSV: a 3 s
+// baseline, then 300 samples under load at 1000 requests a second (the
+// first 30 in the warm-up), with RSS growing by perRequest bytes a request
+// over 50 MiB and up to 64 KiB of noise.
+func samplesFile(t *testing.T, perRequest float64) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	start := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
+	var recs []soak.Record
+	add := func(sec float64, phase verdict.Phase, requests uint64) {
+		rss := 50<<20 + perRequest*float64(requests) + float64(rng.IntN(64<<10))
+		recs = append(recs, soak.Record{
+			Sample: probes.Sample{Time: start.Add(time.Duration(sec * float64(time.Second))), Alive: true,
+				Incarnation: 1, RootPID: 42, Procs: 1, RSS: uint64(rss), FDsValid: true, FDs: 12, FDLimit: 1024, Threads: 4},
+			Elapsed: sec, Phase: phase, Requests: requests,
+		})
+	}
+	for i := range 11 {
+		add(0.3*float64(i), verdict.Baseline, 0)
+	}
+	for i := range 300 {
+		phase := verdict.Soak
+		if i < 30 {
+			phase = verdict.Warmup
+		}
+		add(3+float64(i), phase, uint64(i)*1000)
+	}
+	path := filepath.Join(t.TempDir(), "samples.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := soak.WriteCSV(f, recs); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func analyzeArgs(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	code = run(append([]string{"analyze"}, args...), &out, &errs)
+	return code, out.String(), errs.String()
+}
+
+func TestAnalyzeFindsTheLeakInASamplesFile(t *testing.T) {
+	code, out, stderr := analyzeArgs(t, samplesFile(t, 1024))
+	if code != exitLeak || !strings.Contains(out, "Verdict: LEAK") || !regexp.MustCompile(`rss\s+leak`).MatchString(out) {
+		t.Errorf("exit %d; want %d and an rss leak\n%s%s", code, exitLeak, out, stderr)
+	}
+	if !strings.Contains(out, "Load:              not in the file") || !strings.Contains(out, "baseline 3.0 s") ||
+		!strings.Contains(out, "the file holds no CPU time of the target") {
+		t.Errorf("report lacks the load line, the baseline or why there is no CPU verdict:\n%s", out)
+	}
+}
+
+func TestAnalyzeCallsAFlatFileClean(t *testing.T) {
+	code, out, stderr := analyzeArgs(t, "--json", samplesFile(t, 0))
+	if code != exitOK {
+		t.Fatalf("exit %d; want %d\n%s%s", code, exitOK, out, stderr)
+	}
+	var rep struct {
+		Verdict   string
+		Resources map[string]verdict.Resource
+		Load      any
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("the JSON report: %v\n%s", err, out)
+	}
+	if rep.Verdict == verdict.Leak || rep.Resources["rss"].Verdict == verdict.Leak || rep.Load != nil {
+		t.Errorf("verdict %q, rss %q, load %v; want no leak and no load", rep.Verdict, rep.Resources["rss"].Verdict, rep.Load)
+	}
+	for _, name := range []string{"pss", "uss", "close_wait", "anon"} {
+		if _, ok := rep.Resources[name]; ok {
+			t.Errorf("resources hold %s, which the file has no reading of", name)
+		}
+	}
+}
+
+// The same file is a leak or not by the thresholds given.
+func TestAnalyzeThresholdFlagsChangeTheVerdict(t *testing.T) {
+	path := samplesFile(t, 1024)
+	code, out, _ := analyzeArgs(t, "--leak-bytes-per-request", "1e6", "--leak-min-growth", "1TiB",
+		"--leak-horizon-growth", "1PiB", path)
+	if code != exitOK || strings.Contains(out, "Verdict: LEAK") {
+		t.Errorf("with every floor raised: exit %d; want %d and no leak\n%s", code, exitOK, out)
+	}
+}
+
+func TestAnalyzeErrorsNameTheFlagTheFileAndTheLine(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("elapsed_seconds,phase,requests,rss_bytes\n0,soak,0,100\n1,soak,10,lots\n"), 0o644)
+	noRes := filepath.Join(dir, "nores.csv")
+	os.WriteFile(noRes, []byte("time,phase,requests\n"), 0o644)
+	empty := filepath.Join(dir, "empty.csv")
+	os.WriteFile(empty, []byte("elapsed_seconds,phase,requests,rss_bytes\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no file", nil, "want one samples.csv file"},
+		{"missing file", []string{filepath.Join(dir, "none.csv")}, "none.csv: open"},
+		{"bad cell", []string{bad}, bad + `: line 3: column rss_bytes: "lots" is not a whole number >= 0`},
+		{"no resource", []string{noRes}, nores(noRes)},
+		{"header only", []string{empty}, "no samples, only a header"},
+		{"bad flag", []string{"--leak-horizon", "-1h", bad}, "--leak-horizon must be > 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := analyzeArgs(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tc.want)
+			}
+		})
+	}
+}
+
+func nores(path string) string { return path + ": line 1: no resource column: give at least one of" }

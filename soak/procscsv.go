@@ -153,3 +153,56 @@ func AttachMembers(recs []Record, rows []ProcRow) error {
 	}
 	return nil
 }
+
+// rowParser reads the cells of one row in order, keeping the first error.
+type rowParser struct {
+	head []string // the file's header, to name a column in errors
+	row  []string
+	i    int
+	err  error
+}
+
+func (p *rowParser) next() string {
+	s := p.row[p.i]
+	p.i++
+	return s
+}
+
+func (p *rowParser) fail(err error) {
+	if p.err == nil {
+		p.err = fmt.Errorf("column %s: %w", p.head[p.i-1], err)
+	}
+}
+
+func (p *rowParser) u() uint64 {
+	v, err := strconv.ParseUint(p.next(), 10, 64)
+	if err != nil {
+		p.fail(err)
+	}
+	return v
+}
+
+// ou reads an optional unsigned cell; ok is false when it is empty.
+func (p *rowParser) ou() (uint64, bool) {
+	if p.row[p.i] == "" {
+		p.i++
+		return 0, false
+	}
+	return p.u(), true
+}
+
+func (p *rowParser) f() float64 {
+	v, err := strconv.ParseFloat(p.next(), 64)
+	if err != nil {
+		p.fail(err)
+	}
+	return v
+}
+
+func (p *rowParser) n() int { return int(p.u()) }
+
+// on reads an optional whole-number cell; empty is 0.
+func (p *rowParser) on() int {
+	v, _ := p.ou()
+	return int(v)
+}

@@ -85,7 +85,7 @@ func decide(f fit, th Thresholds, fl floors, rel *bool) decision {
 	sig := f.significant(th.Alpha)
 	clears := sig && f.whole.Lo > fl.leak()
 	switch {
-	case f.shape.kind == shapeDecel && f.grew(plateauAlpha):
+	case f.shape.kind == shapeDecel && f.grew(plateauAlpha) && f.end-f.start > th.MinTotal:
 		return decideSlowing(f, th, fl)
 	case clears && f.fittedGrowth() <= th.MinTotal:
 		more := th.MinTotal/f.whole.Slope - f.span

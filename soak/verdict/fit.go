@@ -17,7 +17,7 @@ type fit struct {
 	b           trend.Binned // the fitted envelope
 	whole, last trend.Fit
 	p           float64  // one-sided p of an increase: the slope over its corrected standard error
-	mk, headMK  trend.MK // Mann–Kendall over the whole soak and its first two thirds
+	mk          trend.MK // Mann–Kendall over the whole soak, reported for reference
 	rho, vif    float64  // residuals' AR(1) coefficient and the variance inflation it gives
 	quantum     float64
 	span        float64 // requests covered
@@ -55,7 +55,6 @@ func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 	f.p = slopeP(f.whole)
 	i := sort.SearchFloat64s(b.X, s.x[0]+2*f.span/3)
 	f.last = f.sub(i, len(b.X))
-	f.headMK = trend.MannKendallInflated(b.X[:i], b.Y[:i], trend.VarianceInflation(b.X[:i], f.rho))
 	k := max(1, min(5, len(b.Y)/20))
 	f.start, f.end = trend.Median(b.Y[:k]), trend.Median(b.Y[len(b.Y)-k:])
 	return f
@@ -124,10 +123,14 @@ func slopeP(t trend.Fit) float64 {
 	return 0.5 * math.Erfc(t.Slope/se/math.Sqrt2)
 }
 
-// grew: a significant increase over the soak or over its first two
-// thirds (a long flat tail dilutes the whole soak's Mann–Kendall S).
+// grew: a significant increase over the soak, or over its stretch before
+// the knot when it decelerates (a long flat tail dilutes the whole soak's
+// trend), each judged by its slope's corrected interval.
 func (f fit) grew(alpha float64) bool {
-	return f.significant(alpha) || f.headMK.PIncrease < alpha
+	if f.significant(alpha) {
+		return true
+	}
+	return f.shape.kind == shapeDecel && f.shape.at >= 2 && slopeP(f.sub(0, f.shape.at+1)) < alpha
 }
 
 // flattened: the last third is confidently slower than half the whole

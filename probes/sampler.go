@@ -27,6 +27,10 @@ type SamplerOptions struct {
 	// kernel's TCP hash table (about 0.3 ms of CPU here), so it is not
 	// taken on every sample.
 	SocketInterval time.Duration
+	// ThreadInterval is the cadence of the pass over every thread of the
+	// tree (default 5s; <0 disables): the other threads' context switches
+	// and every thread's schedstat. It costs a read or two per thread.
+	ThreadInterval time.Duration
 	// Log receives the one-time warnings (permission denied and the like).
 	Log *zap.Logger
 }
@@ -74,6 +78,9 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 	if opts.SocketInterval == 0 {
 		opts.SocketInterval = 5 * time.Second
 	}
+	if opts.ThreadInterval == 0 {
+		opts.ThreadInterval = threadInterval
+	}
 	if opts.Log == nil {
 		opts.Log = t.log
 	}
@@ -84,7 +91,7 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 		procAcc: newAccumulator(), threadAcc: newAccumulator(), waitAcc: newAccumulator(), tcp: newTCPCounter(),
 		warned: map[string]bool{}, netlink: t.spec.ProcRoot == "/proc",
 		smaps: cadence{every: opts.SmapsInterval}, census: cadence{every: opts.SocketInterval},
-		threads: cadence{every: threadInterval},
+		threads: cadence{every: opts.ThreadInterval},
 	}
 }
 
@@ -250,8 +257,9 @@ func (s *Sampler) readIO(p proc, c *counters, out *Sample) {
 	}
 }
 
-// threadInterval is how often the context switches of threads other than
-// the main one, and every thread's run-queue wait, are read.
+// threadInterval is the default of SamplerOptions.ThreadInterval: how
+// often the context switches of threads other than the main one, and every
+// thread's schedstat, are read.
 const threadInterval = 5 * time.Second
 
 // threadCounters adds the context switches of p's threads and, every

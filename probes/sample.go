@@ -49,6 +49,39 @@ type Sample struct {
 	RunqueueWait  float64 `json:"runqueue_wait_seconds"`
 	RunqueueValid bool    `json:"runqueue_valid"`
 
+	// The busiest thread and process since the previous thread pass (every
+	// SamplerOptions.ThreadInterval); HotValid says whether this sample
+	// holds a fresh reading. The thread is the one runnable longest: on a
+	// CPU for HotThreadCPU of the interval and waiting for one for
+	// HotThreadWait (shares of one core). A thread near 1 is a saturated
+	// event loop, however many idle threads the process has. HotProcCores
+	// is the busiest process's user+system time, in cores.
+	HotValid      bool    `json:"hot_valid"`
+	HotThreadPID  int32   `json:"hot_thread_pid"`
+	HotThreadTID  int32   `json:"hot_thread_tid"`
+	HotThreadName string  `json:"hot_thread_name"` // the thread's comm
+	HotThreadCPU  float64 `json:"hot_thread_cpu"`
+	HotThreadWait float64 `json:"hot_thread_wait"`
+	HotProcPID    int32   `json:"hot_proc_pid"`
+	HotProcName   string  `json:"hot_proc_name"`
+	HotProcCores  float64 `json:"hot_proc_cores"`
+
+	// CPUCapacity is the cores the root may use: the least of its affinity
+	// mask, its cgroup v2 cpuset.cpus.effective and the cpu.max quota of
+	// its cgroup or an ancestor; 0 when none was readable.
+	// CPUCapacitySource names the deciding limit first, then the others.
+	// Both are read on each thread pass and repeated in between.
+	CPUCapacity       float64 `json:"cpu_capacity_cores"`
+	CPUCapacitySource string  `json:"cpu_capacity_source"`
+
+	// The whole machine's CPU time from /proc/stat, cumulative seconds
+	// summed over its HostCPUs CPUs: busy (user, nice, system, irq,
+	// softirq, steal) and total (busy, idle, iowait).
+	HostCPUValid bool    `json:"host_cpu_valid"`
+	HostCPUBusy  float64 `json:"host_cpu_busy_seconds"`
+	HostCPUTotal float64 `json:"host_cpu_total_seconds"`
+	HostCPUs     int     `json:"host_cpus"`
+
 	// I/O bytes, cumulative; IOValid is false when /proc/PID/io was denied.
 	// ReadBytes and WriteBytes reached the storage layer (read_bytes,
 	// write_bytes); ReadChars and WriteChars went through read/write-like

@@ -65,6 +65,10 @@ type Sampler struct {
 	warned     map[string]bool
 	fdLimit    uint64
 	limitOf    procID
+	pass       *cpuPass // the busiest thread and process of a thread pass
+	allowed    int      // the root's affinity CPUs, from this sample's status
+	capacity   capacity // the root's CPU capacity, read on each thread pass
+	now        func() time.Time
 }
 
 // NewSampler returns a Sampler of t.
@@ -92,6 +96,7 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 		warned: map[string]bool{}, netlink: t.spec.ProcRoot == "/proc",
 		smaps: cadence{every: opts.SmapsInterval}, census: cadence{every: opts.SocketInterval},
 		threads: cadence{every: opts.ThreadInterval},
+		pass:    newCPUPass(), now: time.Now,
 	}
 }
 
@@ -108,10 +113,11 @@ func (s *Sampler) Sample() (out Sample) {
 			out.Alive = false
 		}
 	}()
-	out.Time = time.Now()
+	out.Time = s.now()
 	st := s.t.current(out.Time)
 	out.RootPID, out.RootStart, out.Incarnation = st.ID.PID, st.ID.Start, st.Incarnation
 	s.sampleSelf(&out)
+	s.sampleHost(&out)
 	if st.Alive {
 		s.sampleTree(&out, st)
 	}
@@ -140,6 +146,21 @@ func (s *Sampler) sampleSelf(out *Sample) {
 	out.SelfRSS = st.RSSPages * s.pageSize
 }
 
+// sampleHost reads the machine's CPU time from /proc/stat.
+func (s *Sampler) sampleHost(out *Sample) {
+	b, err := s.fs.read(s.fs.root + "/stat")
+	if err != nil {
+		return
+	}
+	h, err := parseProcStat(b)
+	if err != nil {
+		return
+	}
+	out.HostCPUValid = true
+	out.HostCPUBusy, out.HostCPUTotal = float64(h.Busy)/clockTicks, float64(h.Total)/clockTicks
+	out.HostCPUs = h.CPUs
+}
+
 // sampleTree reads every process of the tree, then the tree-wide tables.
 func (s *Sampler) sampleTree(out *Sample, st rootState) {
 	procs, err := s.members(st)
@@ -153,9 +174,17 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 	s.allThreads = s.threads.due(out.Time, st.ID)
 	s.tcp.reset()
 	s.stats = s.stats[:0]
+	if s.allThreads {
+		s.pass.start(out.Time, st.ID)
+	}
 	for _, p := range procs {
 		s.stats = append(s.stats, s.sampleProc(p, census, out))
 	}
+	if s.allThreads {
+		s.pass.finish(s, out)
+		s.capacity = capacityOf(s.fs, s.t.spec.CgroupRoot, st.ID.PID, s.allowed)
+	}
+	out.CPUCapacity, out.CPUCapacitySource = s.capacity.Cores, s.capacity.Source
 	if census {
 		s.sampleTCP(out, st.ID.PID)
 	} else {
@@ -207,6 +236,9 @@ func (s *Sampler) sampleProc(p proc, census bool, out *Sample) ProcStat {
 	if b, err := s.fs.readPid(p.ID.PID, "status"); err == nil {
 		if status, err := parseStatus(b); err == nil {
 			out.Swap += status.SwapBytes
+			if p.ID.PID == out.RootPID {
+				s.allowed = status.CPUsAllowed
+			}
 			s.threadCounters(p, status)
 		}
 	}
@@ -273,14 +305,17 @@ const threadInterval = 5 * time.Second
 // exact at those samples and lag by the other threads' last few seconds in
 // between.
 //
-// The run-queue wait is the second field of /proc/PID/task/TID/schedstat.
-// It tells a server that waits for a CPU (CPU-bound on a busy machine)
-// from one that waits on I/O. It is read in the same pass over the tasks.
+// The same pass reads /proc/PID/task/TID/schedstat: its first field, the
+// time on a CPU, finds the busiest thread (a saturated event loop among
+// idle helpers), and its second, the run-queue wait, tells a server that
+// waits for a CPU (CPU-bound on a busy machine) from one that waits on
+// I/O. Without schedstat the thread's stat gives its CPU time in ticks.
 func (s *Sampler) threadCounters(p proc, leader statusInfo) {
 	s.threadAcc.observe(p.ID, counters{CtxVol: leader.CtxVol, CtxInvol: leader.CtxInvol})
 	if !s.allThreads {
 		return
 	}
+	s.pass.noteProc(p)
 	_ = s.fs.eachTask(p.ID.PID, func(tid int32) {
 		id := procID{PID: tid, Start: p.ID.Start}
 		if tid != p.ID.PID {
@@ -290,13 +325,35 @@ func (s *Sampler) threadCounters(p proc, leader statusInfo) {
 				}
 			}
 		}
-		if b, err := s.fs.readTask(p.ID.PID, tid, "schedstat"); err == nil {
-			if w, ok := parseSchedstatWait(b); ok {
-				s.waitAcc.observe(id, counters{RunWait: w})
-				s.waitRead = true
-			}
-		}
+		s.taskCPU(p, id, tid)
 	})
+}
+
+// taskCPU reads one thread's on-CPU and run-queue times and notes them in
+// the pass.
+func (s *Sampler) taskCPU(p proc, id procID, tid int32) {
+	var cur counters
+	if b, err := s.fs.readTask(p.ID.PID, tid, "schedstat"); err == nil {
+		run, wait, ok := parseSchedstat(b)
+		if !ok {
+			return
+		}
+		cur.OnCPU, cur.RunWait = run, wait
+		s.waitRead = true
+	} else if b, err := s.fs.readTask(p.ID.PID, tid, "stat"); err == nil {
+		st, err := parseStat(b)
+		if err != nil {
+			return
+		}
+		cur.OnCPU = (st.UTime + st.STime) * (1e9 / clockTicks)
+	} else {
+		return
+	}
+	prev, seen := s.waitAcc.lastOf(id)
+	s.waitAcc.observe(id, cur)
+	if seen && cur.OnCPU >= prev.OnCPU && cur.RunWait >= prev.RunWait {
+		s.pass.noteThread(p, tid, cur.OnCPU-prev.OnCPU, cur.RunWait-prev.RunWait)
+	}
 }
 
 // warnOnce logs one warning per kind of trouble for the Sampler's life.

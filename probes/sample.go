@@ -76,7 +76,8 @@ type Sample struct {
 
 	// The whole machine's CPU time from /proc/stat, cumulative seconds
 	// summed over its HostCPUs CPUs: busy (user, nice, system, irq,
-	// softirq, steal) and total (busy, idle, iowait).
+	// softirq, steal) and total (busy, idle, iowait). It is read with the
+	// thread pass; HostCPUValid says whether this sample holds a reading.
 	HostCPUValid bool    `json:"host_cpu_valid"`
 	HostCPUBusy  float64 `json:"host_cpu_busy_seconds"`
 	HostCPUTotal float64 `json:"host_cpu_total_seconds"`

@@ -69,6 +69,7 @@ type Sampler struct {
 	allowed    int      // the root's affinity CPUs, from this sample's status
 	capacity   capacity // the root's CPU capacity, read on each thread pass
 	now        func() time.Time
+	statPath   string // the procfs root's stat file
 }
 
 // NewSampler returns a Sampler of t.
@@ -117,7 +118,6 @@ func (s *Sampler) Sample() (out Sample) {
 	st := s.t.current(out.Time)
 	out.RootPID, out.RootStart, out.Incarnation = st.ID.PID, st.ID.Start, st.Incarnation
 	s.sampleSelf(&out)
-	s.sampleHost(&out)
 	if st.Alive {
 		s.sampleTree(&out, st)
 	}
@@ -146,9 +146,14 @@ func (s *Sampler) sampleSelf(out *Sample) {
 	out.SelfRSS = st.RSSPages * s.pageSize
 }
 
-// sampleHost reads the machine's CPU time from /proc/stat.
+// sampleHost reads the machine's CPU time from /proc/stat. The kernel
+// writes a line per interrupt into that file, so on a large machine it is
+// costly and is read with the thread pass only.
 func (s *Sampler) sampleHost(out *Sample) {
-	b, err := s.fs.read(s.fs.root + "/stat")
+	if s.statPath == "" {
+		s.statPath = s.fs.root + "/stat"
+	}
+	b, err := s.fs.read(s.statPath)
 	if err != nil {
 		return
 	}
@@ -181,6 +186,7 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 		s.stats = append(s.stats, s.sampleProc(p, census, out))
 	}
 	if s.allThreads {
+		s.sampleHost(out)
 		s.pass.finish(s, out)
 		s.capacity = capacityOf(s.fs, s.t.spec.CgroupRoot, st.ID.PID, s.allowed)
 	}

@@ -22,7 +22,17 @@ var CSVHeader = []string{
 	"tcp_established", "tcp_close_wait", "tcp_time_wait", "tcp_listen",
 	"mem_current_bytes", "mem_max_bytes", "mem_anon_bytes", "mem_file_bytes",
 	"self_cpu_user_seconds", "self_cpu_system_seconds", "self_rss_bytes",
+	// Added after the first release: ReadCSV takes files that end earlier.
+	"runqueue_wait_seconds",
+	"hot_thread_pid", "hot_thread_tid", "hot_thread_name", "hot_thread_cpu", "hot_thread_wait",
+	"hot_proc_pid", "hot_proc_name", "hot_proc_cores",
+	"cpu_capacity_cores", "cpu_capacity_source",
+	"host_cpu_busy_seconds", "host_cpu_total_seconds", "host_cpus",
 }
+
+// csvFirstColumns is how many columns the first release of samples.csv
+// had; ReadCSV reads files with any prefix of CSVHeader at least as long.
+const csvFirstColumns = 37
 
 // PhaseName is the name of a phase in samples.csv and reports.
 func PhaseName(p verdict.Phase) string {
@@ -78,6 +88,12 @@ func RecordRow(r Record) []string {
 		opt(r.CgroupValid, u(r.MemCurrent)), opt(r.CgroupValid, u(r.MemMax)),
 		opt(r.CgroupValid, u(r.MemAnon)), opt(r.CgroupValid, u(r.MemFile)),
 		f(r.SelfUser), f(r.SelfSystem), u(r.SelfRSS),
+		opt(r.RunqueueValid, f(r.RunqueueWait)),
+		opt(r.HotValid, i(int(r.HotThreadPID))), opt(r.HotValid, i(int(r.HotThreadTID))), opt(r.HotValid, r.HotThreadName),
+		opt(r.HotValid, f(r.HotThreadCPU)), opt(r.HotValid, f(r.HotThreadWait)),
+		opt(r.HotValid, i(int(r.HotProcPID))), opt(r.HotValid, r.HotProcName), opt(r.HotValid, f(r.HotProcCores)),
+		opt(r.CPUCapacity > 0, f(r.CPUCapacity)), r.CPUCapacitySource,
+		opt(r.HostCPUValid, f(r.HostCPUBusy)), opt(r.HostCPUValid, f(r.HostCPUTotal)), opt(r.HostCPUValid, i(r.HostCPUs)),
 	}
 }
 
@@ -132,19 +148,24 @@ func (c *csvWriter) Write(r Record) error { return c.row(RecordRow(r)) }
 func (c *csvWriter) Close() error { return c.f.Close() }
 
 // ReadCSV reads records back from a samples.csv, checking the header.
-// Errors name the line.
+// A file written before the last columns were added (its header a prefix
+// of CSVHeader) reads with those cells empty. Errors name the line.
 func ReadCSV(r io.Reader) ([]Record, error) {
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(CSVHeader)
 	head, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("samples.csv: line 1: %w", err)
 	}
-	for i, h := range CSVHeader {
-		if head[i] != h {
-			return nil, fmt.Errorf("samples.csv: line 1: column %d is %q, want %q", i+1, head[i], h)
+	if len(head) < csvFirstColumns || len(head) > len(CSVHeader) {
+		return nil, fmt.Errorf("samples.csv: line 1: %d columns, want %d to %d", len(head), csvFirstColumns, len(CSVHeader))
+	}
+	for i, h := range head {
+		if h != CSVHeader[i] {
+			return nil, fmt.Errorf("samples.csv: line 1: column %d is %q, want %q", i+1, h, CSVHeader[i])
 		}
 	}
+	cr.FieldsPerRecord = len(head)
+	pad := make([]string, len(CSVHeader)-len(head))
 	var recs []Record
 	for line := 2; ; line++ {
 		row, err := cr.Read()
@@ -154,7 +175,7 @@ func ReadCSV(r io.Reader) ([]Record, error) {
 		if err != nil {
 			return recs, fmt.Errorf("samples.csv: %w", err)
 		}
-		rec, err := parseRow(row)
+		rec, err := parseRow(append(row, pad...))
 		if err != nil {
 			return recs, fmt.Errorf("samples.csv: line %d: %w", line, err)
 		}
@@ -208,6 +229,15 @@ func (p *rowParser) f() float64 {
 
 func (p *rowParser) n() int { return int(p.u()) }
 
+// of reads an optional float cell; ok is false when it is empty.
+func (p *rowParser) of() (float64, bool) {
+	if p.row[p.i] == "" {
+		p.i++
+		return 0, false
+	}
+	return p.f(), true
+}
+
 // on reads an optional whole-number cell; empty is 0.
 func (p *rowParser) on() int {
 	v, _ := p.ou()
@@ -250,5 +280,27 @@ func parseRow(row []string) (Record, error) {
 	r.MemAnon, _ = p.ou()
 	r.MemFile, _ = p.ou()
 	r.SelfUser, r.SelfSystem, r.SelfRSS = p.f(), p.f(), p.u()
+	r.RunqueueWait, r.RunqueueValid = p.of()
+	parseCPUCells(p, &r)
 	return r, p.err
+}
+
+// parseCPUCells reads the busiest-thread, capacity and machine cells.
+func parseCPUCells(p *rowParser, r *Record) {
+	var pid, tid uint64
+	pid, r.HotValid = p.ou()
+	tid, _ = p.ou()
+	r.HotThreadPID, r.HotThreadTID = int32(pid), int32(tid)
+	r.HotThreadName = p.next()
+	r.HotThreadCPU, _ = p.of()
+	r.HotThreadWait, _ = p.of()
+	pid, _ = p.ou()
+	r.HotProcPID = int32(pid)
+	r.HotProcName = p.next()
+	r.HotProcCores, _ = p.of()
+	r.CPUCapacity, _ = p.of()
+	r.CPUCapacitySource = p.next()
+	r.HostCPUBusy, r.HostCPUValid = p.of()
+	r.HostCPUTotal, _ = p.of()
+	r.HostCPUs = p.on()
 }

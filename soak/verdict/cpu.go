@@ -13,7 +13,9 @@ const (
 	cpuBusy          = 0.8  // D·N/R (or D/R) at or above: the target computes nearly the whole request
 	ioBusy           = 0.3  // at or below: the target mostly waits
 	nearParallelism  = 0.9  // U at this fraction of the usable cores counts as saturated
-	threadSaturated  = 0.9  // a thread on a CPU (or runnable) this share of the time is saturated
+	threadSaturated  = 0.9  // a thread on a CPU this share of the time is saturated
+	threadRunnable   = 0.85 // a thread runnable (on a CPU or waiting for one) this share is saturated
+	laneIdle         = 0.5  // an open loop is io only while no thread is runnable this share
 	clientSaturated  = 0.9  // soakd's own CPU at this fraction of its usable cores
 	machineSaturated = 0.9  // the machine's busy share at which it is full
 	clientShare      = 0.25 // soakd must use this share of the machine's cores to be blamed for filling it
@@ -37,7 +39,7 @@ const (
 	EvidenceCapacity     = "capacity"        // the tree used ≥ 90 % of the cores it may use
 	EvidenceClient       = "client_cpu"      // soakd's own CPU was saturated
 	EvidenceMachine      = "machine_cpu"     // soakd filled the machine while the target had room
-	EvidenceThreadWait   = "thread_runnable" // a thread runnable ≥ 90 %: on a CPU or waiting for one
+	EvidenceThreadWait   = "thread_runnable" // a thread runnable ≥ 85 %: on a CPU or waiting for one
 	EvidenceRequestShare = "request_share"   // open loop: D/R, the share of a request spent on a CPU
 	EvidenceBusyFraction = "busy_fraction"   // closed loop: D·N/R per usable core
 	EvidenceMissing      = "missing"         // figures were missing
@@ -181,11 +183,16 @@ type CostDrift struct {
 //     limit, and soakd used at least as much CPU as the target and at
 //     least a quarter of the machine's cores (a machine filled by others
 //     is not the client's doing).
-//   - cpu (thread_runnable): a thread was runnable ≥ 90 % of the time, on
-//     a CPU or waiting for one: saturated on a busy machine.
+//   - cpu (thread_runnable): a thread was runnable ≥ 85 % of the time, on
+//     a CPU or waiting for one: saturated on a busy machine, where requests
+//     queue for it (a queue that at this load is several times the
+//     thread's own time per request).
 //   - open loop (request_share): (D+W)/R, the share of each request spent
 //     on a CPU or waiting for one, ≥ 0.8 is cpu, ≤ 0.3 is io. N is not
-//     raised to 1: the utilisation is reported apart.
+//     raised to 1: the utilisation is reported apart. A request that
+//     queues behind a busy thread is not on a CPU either, so io also needs
+//     the busiest thread runnable under 50 % of the time (else
+//     inconclusive).
 //   - closed loop (busy_fraction): D·N/R (= U) per usable core
 //     P = min(capacity, threads or processes, N), with W·N/R added: cpu at
 //     ≥ 0.8·P (or U ≥ 0.9·P), io at ≤ 0.3·P.
@@ -259,12 +266,16 @@ func decideCPU(c CPU, in CPUInput) (bound, evidence string) {
 		return BoundClient, EvidenceClient
 	case clientFillsMachine(c, in):
 		return BoundClient, EvidenceMachine
-	case h != nil && h.CPU+h.Wait >= threadSaturated:
+	case h != nil && h.CPU+h.Wait >= threadRunnable:
 		return BoundCPU, EvidenceThreadWait
 	case in.MeanResponse <= 0 || c.Concurrency <= 0:
 		return BoundInconclusive, EvidenceMissing
 	case in.OpenLoop:
-		return byShare(c.RequestCPUShare+c.RunqueueWaitSeconds/in.MeanResponse, 1), EvidenceRequestShare
+		b := byShare(c.RequestCPUShare+c.RunqueueWaitSeconds/in.MeanResponse, 1)
+		if b == BoundIO && h != nil && h.CPU+h.Wait >= laneIdle {
+			b = BoundInconclusive
+		}
+		return b, EvidenceRequestShare
 	}
 	p := parallelism(c, in)
 	if c.Utilization >= nearParallelism*p {

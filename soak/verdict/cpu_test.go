@@ -96,6 +96,13 @@ func TestAnalyzeCPU(t *testing.T) {
 				HotThread: &HotThread{PID: 7, TID: 11, Name: "conn", CPU: 0.02, Wait: 0.01}},
 			bound: BoundIO, evidence: EvidenceBusyFraction,
 		},
+		{
+			// Requests queue behind a thread that is busy 70 % of the time.
+			name: "open loop, mostly waiting, behind a busy thread",
+			in: CPUInput{WallSeconds: 100, TargetUser: 45, Requests: 10000, MeanResponse: 0.08, OpenLoop: true,
+				CPUs: 2, TargetThreads: 6, RunqueueWaitRate: 0.25, HotThread: &HotThread{PID: 7, TID: 9, Name: "srv", CPU: 0.45, Wait: 0.25}},
+			bound: BoundInconclusive, evidence: EvidenceRequestShare, reason: "inconclusive: each request is 6 % CPU",
+		},
 		// Capacity, the client, and the busy machine.
 		{
 			name: "cpu.max quota reached",

@@ -160,10 +160,12 @@ type CostDrift struct {
 	Start        float64 `json:"start_seconds"` // fitted CPU seconds per request at the soak's start
 	End          float64 `json:"end_seconds"`   // and at its end
 	SlopePerHour float64 `json:"slope_seconds_per_hour"`
-	Change       float64 `json:"change"`  // End/Start − 1
-	PValue       float64 `json:"p_value"` // Mann–Kendall, one-sided, increasing
-	Rising       bool    `json:"rising"`
-	Reason       string  `json:"reason,omitempty"`
+	// CI95 is the slope's 95 % interval, seconds per request per hour.
+	CI95   [2]float64 `json:"ci95_seconds_per_hour"`
+	Change float64    `json:"change"`  // End/Start − 1
+	PValue float64    `json:"p_value"` // Mann–Kendall, one-sided, increasing
+	Rising bool       `json:"rising"`
+	Reason string     `json:"reason,omitempty"`
 }
 
 // AnalyzeCPU says whether the target was CPU-bound, waited on I/O, or was
@@ -450,6 +452,7 @@ func costDrift(at, cost []float64) CostDrift {
 	t0, t1 := minMax(x)
 	d.Start, d.End = f.At(t0), f.At(t1)
 	d.SlopePerHour, d.PValue = f.Slope*3600, mk.PIncrease
+	d.CI95 = [2]float64{f.Lo * 3600, f.Hi * 3600}
 	if d.Start > 0 {
 		d.Change = d.End/d.Start - 1
 	}

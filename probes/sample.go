@@ -70,7 +70,8 @@ type Sample struct {
 	// mask, its cgroup v2 cpuset.cpus.effective and the cpu.max quota of
 	// its cgroup or an ancestor; 0 when none was readable.
 	// CPUCapacitySource names the deciding limit first, then the others.
-	// Both are read on each thread pass and repeated in between.
+	// Both are read with PSS and USS (SmapsInterval, and at the first
+	// sample of each root) and repeated in between.
 	CPUCapacity       float64 `json:"cpu_capacity_cores"`
 	CPUCapacitySource string  `json:"cpu_capacity_source"`
 

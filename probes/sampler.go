@@ -67,7 +67,7 @@ type Sampler struct {
 	limitOf    procID
 	pass       *cpuPass // the busiest thread and process of a thread pass
 	allowed    int      // the root's affinity CPUs, from this sample's status
-	capacity   capacity // the root's CPU capacity, read on each thread pass
+	capacity   capacity // the root's CPU capacity, read on the smaps cadence
 	now        func() time.Time
 	statPath   string // the procfs root's stat file
 }
@@ -188,9 +188,7 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 	if s.allThreads {
 		s.sampleHost(out)
 		s.pass.finish(s, out)
-		s.capacity = capacityOf(s.fs, s.t.spec.CgroupRoot, st.ID.PID, s.allowed)
 	}
-	out.CPUCapacity, out.CPUCapacitySource = s.capacity.Cores, s.capacity.Source
 	if census {
 		s.sampleTCP(out, st.ID.PID)
 	} else {
@@ -198,12 +196,14 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 	}
 	out.FDLimit = s.rootFDLimit(st.ID)
 	if s.smaps.due(out.Time, st.ID) {
-		s.fdLimit = 0 // re-read the limit on the same cadence
+		s.fdLimit = 0 // re-read the limits on the same cadence
+		s.capacity = capacityOf(s.fs, s.t.spec.CgroupRoot, st.ID.PID, s.allowed)
 		s.sampleSmaps(out, procs)
 	} else {
 		s.carrySmaps(out)
 	}
 	s.sampleCgroup(out)
+	out.CPUCapacity, out.CPUCapacitySource = s.capacity.Cores, s.capacity.Source
 	out.Top = s.top()
 }
 

@@ -104,17 +104,6 @@ func parseCPUMax(b []byte) (float64, error) {
 	return float64(q) / float64(p), nil
 }
 
-// cgroupV2Path returns the cgroup v2 path ("0::/system.slice/x.service")
-// of a /proc/PID/cgroup file.
-func cgroupV2Path(b []byte) (string, bool) {
-	for line := range bytes.Lines(b) {
-		if rest, ok := bytes.CutPrefix(line, []byte("0::")); ok {
-			return string(bytes.TrimSpace(rest)), true
-		}
-	}
-	return "", false
-}
-
 // hostCPU is the machine's CPU time from the "cpu" line of /proc/stat, in
 // clock ticks summed over all CPUs.
 type hostCPU struct {
@@ -164,8 +153,10 @@ type capacity struct {
 
 // capacityOf reads the CPU capacity of the process pid: the least of its
 // affinity mask (allowed CPUs, from /proc/PID/status), the CPUs of its
-// cgroup v2 cpuset (cpuset.cpus.effective) and the quota of cpu.max in its
-// cgroup and every ancestor (the tightest one applies).
+// cpuset (the nearest cpuset.cpus.effective, or cgroup v1's
+// cpuset.effective_cpus) and the CPU quota of its cgroup and every
+// ancestor (cpu.max, or v1's cpu.cfs_quota_us over cpu.cfs_period_us; the
+// tightest applies).
 func capacityOf(p *procFS, cgroupRoot string, pid int32, allowed int) capacity {
 	type limit struct {
 		cores float64
@@ -176,12 +167,16 @@ func capacityOf(p *procFS, cgroupRoot string, pid int32, allowed int) capacity {
 		limits = append(limits, limit{float64(allowed), fmt.Sprintf("affinity %d CPUs", allowed)})
 	}
 	if b, err := p.readPid(pid, "cgroup"); err == nil {
-		if path, ok := cgroupV2Path(b); ok {
-			if n, at, ok := cpusetOf(p, cgroupRoot, path); ok {
-				limits = append(limits, limit{float64(n), fmt.Sprintf("cpuset %d CPUs (%s)", n, at)})
+		for _, h := range cgroupHierarchies(b) {
+			if h.cpuset != "" {
+				if n, at, ok := cpusetOf(p, cgroupRoot+h.mount, h.path, h.cpuset); ok {
+					limits = append(limits, limit{float64(n), fmt.Sprintf("%s %d CPUs (%s)", h.cpusetName, n, at)})
+				}
 			}
-			if q, at, ok := quotaOf(p, cgroupRoot, path); ok {
-				limits = append(limits, limit{q, fmt.Sprintf("cpu.max %s cores (%s)", strconv.FormatFloat(q, 'g', 4, 64), at)})
+			if h.quota != nil {
+				if q, at, ok := quotaOf(p, cgroupRoot+h.mount, h.path, h.quota); ok {
+					limits = append(limits, limit{q, fmt.Sprintf("%s %s cores (%s)", h.quotaName, strconv.FormatFloat(q, 'g', 4, 64), at)})
+				}
 			}
 		}
 	}
@@ -203,6 +198,83 @@ func capacityOf(p *procFS, cgroupRoot string, pid int32, allowed int) capacity {
 	return capacity{Cores: limits[best].cores, Source: strings.Join(texts, "; ")}
 }
 
+// hierarchy is one line of /proc/PID/cgroup: where the CPU limits of the
+// process's cgroup in it are read.
+type hierarchy struct {
+	mount, path string // the hierarchy's directory under the cgroup root, and the cgroup's path in it
+	cpuset      string // the file of the cpuset's CPUs, if this hierarchy has them
+	cpusetName  string
+	quota       func(p *procFS, dir string) (float64, bool) // reads the quota in cores
+	quotaName   string
+}
+
+// cgroupHierarchies lists the hierarchies of a /proc/PID/cgroup file that
+// hold CPU limits: the v2 one ("0::/path", mounted at the root) and the v1
+// cpuset and cpu ones (mounted at root/CONTROLLERS, as systemd does).
+func cgroupHierarchies(b []byte) []hierarchy {
+	var hs []hierarchy
+	for line := range bytes.Lines(b) {
+		_, rest, ok := bytes.Cut(bytes.TrimSpace(line), []byte(":"))
+		ctrls, path, ok2 := bytes.Cut(rest, []byte(":"))
+		if !ok || !ok2 || len(path) == 0 {
+			continue
+		}
+		if len(ctrls) == 0 {
+			hs = append(hs, hierarchy{path: string(path), cpuset: "cpuset.cpus.effective", cpusetName: "cpuset",
+				quota: readCPUMax, quotaName: "cpu.max"})
+			continue
+		}
+		h := hierarchy{mount: "/" + string(ctrls), path: string(path)}
+		for c := range bytes.SplitSeq(ctrls, []byte(",")) {
+			switch string(c) {
+			case "cpuset":
+				h.cpuset, h.cpusetName = "cpuset.effective_cpus", "cpuset (v1)"
+			case "cpu":
+				h.quota, h.quotaName = readCFSQuota, "cpu.cfs_quota_us (v1)"
+			}
+		}
+		if h.cpuset != "" || h.quota != nil {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+// readCPUMax reads dir/cpu.max in cores (+Inf for "max").
+func readCPUMax(p *procFS, dir string) (float64, bool) {
+	b, err := p.read(dir + "/cpu.max")
+	if err != nil {
+		return 0, false
+	}
+	q, err := parseCPUMax(b)
+	return q, err == nil
+}
+
+// readCFSQuota reads cgroup v1's cpu.cfs_quota_us over cpu.cfs_period_us
+// in dir, in cores (+Inf for a quota of -1).
+func readCFSQuota(p *procFS, dir string) (float64, bool) {
+	b, err := p.read(dir + "/cpu.cfs_quota_us")
+	if err != nil {
+		return 0, false
+	}
+	quota := string(bytes.TrimSpace(b))
+	if quota == "-1" {
+		return math.Inf(1), true
+	}
+	q, ok := atou([]byte(quota))
+	if !ok {
+		return 0, false
+	}
+	if b, err = p.read(dir + "/cpu.cfs_period_us"); err != nil {
+		return 0, false
+	}
+	period, ok := atou(bytes.TrimSpace(b))
+	if !ok || period == 0 {
+		return 0, false
+	}
+	return float64(q) / float64(period), true
+}
+
 // ancestors calls fn with path and each of its parents up to "/", and
 // stops when fn returns true.
 func ancestors(path string, fn func(dir string) bool) {
@@ -215,11 +287,10 @@ func ancestors(path string, fn func(dir string) bool) {
 	}
 }
 
-// cpusetOf returns the CPU count of the nearest cpuset.cpus.effective at
-// or above path.
-func cpusetOf(p *procFS, root, path string) (n int, at string, ok bool) {
+// cpusetOf returns the CPU count of the nearest file at or above path.
+func cpusetOf(p *procFS, root, path, file string) (n int, at string, ok bool) {
 	ancestors(path, func(dir string) bool {
-		b, err := p.read(root + strings.TrimSuffix(dir, "/") + "/cpuset.cpus.effective")
+		b, err := p.read(root + strings.TrimSuffix(dir, "/") + "/" + file)
 		if err != nil {
 			return false
 		}
@@ -230,15 +301,11 @@ func cpusetOf(p *procFS, root, path string) (n int, at string, ok bool) {
 	return n, at, ok
 }
 
-// quotaOf returns the tightest cpu.max quota at or above path.
-func quotaOf(p *procFS, root, path string) (cores float64, at string, ok bool) {
+// quotaOf returns the tightest quota at or above path.
+func quotaOf(p *procFS, root, path string, read func(*procFS, string) (float64, bool)) (cores float64, at string, ok bool) {
 	cores = math.Inf(1)
 	ancestors(path, func(dir string) bool {
-		b, err := p.read(root + strings.TrimSuffix(dir, "/") + "/cpu.max")
-		if err != nil {
-			return false
-		}
-		if q, err := parseCPUMax(b); err == nil && q < cores {
+		if q, found := read(p, root+strings.TrimSuffix(dir, "/")); found && q < cores {
 			cores, at, ok = q, dir, true
 		}
 		return false
@@ -291,7 +358,7 @@ func (c *cpuPass) start(now time.Time, root procID) {
 func (c *cpuPass) noteProc(p proc) {
 	t := p.Stat.UTime + p.Stat.STime
 	c.next[p.ID] = t
-	if prev, ok := c.ticks[p.ID]; ok && t >= prev && t-prev > c.proc.ticks {
+	if prev, ok := c.ticks[p.ID]; ok && t >= prev && (c.proc.pid == 0 || t-prev > c.proc.ticks) {
 		c.proc = hotProc{pid: p.ID.PID, comm: p.Stat.Comm, ticks: t - prev}
 	}
 }
@@ -299,7 +366,7 @@ func (c *cpuPass) noteProc(p proc) {
 // noteThread notes one thread's on-CPU and run-queue time since its
 // previous reading.
 func (c *cpuPass) noteThread(p proc, tid int32, run, wait uint64) {
-	if run+wait > c.thread.run+c.thread.wait {
+	if c.thread.tid == 0 || run+wait > c.thread.run+c.thread.wait {
 		c.thread = hotThread{pid: p.ID.PID, tid: tid, comm: p.Stat.Comm, run: run, wait: wait}
 	}
 }

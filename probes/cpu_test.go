@@ -1,9 +1,12 @@
 package probes
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,13 +68,15 @@ func TestParseProcStat(t *testing.T) {
 	}
 }
 
-func TestCgroupV2Path(t *testing.T) {
-	got, ok := cgroupV2Path([]byte("4:memory:/x\n0::/system.slice/a.service\n"))
-	if !ok || got != "/system.slice/a.service" {
-		t.Errorf("got %q, %v; want /system.slice/a.service", got, ok)
+func TestCgroupHierarchies(t *testing.T) {
+	hs := cgroupHierarchies([]byte("9:name=systemd:/\n4:memory:/x\n3:cpuset:/\n1:cpu,cpuacct:/docker/abc\n0::/system.slice/a.service\n"))
+	var got []string
+	for _, h := range hs {
+		got = append(got, fmt.Sprintf("%s %s %s %v", h.mount, h.path, h.cpuset, h.quota != nil))
 	}
-	if _, ok := cgroupV2Path([]byte("4:memory:/x\n")); ok {
-		t.Errorf("a v1-only file: got ok")
+	want := []string{"/cpuset / cpuset.effective_cpus false", "/cpu,cpuacct /docker/abc  true", " /system.slice/a.service cpuset.cpus.effective true"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q; want %q", got, want)
 	}
 }
 
@@ -112,6 +117,11 @@ func TestCapacityOf(t *testing.T) {
 		{name: "the nearest cpuset", allowed: 8, files: map[string]string{
 			cg: "0::/a/b\n", "sys/a/cpuset.cpus.effective": "2-3\n", "sys/cpuset.cpus.effective": "0-7\n"},
 			cores: 2, source: "cpuset 2 CPUs (/a); affinity 8 CPUs"},
+		{name: "cgroup v1: cfs quota and cpuset", allowed: 8, files: map[string]string{
+			cg: "3:cpuset:/\n1:cpu,cpuacct:/docker/abc\n0::/\n", "sys/cpuset/cpuset.effective_cpus": "0-3\n",
+			"sys/cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "50000\n", "sys/cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n",
+			"sys/cpu,cpuacct/cpu.cfs_quota_us": "-1\n", "sys/cpu,cpuacct/cpu.cfs_period_us": "100000\n"},
+			cores: 0.5, source: "cpu.cfs_quota_us (v1) 0.5 cores (/docker/abc); affinity 8 CPUs; cpuset (v1) 4 CPUs (/)"},
 		{name: "affinity tighter than the cgroup", allowed: 1, files: map[string]string{
 			cg: "0::/\n", "sys/cpuset.cpus.effective": "0-3\n", "sys/cpu.max": "max 100000\n"},
 			cores: 1, source: "affinity 1 CPUs; cpuset 4 CPUs (/)"},
@@ -167,4 +177,24 @@ func TestFixtureHotThread(t *testing.T) {
 	if got.HotProcPID != 101 || got.HotProcName != "nginx" || math.Abs(got.HotProcCores-0.985) > 1e-9 {
 		t.Errorf("got hot process %d %q %v cores; want 101 \"nginx\" 0.985", got.HotProcPID, got.HotProcName, got.HotProcCores)
 	}
+}
+
+// TestLiveCPUFigures samples a live server twice: the capacity, the
+// machine's CPU and the busiest thread must come from the real /proc.
+func TestLiveCPUFigures(t *testing.T) {
+	srv := startServer(t, "127.0.0.1:0")
+	s := NewSampler(openLive(t, Spec{PID: srv.pid}), SamplerOptions{Log: zaptest.NewLogger(t), ThreadInterval: time.Nanosecond})
+	first := s.Sample()
+	time.Sleep(100 * time.Millisecond)
+	got := s.Sample()
+	if got.CPUCapacity <= 0 || got.CPUCapacity > float64(runtime.NumCPU()) || !strings.Contains(got.CPUCapacitySource, "affinity") {
+		t.Errorf("capacity %v cores from %q; want 0 < capacity ≤ %d, with the affinity", got.CPUCapacity, got.CPUCapacitySource, runtime.NumCPU())
+	}
+	if !got.HostCPUValid || got.HostCPUs < 1 || got.HostCPUTotal <= first.HostCPUTotal || got.HostCPUBusy > got.HostCPUTotal {
+		t.Errorf("machine CPU %+v then %v/%v of %d CPUs; want a growing total", first.HostCPUTotal, got.HostCPUBusy, got.HostCPUTotal, got.HostCPUs)
+	}
+	if !got.HotValid || got.HotThreadPID != int32(srv.pid) || got.HotThreadTID == 0 || got.HotProcPID != int32(srv.pid) {
+		t.Errorf("busiest thread %d/%d, process %d, valid %v; want threads of pid %d", got.HotThreadPID, got.HotThreadTID, got.HotProcPID, got.HotValid, srv.pid)
+	}
+	t.Logf("capacity %v (%s); busiest thread %d %q %.3f on CPU", got.CPUCapacity, got.CPUCapacitySource, got.HotThreadTID, got.HotThreadName, got.HotThreadCPU)
 }

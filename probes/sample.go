@@ -71,8 +71,9 @@ type Sample struct {
 	HotProcCores  float64 `json:"hot_proc_cores,omitempty"`
 
 	// CPUCapacity is the cores the root may use: the least of its affinity
-	// mask, its cgroup v2 cpuset.cpus.effective and the cpu.max quota of
-	// its cgroup or an ancestor; 0 when none was readable.
+	// mask, its cpuset (cgroup v2 cpuset.cpus.effective, v1
+	// cpuset.effective_cpus) and the CPU quota of its cgroup or an ancestor
+	// (v2 cpu.max, v1 cpu.cfs_quota_us); 0 when none was readable.
 	// CPUCapacitySource names the deciding limit first, then the others.
 	// Both are read with PSS and USS (SmapsInterval, and at the first
 	// sample of each root) and repeated in between.

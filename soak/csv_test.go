@@ -103,7 +103,7 @@ func TestReadCSVErrorsNameTheLine(t *testing.T) {
 	bad := strings.Replace(good, ",soak,", ",lunch,", 1)
 	for _, tc := range []struct{ name, in, want string }{
 		{"bad header", strings.Replace(head, "rss_bytes", "rss", 1) + "\n", `line 1: column 13 is "rss", want "rss_bytes"`},
-		{"bad phase", head + "\n" + good + "\n" + bad + "\n", `line 3: column phase: phase "lunch" is not one of warmup, soak, cooldown`},
+		{"bad phase", head + "\n" + good + "\n" + bad + "\n", `line 3: column phase: phase "lunch" is not one of baseline, warmup, soak, cooldown`},
 		{"short row", head + "\n1,2,3\n", "wrong number of fields"},
 		{"short header", "time,elapsed_seconds\n", "line 1: 2 columns, want 37 to"},
 		{"long header", head + ",extra\n", fmt.Sprintf("line 1: %d columns, want 37 to %d", len(CSVHeader)+1, len(CSVHeader))},

@@ -106,3 +106,18 @@ func BenchmarkSampleSingleFDs1000Census(b *testing.B) {
 	srv.post(b, "/ctl/fds?n=1000")
 	benchSample(b, srv, 1, SamplerOptions{SocketInterval: time.Nanosecond})
 }
+
+// BenchmarkSampleSingleThreads reads every thread on every sample, to show
+// the cost of the thread pass (status and schedstat per thread) that
+// ThreadInterval spreads out.
+func BenchmarkSampleSingleThreads(b *testing.B) {
+	benchSample(b, startServer(b, "127.0.0.1:0"), 1, SamplerOptions{ThreadInterval: time.Nanosecond})
+}
+
+// BenchmarkSampleTree50Threads is the 50-process tree with the thread pass
+// on every sample.
+func BenchmarkSampleTree50Threads(b *testing.B) {
+	srv := startServer(b, "127.0.0.1:0")
+	srv.post(b, "/ctl/fork?n=49")
+	benchSample(b, srv, 50, SamplerOptions{ThreadInterval: time.Nanosecond})
+}

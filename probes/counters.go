@@ -7,11 +7,12 @@ type counters struct {
 	RChar, WChar          uint64
 	ReadBytes, WriteBytes uint64
 	RunWait               uint64 // nanoseconds runnable but waiting for a CPU (schedstat)
+	OnCPU                 uint64 // nanoseconds on a CPU (schedstat, or stat's ticks)
 }
 
 // fields lists the counters for the delta loop.
-func (c *counters) fields() [9]*uint64 {
-	return [9]*uint64{&c.UTime, &c.STime, &c.CtxVol, &c.CtxInvol, &c.RChar, &c.WChar, &c.ReadBytes, &c.WriteBytes, &c.RunWait}
+func (c *counters) fields() [10]*uint64 {
+	return [10]*uint64{&c.UTime, &c.STime, &c.CtxVol, &c.CtxInvol, &c.RChar, &c.WChar, &c.ReadBytes, &c.WriteBytes, &c.RunWait, &c.OnCPU}
 }
 
 // accumulator keeps tree-wide totals monotonic while processes come and go:

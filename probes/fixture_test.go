@@ -39,6 +39,9 @@ func wantFixtureTree() Sample {
 		CPUUser: 1.75, CPUSystem: 0.65, CtxVoluntary: 7 + 11 + 30 + 1, CtxInvol: 3 + 1 + 4,
 		IOValid: true, ReadBytes: 4096, WriteBytes: 12288, ReadChars: 1010, WriteChars: 2020,
 		TCPValid: true, TCPEstablished: 1, TCPCloseWait: 1, TCPTimeWait: 3, TCPListen: 2,
+		RunqueueValid: true,
+		CPUCapacity:   1.5, CPUCapacitySource: "cpu.max 1.5 cores (/system.slice/nginx.service); affinity 2 CPUs; cpuset 4 CPUs (/)",
+		HostCPUValid: true, HostCPUBusy: 1.5, HostCPUTotal: 10, HostCPUs: 2,
 	}
 }
 
@@ -74,8 +77,9 @@ func TestFixtureTargets(t *testing.T) {
 			s := NewSampler(tg, SamplerOptions{Log: zaptest.NewLogger(t)})
 			for round := 1; round <= 2; round++ { // a second sample adds nothing
 				got, want := s.Sample(), tt.want()
-				if round == 2 { // smaps and the TCP census are not due: repeated
-					want.SmapsValid, want.TCPValid = false, false
+				if round == 2 { // smaps, the TCP census and the thread pass are not due: repeated
+					want.SmapsValid, want.TCPValid, want.RunqueueValid = false, false, false
+					want.HostCPUValid, want.HostCPUBusy, want.HostCPUTotal, want.HostCPUs = false, 0, 0, 0
 				}
 				if c, w := comparable(got), comparable(want); !reflect.DeepEqual(c, w) {
 					t.Errorf("round %d:\ngot  %+v\nwant %+v", round, c, w)

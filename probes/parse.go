@@ -77,6 +77,9 @@ type statusInfo struct {
 	HasCtx     bool
 	UID        uint32 // real UID
 	HasSwapRow bool
+	// CPUsAllowed counts Cpus_allowed_list, the affinity mask that
+	// sched_getaffinity returns; 0 when the line is missing.
+	CPUsAllowed int
 }
 
 // parseStatus parses the VmSwap, Uid and context-switch lines of
@@ -113,6 +116,9 @@ func (s *statusInfo) parseLine(line []byte) error {
 		s.HasCtx = true
 	case "nonvoluntary_ctxt_switches":
 		s.CtxInvol, err = parseUintField(val)
+	case "Cpus_allowed_list":
+		s.CPUsAllowed, _ = countCPUList(val)
+		return nil
 	case "Uid":
 		var u uint64
 		u, err = parseUintField(firstField(val))
@@ -247,15 +253,4 @@ func parseSmapsRollup(b []byte) (smapsInfo, error) {
 		return s, fmt.Errorf("smaps_rollup: %d of 3 fields (Pss, Private_Clean, Private_Dirty)", seen)
 	}
 	return s, nil
-}
-
-// parseSchedstatWait returns the second field of a schedstat file: the
-// nanoseconds the task spent runnable, waiting on a run queue.
-func parseSchedstatWait(b []byte) (uint64, bool) {
-	f := bytes.Fields(b)
-	if len(f) < 2 {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(f[1]), 10, 64)
-	return v, err == nil
 }

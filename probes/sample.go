@@ -49,6 +49,46 @@ type Sample struct {
 	RunqueueWait  float64 `json:"runqueue_wait_seconds"`
 	RunqueueValid bool    `json:"runqueue_valid"`
 
+	// The fields from here to SelfUser came after the first release; they
+	// are omitted from the JSON when zero, which keeps stored samples small
+	// between thread passes.
+	//
+	// The busiest thread and process since the previous thread pass (every
+	// SamplerOptions.ThreadInterval); HotValid says whether this sample
+	// holds a fresh reading. The thread is the one runnable longest: on a
+	// CPU for HotThreadCPU of the interval and waiting for one for
+	// HotThreadWait (shares of one core). A thread near 1 is a saturated
+	// event loop, however many idle threads the process has. HotProcCores
+	// is the busiest process's user+system time, in cores.
+	HotValid      bool    `json:"hot_valid,omitempty"`
+	HotThreadPID  int32   `json:"hot_thread_pid,omitempty"`
+	HotThreadTID  int32   `json:"hot_thread_tid,omitempty"`
+	HotThreadName string  `json:"hot_thread_name,omitempty"` // the thread's comm
+	HotThreadCPU  float64 `json:"hot_thread_cpu,omitempty"`
+	HotThreadWait float64 `json:"hot_thread_wait,omitempty"`
+	HotProcPID    int32   `json:"hot_proc_pid,omitempty"`
+	HotProcName   string  `json:"hot_proc_name,omitempty"`
+	HotProcCores  float64 `json:"hot_proc_cores,omitempty"`
+
+	// CPUCapacity is the cores the root may use: the least of its affinity
+	// mask, its cpuset (cgroup v2 cpuset.cpus.effective, v1
+	// cpuset.effective_cpus) and the CPU quota of its cgroup or an ancestor
+	// (v2 cpu.max, v1 cpu.cfs_quota_us); 0 when none was readable.
+	// CPUCapacitySource names the deciding limit first, then the others.
+	// Both are read with PSS and USS (SmapsInterval, and at the first
+	// sample of each root) and repeated in between.
+	CPUCapacity       float64 `json:"cpu_capacity_cores,omitempty"`
+	CPUCapacitySource string  `json:"cpu_capacity_source,omitempty"`
+
+	// The whole machine's CPU time from /proc/stat, cumulative seconds
+	// summed over its HostCPUs CPUs: busy (user, nice, system, irq,
+	// softirq, steal) and total (busy, idle, iowait). It is read with the
+	// thread pass; HostCPUValid says whether this sample holds a reading.
+	HostCPUValid bool    `json:"host_cpu_valid,omitempty"`
+	HostCPUBusy  float64 `json:"host_cpu_busy_seconds,omitempty"`
+	HostCPUTotal float64 `json:"host_cpu_total_seconds,omitempty"`
+	HostCPUs     int     `json:"host_cpus,omitempty"`
+
 	// I/O bytes, cumulative; IOValid is false when /proc/PID/io was denied.
 	// ReadBytes and WriteBytes reached the storage layer (read_bytes,
 	// write_bytes); ReadChars and WriteChars went through read/write-like

@@ -28,6 +28,10 @@ type SamplerOptions struct {
 	// kernel's TCP hash table (about 0.3 ms of CPU here), so it is not
 	// taken on every sample.
 	SocketInterval time.Duration
+	// ThreadInterval is the cadence of the pass over every thread of the
+	// tree (default 5s; <0 disables): the other threads' context switches
+	// and every thread's schedstat. It costs a read or two per thread.
+	ThreadInterval time.Duration
 	// Log receives the one-time warnings (permission denied and the like).
 	Log *zap.Logger
 }
@@ -64,6 +68,11 @@ type Sampler struct {
 	warned     map[string]bool
 	fdLimit    uint64
 	limitOf    procID
+	pass       *cpuPass // the busiest thread and process of a thread pass
+	allowed    int      // the root's affinity CPUs, from this sample's status
+	capacity   capacity // the root's CPU capacity, read on the smaps cadence
+	now        func() time.Time
+	statPath   string // the procfs root's stat file
 }
 
 // NewSampler returns a Sampler of t.
@@ -77,6 +86,9 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 	if opts.SocketInterval == 0 {
 		opts.SocketInterval = 5 * time.Second
 	}
+	if opts.ThreadInterval == 0 {
+		opts.ThreadInterval = threadInterval
+	}
 	if opts.Log == nil {
 		opts.Log = t.log
 	}
@@ -88,7 +100,8 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 		names: map[procID]string{}, lastNames: map[procID]string{},
 		warned: map[string]bool{}, netlink: t.spec.ProcRoot == "/proc",
 		smaps: cadence{every: opts.SmapsInterval}, census: cadence{every: opts.SocketInterval},
-		threads: cadence{every: threadInterval},
+		threads: cadence{every: opts.ThreadInterval},
+		pass:    newCPUPass(), now: time.Now,
 	}
 }
 
@@ -105,7 +118,7 @@ func (s *Sampler) Sample() (out Sample) {
 			out.Alive = false
 		}
 	}()
-	out.Time = time.Now()
+	out.Time = s.now()
 	st := s.t.current(out.Time)
 	out.RootPID, out.RootStart, out.Incarnation = st.ID.PID, st.ID.Start, st.Incarnation
 	s.sampleSelf(&out)
@@ -137,6 +150,26 @@ func (s *Sampler) sampleSelf(out *Sample) {
 	out.SelfRSS = st.RSSPages * s.pageSize
 }
 
+// sampleHost reads the machine's CPU time from /proc/stat. The kernel
+// writes a line per interrupt into that file, so on a large machine it is
+// costly and is read with the thread pass only.
+func (s *Sampler) sampleHost(out *Sample) {
+	if s.statPath == "" {
+		s.statPath = s.fs.root + "/stat"
+	}
+	b, err := s.fs.read(s.statPath)
+	if err != nil {
+		return
+	}
+	h, err := parseProcStat(b)
+	if err != nil {
+		return
+	}
+	out.HostCPUValid = true
+	out.HostCPUBusy, out.HostCPUTotal = float64(h.Busy)/clockTicks, float64(h.Total)/clockTicks
+	out.HostCPUs = h.CPUs
+}
+
 // sampleTree reads every process of the tree, then the tree-wide tables.
 func (s *Sampler) sampleTree(out *Sample, st rootState) {
 	procs, err := s.members(st)
@@ -150,8 +183,15 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 	s.allThreads = s.threads.due(out.Time, st.ID)
 	s.tcp.reset()
 	s.mems = s.mems[:0]
+	if s.allThreads {
+		s.pass.start(out.Time, st.ID)
+	}
 	for _, p := range procs {
 		s.mems = append(s.mems, s.sampleProc(p, census, out))
+	}
+	if s.allThreads {
+		s.sampleHost(out)
+		s.pass.finish(s, out)
 	}
 	if census {
 		s.sampleTCP(out, st.ID.PID)
@@ -160,12 +200,14 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 	}
 	out.FDLimit = s.rootFDLimit(st.ID)
 	if s.smaps.due(out.Time, st.ID) {
-		s.fdLimit = 0 // re-read the limit on the same cadence
+		s.fdLimit = 0 // re-read the limits on the same cadence
+		s.capacity = capacityOf(s.fs, s.t.spec.CgroupRoot, st.ID.PID, s.allowed)
 		s.sampleSmaps(out, procs)
 	} else {
 		s.carrySmaps(out)
 	}
 	s.sampleCgroup(out)
+	out.CPUCapacity, out.CPUCapacitySource = s.capacity.Cores, s.capacity.Source
 	out.Members, out.Top = s.memberList()
 }
 
@@ -205,6 +247,9 @@ func (s *Sampler) sampleProc(p proc, census bool, out *Sample) Member {
 	if b, err := s.fs.readPid(p.ID.PID, "status"); err == nil {
 		if status, err := parseStatus(b); err == nil {
 			out.Swap += status.SwapBytes
+			if p.ID.PID == out.RootPID {
+				s.allowed = status.CPUsAllowed
+			}
 			s.threadCounters(p, status)
 		}
 	}
@@ -255,8 +300,9 @@ func (s *Sampler) readIO(p proc, c *counters, out *Sample) {
 	}
 }
 
-// threadInterval is how often the context switches of threads other than
-// the main one, and every thread's run-queue wait, are read.
+// threadInterval is the default of SamplerOptions.ThreadInterval: how
+// often the context switches of threads other than the main one, and every
+// thread's schedstat, are read.
 const threadInterval = 5 * time.Second
 
 // threadCounters adds the context switches of p's threads and, every
@@ -270,14 +316,17 @@ const threadInterval = 5 * time.Second
 // exact at those samples and lag by the other threads' last few seconds in
 // between.
 //
-// The run-queue wait is the second field of /proc/PID/task/TID/schedstat.
-// It tells a server that waits for a CPU (CPU-bound on a busy machine)
-// from one that waits on I/O. It is read in the same pass over the tasks.
+// The same pass reads /proc/PID/task/TID/schedstat: its first field, the
+// time on a CPU, finds the busiest thread (a saturated event loop among
+// idle helpers), and its second, the run-queue wait, tells a server that
+// waits for a CPU (CPU-bound on a busy machine) from one that waits on
+// I/O. Without schedstat the thread's stat gives its CPU time in ticks.
 func (s *Sampler) threadCounters(p proc, leader statusInfo) {
 	s.threadAcc.observe(p.ID, counters{CtxVol: leader.CtxVol, CtxInvol: leader.CtxInvol})
 	if !s.allThreads {
 		return
 	}
+	s.pass.noteProc(p)
 	_ = s.fs.eachTask(p.ID.PID, func(tid int32) {
 		id := procID{PID: tid, Start: p.ID.Start}
 		if tid != p.ID.PID {
@@ -287,13 +336,35 @@ func (s *Sampler) threadCounters(p proc, leader statusInfo) {
 				}
 			}
 		}
-		if b, err := s.fs.readTask(p.ID.PID, tid, "schedstat"); err == nil {
-			if w, ok := parseSchedstatWait(b); ok {
-				s.waitAcc.observe(id, counters{RunWait: w})
-				s.waitRead = true
-			}
-		}
+		s.taskCPU(p, id, tid)
 	})
+}
+
+// taskCPU reads one thread's on-CPU and run-queue times and notes them in
+// the pass.
+func (s *Sampler) taskCPU(p proc, id procID, tid int32) {
+	var cur counters
+	if b, err := s.fs.readTask(p.ID.PID, tid, "schedstat"); err == nil {
+		run, wait, ok := parseSchedstat(b)
+		if !ok {
+			return
+		}
+		cur.OnCPU, cur.RunWait = run, wait
+		s.waitRead = true
+	} else if b, err := s.fs.readTask(p.ID.PID, tid, "stat"); err == nil {
+		st, err := parseStat(b)
+		if err != nil {
+			return
+		}
+		cur.OnCPU = (st.UTime + st.STime) * (1e9 / clockTicks)
+	} else {
+		return
+	}
+	prev, seen := s.waitAcc.lastOf(id)
+	s.waitAcc.observe(id, cur)
+	if seen && cur.OnCPU >= prev.OnCPU && cur.RunWait >= prev.RunWait {
+		s.pass.noteThread(p, tid, cur.OnCPU-prev.OnCPU, cur.RunWait-prev.RunWait)
+	}
 }
 
 // warnOnce logs one warning per kind of trouble for the Sampler's life.

@@ -1,7 +1,6 @@
 package soak
 
 import (
-	"runtime"
 	"slices"
 
 	"github.com/soakd/soakd/probes"
@@ -204,73 +203,4 @@ func soakRequestsPerHour(recs []Record) float64 {
 		return 0
 	}
 	return float64(b.Requests-a.Requests) / (b.Elapsed - a.Elapsed) * 3600
-}
-
-func cpuInput(recs []Record, sum *load.Summary, ao AnalysisOptions) verdict.CPUInput {
-	in := verdict.CPUInput{CPUs: ao.CPUs}
-	if in.CPUs == 0 {
-		in.CPUs = runtime.NumCPU()
-	}
-	a, b, ok := soakWindow(recs)
-	if !ok {
-		return in
-	}
-	in.WallSeconds = b.Elapsed - a.Elapsed
-	in.Requests = float64(b.Requests - a.Requests)
-	if a.Alive && b.Alive && a.Incarnation == b.Incarnation {
-		in.TargetUser = b.CPUUser - a.CPUUser
-		in.TargetSystem = b.CPUSystem - a.CPUSystem
-	}
-	in.ClientUser = b.SelfUser - a.SelfUser
-	in.ClientSystem = b.SelfSystem - a.SelfSystem
-	if sum != nil {
-		in.MeanResponse = sum.Latency.Mean
-	}
-	in.Concurrency = float64(ao.Concurrency)
-	if in.Concurrency == 0 && in.WallSeconds > 0 {
-		in.Concurrency = in.Requests / in.WallSeconds * in.MeanResponse // Little's law
-	}
-	in.RunqueueWaitRate = runqueueWaitRate(recs, b.Incarnation)
-	var n float64
-	for _, r := range recs {
-		if r.Elapsed < a.Elapsed || r.Elapsed > b.Elapsed || !r.Alive {
-			continue
-		}
-		n++
-		in.TargetThreads += float64(r.Threads)
-		in.TargetProcs += float64(r.Procs)
-		if r.Rate > 0 && r.P99 > 0 { // P99 is of the last progress second: none before the first
-			in.P99Seconds = append(in.P99Seconds, r.P99)
-			in.P99AtSeconds = append(in.P99AtSeconds, r.Elapsed)
-			in.RateSeries = append(in.RateSeries, r.Rate)
-			in.RateAtSeconds = append(in.RateAtSeconds, r.Elapsed)
-		}
-	}
-	if n > 0 {
-		in.TargetThreads /= n
-		in.TargetProcs /= n
-	}
-	return in
-}
-
-// runqueueWaitRate is the target's time runnable but waiting for a CPU per
-// second, over the load's fresh schedstat readings of one incarnation. The
-// readings come every few seconds, so their span can differ a little from
-// the soak window; as a rate it does not need to match.
-func runqueueWaitRate(recs []Record, incarnation int) float64 {
-	var first, last *Record
-	for i := range recs {
-		r := &recs[i]
-		if !r.RunqueueValid || r.Phase == verdict.Cooldown || r.Phase == verdict.Baseline || r.Incarnation != incarnation {
-			continue
-		}
-		if first == nil {
-			first = r
-		}
-		last = r
-	}
-	if first == nil || last.Elapsed <= first.Elapsed {
-		return 0
-	}
-	return max(last.RunqueueWait-first.RunqueueWait, 0) / (last.Elapsed - first.Elapsed)
 }

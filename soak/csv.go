@@ -28,6 +28,11 @@ var CSVHeader = []string{
 	"tcp_established", "tcp_close_wait", "tcp_time_wait", "tcp_listen",
 	"mem_current_bytes", "mem_max_bytes", "mem_anon_bytes", "mem_file_bytes",
 	"self_cpu_user_seconds", "self_cpu_system_seconds", "self_rss_bytes",
+	"runqueue_wait_seconds",
+	"hot_thread_pid", "hot_thread_tid", "hot_thread_name", "hot_thread_cpu", "hot_thread_wait",
+	"hot_proc_pid", "hot_proc_name", "hot_proc_cores",
+	"cpu_capacity_cores", "cpu_capacity_source",
+	"host_cpu_busy_seconds", "host_cpu_total_seconds", "host_cpus",
 }
 
 // PhaseName is the name of a phase in samples.csv and reports.
@@ -84,6 +89,12 @@ func RecordRow(r Record) []string {
 		opt(r.CgroupValid, u(r.MemCurrent)), opt(r.CgroupValid, u(r.MemMax)),
 		opt(r.CgroupValid, u(r.MemAnon)), opt(r.CgroupValid, u(r.MemFile)),
 		f(r.SelfUser), f(r.SelfSystem), u(r.SelfRSS),
+		opt(r.RunqueueValid, f(r.RunqueueWait)),
+		opt(r.HotValid, i(int(r.HotThreadPID))), opt(r.HotValid, i(int(r.HotThreadTID))), opt(r.HotValid, r.HotThreadName),
+		opt(r.HotValid, f(r.HotThreadCPU)), opt(r.HotValid, f(r.HotThreadWait)),
+		opt(r.HotValid, i(int(r.HotProcPID))), opt(r.HotValid, r.HotProcName), opt(r.HotValid, f(r.HotProcCores)),
+		opt(r.CPUCapacity > 0, f(r.CPUCapacity)), r.CPUCapacitySource,
+		opt(r.HostCPUValid, f(r.HostCPUBusy)), opt(r.HostCPUValid, f(r.HostCPUTotal)), opt(r.HostCPUValid, i(r.HostCPUs)),
 	}
 }
 
@@ -410,6 +421,59 @@ var columnSetters = map[string]func(*Record, string) error{
 	"self_cpu_user_seconds":   floatCol(func(r *Record) *float64 { return &r.SelfUser }),
 	"self_cpu_system_seconds": floatCol(func(r *Record) *float64 { return &r.SelfSystem }),
 	"self_rss_bytes":          uintCol(func(r *Record) *uint64 { return &r.SelfRSS }),
+	"runqueue_wait_seconds":   optFloat(func(r *Record) *float64 { return &r.RunqueueWait }, func(r *Record) *bool { return &r.RunqueueValid }),
+	"hot_thread_pid":          optPID(func(r *Record) *int32 { return &r.HotThreadPID }, hotValid),
+	"hot_thread_tid":          optPID(func(r *Record) *int32 { return &r.HotThreadTID }, hotValid),
+	"hot_thread_name":         strCol(func(r *Record) *string { return &r.HotThreadName }),
+	"hot_thread_cpu":          optFloat(func(r *Record) *float64 { return &r.HotThreadCPU }, hotValid),
+	"hot_thread_wait":         optFloat(func(r *Record) *float64 { return &r.HotThreadWait }, hotValid),
+	"hot_proc_pid":            optPID(func(r *Record) *int32 { return &r.HotProcPID }, hotValid),
+	"hot_proc_name":           strCol(func(r *Record) *string { return &r.HotProcName }),
+	"hot_proc_cores":          optFloat(func(r *Record) *float64 { return &r.HotProcCores }, hotValid),
+	"cpu_capacity_cores":      optFloat(func(r *Record) *float64 { return &r.CPUCapacity }, nil),
+	"cpu_capacity_source":     strCol(func(r *Record) *string { return &r.CPUCapacitySource }),
+	"host_cpu_busy_seconds":   optFloat(func(r *Record) *float64 { return &r.HostCPUBusy }, hostValid),
+	"host_cpu_total_seconds":  optFloat(func(r *Record) *float64 { return &r.HostCPUTotal }, hostValid),
+	"host_cpus":               optCol(func(r *Record) *int { return &r.HostCPUs }, hostValid),
+}
+
+func hotValid(r *Record) *bool  { return &r.HotValid }
+func hostValid(r *Record) *bool { return &r.HostCPUValid }
+
+// optFloat sets an optional float cell and, when valid is not nil, marks
+// the reading present; an empty cell leaves both alone.
+func optFloat(f func(*Record) *float64, valid func(*Record) *bool) func(*Record, string) error {
+	return func(r *Record, s string) error {
+		if s == "" {
+			return nil
+		}
+		v, err := parseFloat(s)
+		*f(r) = v
+		if valid != nil {
+			*valid(r) = true
+		}
+		return err
+	}
+}
+
+// optPID sets an optional process or thread ID cell.
+func optPID(f func(*Record) *int32, valid func(*Record) *bool) func(*Record, string) error {
+	return func(r *Record, s string) error {
+		if s == "" {
+			return nil
+		}
+		v, err := parseUint(s)
+		*f(r), *valid(r) = int32(v), true
+		return err
+	}
+}
+
+// strCol sets a text cell as it is.
+func strCol(f func(*Record) *string) func(*Record, string) error {
+	return func(r *Record, s string) error {
+		*f(r) = s
+		return nil
+	}
 }
 
 func smapsValid(r *Record) *bool  { return &r.SmapsValid }

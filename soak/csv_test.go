@@ -2,6 +2,7 @@ package soak
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -23,6 +24,11 @@ func fullRecord() Record {
 			TCPValid: true, TCPEstablished: 4, TCPCloseWait: 1, TCPTimeWait: 7, TCPListen: 1,
 			CgroupValid: true, MemCurrent: 200 << 20, MemMax: 1 << 30, MemAnon: 150 << 20, MemFile: 50 << 20,
 			SelfUser: 1.5, SelfSystem: 0.75, SelfRSS: 10 << 20,
+			RunqueueValid: true, RunqueueWait: 0.25,
+			HotValid: true, HotThreadPID: 42, HotThreadTID: 44, HotThreadName: "loop", HotThreadCPU: 0.97, HotThreadWait: 0.01,
+			HotProcPID: 42, HotProcName: "server", HotProcCores: 1.05,
+			CPUCapacity: 1.5, CPUCapacitySource: "cpu.max 1.5 cores (/system.slice/x.service); affinity 2 CPUs",
+			HostCPUValid: true, HostCPUBusy: 1234.5, HostCPUTotal: 4000.25, HostCPUs: 2,
 		},
 		Elapsed: 61.5, Phase: verdict.Soak, Requests: 123456, Errors: 3, Rate: 2000.5, P50: 0.0004, P99: 0.0021,
 	}
@@ -36,6 +42,11 @@ func TestCSVRoundTrip(t *testing.T) {
 	sparse.IOValid, sparse.ReadBytes, sparse.WriteBytes = false, 0, 0
 	sparse.TCPValid, sparse.TCPEstablished, sparse.TCPCloseWait, sparse.TCPTimeWait, sparse.TCPListen = false, 0, 0, 0, 0
 	sparse.CgroupValid, sparse.MemCurrent, sparse.MemMax, sparse.MemAnon, sparse.MemFile = false, 0, 0, 0, 0
+	sparse.RunqueueValid, sparse.RunqueueWait = false, 0
+	sparse.HotValid, sparse.HotThreadPID, sparse.HotThreadTID, sparse.HotThreadName = false, 0, 0, ""
+	sparse.HotThreadCPU, sparse.HotThreadWait, sparse.HotProcPID, sparse.HotProcName, sparse.HotProcCores = 0, 0, 0, "", 0
+	sparse.CPUCapacity, sparse.CPUCapacitySource = 0, ""
+	sparse.HostCPUValid, sparse.HostCPUBusy, sparse.HostCPUTotal, sparse.HostCPUs = false, 0, 0, 0
 	sparse.Phase = verdict.Cooldown
 	for _, tc := range []struct {
 		name string
@@ -65,6 +76,28 @@ func TestCSVRoundTrip(t *testing.T) {
 	}
 }
 
+// A samples.csv written before the CPU columns were added reads with
+// those cells empty.
+func TestReadCSVWithoutTheLaterColumns(t *testing.T) {
+	rec := fullRecord()
+	const first = 37 // the columns of the first release, up to self_rss_bytes
+	row := RecordRow(rec)[:first]
+	in := strings.Join(CSVHeader[:first], ",") + "\n" + strings.Join(row, ",") + "\n"
+	got, err := ReadCSV(strings.NewReader(in))
+	if err != nil {
+		t.Fatalf("ReadCSV: %v", err)
+	}
+	want := rec
+	want.RunqueueValid, want.RunqueueWait = false, 0
+	want.HotValid, want.HotThreadPID, want.HotThreadTID, want.HotThreadName = false, 0, 0, ""
+	want.HotThreadCPU, want.HotThreadWait, want.HotProcPID, want.HotProcName, want.HotProcCores = 0, 0, 0, "", 0
+	want.CPUCapacity, want.CPUCapacitySource = 0, ""
+	want.HostCPUValid, want.HostCPUBusy, want.HostCPUTotal, want.HostCPUs = false, 0, 0, 0
+	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
+
 func TestReadCSVErrorsNameTheLine(t *testing.T) {
 	head := strings.Join(CSVHeader, ",")
 	good := strings.Join(RecordRow(fullRecord()), ",")
@@ -73,6 +106,8 @@ func TestReadCSVErrorsNameTheLine(t *testing.T) {
 		{"bad header", strings.Replace(head, "rss_bytes", "rss", 1) + "\n", `line 1: column 13 "rss" is not a samples.csv column: rename it to one of time, `},
 		{"bad phase", head + "\n" + good + "\n" + bad + "\n", `line 3: column phase: phase "lunch" is not one of baseline, warmup, soak, cooldown`},
 		{"short row", head + "\n1,2,3\n", "wrong number of fields"},
+		{"short header", "time,elapsed_seconds\n", "line 1: 2 columns, want 37 to"},
+		{"long header", head + ",extra\n", fmt.Sprintf("line 1: %d columns, want 37 to %d", len(CSVHeader)+1, len(CSVHeader))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadCSV(strings.NewReader(tc.in))

@@ -18,8 +18,9 @@ import (
 	"github.com/soakd/soakd/soak/verdict"
 )
 
-// targetBin is the test target program, built once in TestMain.
-var targetBin string
+// targetBin is the test target program and zooBin the CPU verdict's
+// (testdata/cpuzoo), built once in TestMain.
+var targetBin, zooBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "soak-e2e-")
@@ -27,10 +28,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	targetBin = filepath.Join(dir, "target")
-	out, err := exec.Command("go", "build", "-o", targetBin, "github.com/soakd/soakd/testdata/target").CombinedOutput()
+	targetBin, zooBin = filepath.Join(dir, "target"), filepath.Join(dir, "cpuzoo")
+	out, err := exec.Command("go", "build", "-o", dir, "github.com/soakd/soakd/testdata/target", "github.com/soakd/soakd/testdata/cpuzoo").CombinedOutput()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "building the test target: %v\n%s", err, out)
+		fmt.Fprintf(os.Stderr, "building the test targets: %v\n%s", err, out)
 		os.RemoveAll(dir)
 		os.Exit(2)
 	}
@@ -43,9 +44,17 @@ func TestMain(m *testing.M) {
 // PID. The process is stopped and reaped when the test ends.
 func startTarget(t *testing.T, args ...string) (string, int) {
 	t.Helper()
+	return startProgram(t, targetBin, args...)
+}
+
+// startProgram starts bin with args, a port file and a lifetime, and
+// returns its URL and PID. The process is stopped and reaped when the
+// test ends.
+func startProgram(t *testing.T, bin string, args ...string) (string, int) {
+	t.Helper()
 	dir := t.TempDir()
 	portFile := filepath.Join(dir, "port")
-	cmd := exec.Command(targetBin, append([]string{"--port-file", portFile, "--max-lifetime", "5m"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"--port-file", portFile, "--max-lifetime", "5m"}, args...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting the target: %v", err)
 	}

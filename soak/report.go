@@ -235,6 +235,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  cpu\t%s\t%s\n", r.CPU.Bound, r.CPU.Reason)
 	}
 	tw.Flush()
+	if r.CPU.Cost.Rising {
+		fmt.Fprintf(w, "  %s\n", r.CPU.Cost.Reason)
+	}
 	for _, n := range r.ResourceNames() {
 		res := r.Resources[n]
 		switch {
@@ -278,14 +281,38 @@ func (r *Report) writeTarget(w io.Writer) {
 	if s := r.Sampling; s != nil {
 		fmt.Fprintf(w, "Sampling:          %s\n", s.String())
 	}
-	c := r.CPU
-	if c.Throughput > 0 {
-		fmt.Fprintf(w, "CPU:               U %.3f cores, X %.1f req/s, D %s, R %s, N %.2f, user %.0f %% / system %.0f %%\n",
-			c.Utilization, c.Throughput, FormatSeconds(c.DemandSeconds), FormatSeconds(c.ResponseSeconds),
-			c.Concurrency, 100*c.UserShare, 100*c.SystemShare)
-		fmt.Fprintf(w, "Drift:             p99 latency %+.3f ms/h, throughput %+.1f %% from the first to the last third\n",
-			1000*c.P99SlopePerHour, 100*c.ThroughputDecay)
+	if r.CPU.Throughput > 0 {
+		r.writeCPU(w)
 	}
+}
+
+// writeCPU writes the CPU verdict's figures.
+func (r *Report) writeCPU(w io.Writer) {
+	c := r.CPU
+	fmt.Fprintf(w, "CPU:               U %.3f cores, X %.1f req/s, D %s, R %s, N %.2f, D/R %.0f %%, user %.0f %% / system %.0f %%\n",
+		c.Utilization, c.Throughput, FormatSeconds(c.DemandSeconds), FormatSeconds(c.ResponseSeconds),
+		c.Concurrency, 100*c.RequestCPUShare, 100*c.UserShare, 100*c.SystemShare)
+	if c.Capacity > 0 {
+		fmt.Fprintf(w, "CPU capacity:      %g cores: %s\n", c.Capacity, c.CapacitySource)
+	}
+	if h := c.HotThread; h != nil {
+		fmt.Fprintf(w, "Busiest thread:    %d (%s) of pid %d, on CPU %.0f %% and waiting for a core %.0f %% of the time\n",
+			h.TID, h.Name, h.PID, 100*h.CPU, 100*h.Wait)
+	}
+	if p := c.HotProcess; p != nil {
+		fmt.Fprintf(w, "Busiest process:   %d (%s), %.2f cores\n", p.PID, p.Name, p.Cores)
+	}
+	machine := ""
+	if c.HostCPUs > 0 {
+		machine = fmt.Sprintf(", the machine %.2f of %d cores busy", c.HostUtilization, c.HostCPUs)
+	}
+	fmt.Fprintf(w, "Client:            soakd %.3f cores%s, run-queue wait %s per request\n",
+		c.ClientUtilization, machine, FormatSeconds(c.RunqueueWaitSeconds))
+	drift := fmt.Sprintf("p99 latency %+.3f ms/h, throughput %+.1f %% from the first to the last third", 1000*c.P99SlopePerHour, 100*c.ThroughputDecay)
+	if d := c.Cost; d.Windows >= 2 && d.Start > 0 {
+		drift += fmt.Sprintf(", CPU per request %s to %s (%+.0f %%)", FormatSeconds(d.Start), FormatSeconds(d.End), 100*d.Change)
+	}
+	fmt.Fprintf(w, "Drift:             %s\n", drift)
 }
 
 // String says how the run was sampled, in one line.

@@ -91,7 +91,30 @@ func (h *alertHub) evaluate(job string, runID int64, rep *soak.Report) []string 
 			firing = append(firing, name)
 		}
 	}
+	rising := rep.CPU.Cost.Rising
+	h.set(alerts.AlertLeak, rising, alerts.LeakAlert(costLeakOf(job, runID, rep.CPU)))
+	if rising {
+		firing = append(firing, costResource)
+	}
 	return firing
+}
+
+// costResource is the resource label of a CPU cost per request that keeps
+// rising: a CPU leak, alerted on like a memory leak.
+const costResource = "cpu_per_request"
+
+// costLeakOf describes a rising CPU cost per request as a leak: its
+// growth in CPU seconds per request, per request served and per hour.
+func costLeakOf(job string, runID int64, c verdict.CPU) alerts.Leak {
+	d := c.Cost
+	l := alerts.Leak{Job: job, Resource: costResource, Unit: "CPU seconds", RunID: itoa(runID), Summary: d.Reason,
+		PerHour: d.SlopePerHour}
+	if c.Throughput > 0 {
+		perRequest := 1 / (c.Throughput * 3600)
+		l.PerRequest = d.SlopePerHour * perRequest
+		l.CI95 = [2]float64{d.CI95[0] * perRequest, d.CI95[1] * perRequest}
+	}
+	return l
 }
 
 // set fires a when on holds, else resolves the alert of a's name, job and

@@ -50,6 +50,34 @@ func TestExhaustionAtLimit(t *testing.T) {
 	}
 }
 
+// TestCPUCostRisingFiresALeak: a rising CPU cost per request fires the
+// leak alert for resource cpu_per_request, and a flat one resolves it.
+func TestCPUCostRisingFiresALeak(t *testing.T) {
+	mgr, err := alerts.NewManager(alerts.ManagerOptions{Logger: zaptest.NewLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mgr.Close(t.Context()) })
+	h := &alertHub{mgr: mgr}
+	h.routes.Store(&map[string][]string{})
+	rep := &soak.Report{Resources: map[string]verdict.Resource{}, CPU: verdict.CPU{Throughput: 100,
+		Cost: verdict.CostDrift{Windows: 20, Rising: true, SlopePerHour: 3.6e-4, CI95: [2]float64{3e-4, 4e-4}, Reason: "CPU per request rising"}}}
+	if got := h.evaluate("web", 1, rep); len(got) != 1 || got[0] != "cpu_per_request" {
+		t.Errorf("evaluate: got firing %v; want [cpu_per_request]", got)
+	}
+	active := mgr.Active()
+	if len(active) != 1 || active[0].Labels[alerts.LabelResource] != "cpu_per_request" || active[0].Labels[alerts.LabelAlertname] != alerts.AlertLeak {
+		t.Fatalf("active alerts %v; want one %s for cpu_per_request", active, alerts.AlertLeak)
+	}
+	if got, want := active[0].Annotations[alerts.AnnotationPerRequest], "1e-09 CPU seconds/request"; got != want {
+		t.Errorf("per-request annotation = %q; want %q", got, want)
+	}
+	rep.CPU.Cost.Rising = false
+	if got := h.evaluate("web", 2, rep); len(got) != 0 || len(mgr.Active()) != 0 {
+		t.Errorf("flat cost: got firing %v, active %v; want none", got, mgr.Active())
+	}
+}
+
 // TestRemovedJobSeriesDropped: a job removed by a reload while its run
 // went on loses its series when the run ends, so that a last leak_detected
 // of 1 does not stay (and alert) for a job that no longer exists.

@@ -242,6 +242,12 @@ func (m *metrics) observeAnalysis(job string, rep *soak.Report) {
 			m.tte.DeleteLabelValues(job, name)
 		}
 	}
+	if c := rep.CPU; c.Cost.Windows > 0 {
+		l := costLeakOf(job, 0, c)
+		m.slopeReq.WithLabelValues(job, costResource).Set(l.PerRequest)
+		m.slopeHour.WithLabelValues(job, costResource).Set(l.PerHour)
+		m.leak.WithLabelValues(job, costResource).Set(b2f(c.Cost.Rising))
+	}
 	bound := rep.CPU.Bound
 	if bound == "" {
 		bound = verdict.Inconclusive

@@ -43,6 +43,10 @@ func fullRecord(i int) soak.Record {
 			TCPValid: true, TCPEstablished: 1, TCPCloseWait: 2, TCPTimeWait: 3, TCPListen: 4,
 			CgroupValid: true, MemCurrent: 21, MemMax: 22, MemAnon: 23, MemFile: 24,
 			SelfUser: 0.1, SelfSystem: 0.2, SelfRSS: 25,
+			HotValid: true, HotThreadPID: 4242, HotThreadTID: 4243, HotThreadName: "loop", HotThreadCPU: 0.97, HotThreadWait: 0.01,
+			HotProcPID: 4242, HotProcName: "nginx", HotProcCores: 1.05,
+			CPUCapacity: 1.5, CPUCapacitySource: "cpu.max 1.5 cores (/system.slice/x.service)",
+			HostCPUValid: true, HostCPUBusy: 26.5, HostCPUTotal: 27.5, HostCPUs: 2,
 			Top: []probes.ProcStat{{PID: 4242, Name: "nginx", RSS: 100, FDs: 5, Threads: 1, CPU: 0.75}},
 			Members: []probes.Member{
 				{PID: 4242, Start: 987654, PPID: 1, Name: "nginx", RSS: 100, FDs: 5, Threads: 1, CPU: 0.75},

@@ -10,11 +10,19 @@ import (
 // CPU verdict thresholds, from operational analysis (utilisation law
 // U = X·D, Little's law N = X·R).
 const (
-	cpuBusy         = 0.8 // D·N/R at or above: the target computes nearly the whole request
-	ioBusy          = 0.3 // D·N/R at or below: the target mostly waits
-	nearParallelism = 0.9 // U at this fraction of usable cores counts as saturated
-	clientSaturated = 0.9 // soakd's own CPU at this fraction of its usable cores
-	kernelHeavy     = 0.5 // system share above which the work is in the kernel
+	cpuBusy          = 0.8  // D·N/R (or D/R) at or above: the target computes nearly the whole request
+	ioBusy           = 0.3  // at or below: the target mostly waits
+	nearParallelism  = 0.9  // U at this fraction of the usable cores counts as saturated
+	threadSaturated  = 0.9  // a thread on a CPU this share of the time is saturated
+	threadRunnable   = 0.85 // a thread runnable (on a CPU or waiting for one) this share is saturated
+	laneIdle         = 0.5  // an open loop is io only while no thread is runnable this share
+	clientSaturated  = 0.9  // soakd's own CPU at this fraction of its usable cores
+	machineSaturated = 0.9  // the machine's busy share at which it is full
+	clientShare      = 0.25 // soakd must use this share of the machine's cores to be blamed for filling it
+	kernelHeavy      = 0.5  // system share above which the work is in the kernel
+	costRise         = 0.2  // a rise of the CPU per request over the soak that is a CPU leak
+	costAlpha        = 0.001
+	costMinWindows   = 6
 )
 
 // Bounds of the CPU verdict.
@@ -25,33 +33,184 @@ const (
 	BoundInconclusive = "inconclusive"
 )
 
+// Evidence names the rule that decided a CPU verdict.
+const (
+	EvidenceThread       = "thread"          // a thread on a CPU ≥ 90 % of the time
+	EvidenceCapacity     = "capacity"        // the tree used ≥ 90 % of the cores it may use
+	EvidenceClient       = "client_cpu"      // soakd's own CPU was saturated
+	EvidenceMachine      = "machine_cpu"     // soakd filled the machine while the target had room
+	EvidenceThreadWait   = "thread_runnable" // a thread runnable ≥ 85 %: on a CPU or waiting for one
+	EvidenceRequestShare = "request_share"   // open loop: D/R, the share of a request spent on a CPU
+	EvidenceBusyFraction = "busy_fraction"   // closed loop: D·N/R per usable core
+	EvidenceMissing      = "missing"         // figures were missing
+)
+
+// CPUInput holds the measured figures for the CPU verdict, over the soak
+// phase.
+type CPUInput struct {
+	WallSeconds  float64 // length of the soak window
+	TargetUser   float64 // target CPU user seconds within the window
+	TargetSystem float64
+	ClientUser   float64 // soakd's own CPU seconds within the window
+	ClientSystem float64
+	Requests     float64 // completed requests within the window
+	MeanResponse float64 // R, seconds
+	// Concurrency is N, the requests in flight: the workers of a closed
+	// loop. In an open loop (OpenLoop) it is X·R by Little's law, and may
+	// be below 1.
+	Concurrency   float64
+	OpenLoop      bool
+	TargetThreads float64 // mean threads of the target
+	TargetProcs   float64 // mean processes of the target
+	CPUs          int     // the machine's cores as soakd counts them
+	// Capacity is the cores the target may use (its affinity, cgroup
+	// cpuset and cpu.max quota) and CapacitySource what limits it; 0 when
+	// unknown, and then CPUs stands in.
+	Capacity       float64
+	CapacitySource string
+	// HotThread and HotProcess are the busiest thread and process over
+	// the soak; nil when the thread pass gave no reading.
+	HotThread  *HotThread
+	HotProcess *HotProcess
+	// HostBusy is the whole machine's busy cores over the soak (/proc/stat)
+	// and HostCPUs its CPU count; 0 when unknown.
+	HostBusy         float64
+	HostCPUs         int
+	P99Seconds       []float64
+	P99AtSeconds     []float64 // time of each P99 figure, for the drift slope
+	RateSeries       []float64 // throughput per interval
+	RateAtSeconds    []float64
+	ClientSaturation float64 // optional override; 0 = computed
+	// RunqueueWaitRate is the target's time runnable but waiting for a
+	// CPU, per second of wall time (schedstat); 0 when unknown.
+	RunqueueWaitRate float64
+	// CostSeconds is the target's CPU seconds per request over successive
+	// windows of the soak, at CostAtSeconds (each window's middle).
+	CostSeconds   []float64
+	CostAtSeconds []float64
+}
+
+// HotThread is the busiest thread of the target over the soak: the one
+// runnable the longest at each thread reading, averaged over the
+// readings.
+type HotThread struct {
+	PID  int32  `json:"pid"`
+	TID  int32  `json:"tid"`
+	Name string `json:"name"` // the thread's name (comm)
+	// CPU is its mean share of one core on a CPU; Wait its mean share
+	// runnable but waiting for a CPU.
+	CPU      float64 `json:"cpu"`
+	Wait     float64 `json:"wait"`
+	Readings int     `json:"readings"`
+}
+
+// HotProcess is the busiest process of the target over the soak.
+type HotProcess struct {
+	PID   int32   `json:"pid"`
+	Name  string  `json:"name"`
+	Cores float64 `json:"cores"` // mean user+system, in cores
+}
+
+// CPU is the report's "cpu" object. It carries every input of the
+// verdict, and Evidence names the rule that decided it.
+type CPU struct {
+	Bound           string  `json:"bound"` // "cpu", "io", "client", "inconclusive"
+	Evidence        string  `json:"evidence"`
+	Utilization     float64 `json:"utilization"`      // U, cores
+	Throughput      float64 `json:"throughput"`       // X, req/s
+	DemandSeconds   float64 `json:"demand_seconds"`   // D = U/X
+	ResponseSeconds float64 `json:"response_seconds"` // R
+	Concurrency     float64 `json:"concurrency"`      // N
+	OpenLoop        bool    `json:"open_loop"`
+	BusyFraction    float64 `json:"busy_fraction"` // D·N/R; equals U by Little's law, judged per usable core
+	// RequestCPUShare is D/R, the share of each request's time the target
+	// spent on a CPU: the open loop's evidence.
+	RequestCPUShare float64 `json:"request_cpu_share"`
+	// RunqueueWaitSeconds is the time per request the target was runnable
+	// but waiting for a CPU (W), and CPUWaitFraction W·N/R: a CPU-bound
+	// target on a busy machine waits for a CPU, not on I/O.
+	RunqueueWaitSeconds float64 `json:"runqueue_wait_seconds"`
+	CPUWaitFraction     float64 `json:"cpu_wait_fraction"`
+	// Capacity is the cores the target may use, from CapacitySource.
+	Capacity       float64     `json:"capacity_cores"`
+	CapacitySource string      `json:"capacity_source"`
+	HotThread      *HotThread  `json:"hot_thread"`
+	HotProcess     *HotProcess `json:"hot_process"`
+	UserShare      float64     `json:"user_share"`
+	SystemShare    float64     `json:"system_share"`
+	KernelHeavy    bool        `json:"kernel_heavy"`
+	// CPUSecondsPerRequest is D over the whole soak; Cost is its drift.
+	CPUSecondsPerRequest float64   `json:"cpu_seconds_per_request"`
+	Cost                 CostDrift `json:"cost_per_request"`
+	ClientUtilization    float64   `json:"client_utilization"` // soakd's own CPU, cores
+	// HostUtilization is the whole machine's busy cores (soakd, the
+	// target and everything else) of HostCPUs; 0 when unknown.
+	HostUtilization float64 `json:"host_utilization"`
+	HostCPUs        int     `json:"host_cpus"`
+	P99SlopePerHour float64 `json:"p99_slope_seconds_per_hour"`
+	ThroughputDecay float64 `json:"throughput_decay"` // fractional change first→last third
+	Reason          string  `json:"reason"`
+}
+
+// CostDrift is the trend of the target's CPU seconds per request over the
+// soak. A cost that keeps rising is a CPU leak: a structure that each
+// request scans and that grows.
+type CostDrift struct {
+	Windows      int     `json:"windows"`
+	Start        float64 `json:"start_seconds"` // fitted CPU seconds per request at the soak's start
+	End          float64 `json:"end_seconds"`   // and at its end
+	SlopePerHour float64 `json:"slope_seconds_per_hour"`
+	// CI95 is the slope's 95 % interval, seconds per request per hour.
+	CI95   [2]float64 `json:"ci95_seconds_per_hour"`
+	Change float64    `json:"change"`  // End/Start − 1
+	PValue float64    `json:"p_value"` // Mann–Kendall, one-sided, increasing
+	Rising bool       `json:"rising"`
+	Reason string     `json:"reason,omitempty"`
+}
+
 // AnalyzeCPU says whether the target was CPU-bound, waited on I/O, or was
-// held back by the client, from the utilisation law.
+// held back by the client. Rules, in order; the first that holds decides:
+//   - cpu (thread): a thread was on a CPU ≥ 90 % of the time. The server
+//     cannot go faster without more parallelism, however many idle
+//     threads it has.
+//   - cpu (capacity): the tree used ≥ 90 % of the cores it may use: its
+//     affinity, cpuset and cpu.max quota (soakd's CPU count when none was
+//     read).
+//   - client (client_cpu): soakd's own CPU ≥ 90 % × min(CPUs, N) cores,
+//     or ≥ 90 % of the machine (each closed-loop worker is about one busy
+//     goroutine); ClientSaturation, when set, replaces the computed
+//     fraction.
+//   - client (machine_cpu): the machine as a whole (soakd, the target and
+//     everything else) was ≥ 90 % busy while the target was under its own
+//     limit, and soakd used at least as much CPU as the target and at
+//     least a quarter of the machine's cores (a machine filled by others
+//     is not the client's doing).
+//   - cpu (thread_runnable): a thread was runnable ≥ 85 % of the time, on
+//     a CPU or waiting for one: saturated on a busy machine, where requests
+//     queue for it (a queue that at this load is several times the
+//     thread's own time per request).
+//   - open loop (request_share): (D+W)/R, the share of each request spent
+//     on a CPU or waiting for one, ≥ 0.8 is cpu, ≤ 0.3 is io. N is not
+//     raised to 1: the utilisation is reported apart. A request that
+//     queues behind a busy thread is not on a CPU either, so io also needs
+//     the busiest thread runnable under 50 % of the time (else
+//     inconclusive).
+//   - closed loop (busy_fraction): D·N/R (= U) per usable core
+//     P = min(capacity, threads or processes, N), with W·N/R added: cpu at
+//     ≥ 0.8·P (or U ≥ 0.9·P), io at ≤ 0.3·P.
+//   - inconclusive otherwise, or when the window, requests or target CPU
+//     time are missing (R too, for the last two rules).
 //
-// U = Δ(user+system)/Δwall in cores, X = requests/wall, D = U/X, and with
-// N requests in flight and mean response R the busy fraction D·N/R says
-// how much of each request's time the target keeps a CPU busy. By Little's
-// law (N = X·R) it equals U in cores, so it is judged per usable core:
-// P = min(CPUs, the target's threads or processes, N), and on one usable
-// core this is exactly the D·N/R ≥ 0.8 rule of the field notes (a target
-// with 8 cores using 0.8 of one is not CPU-bound). Rules, in order:
-//   - cpu: D·N/R ≥ 0.8·P, or U ≥ 0.9·P, or (D+W)·N/R ≥ 0.8·P where W is
-//     the time per request the target was runnable but waiting for a CPU
-//     (schedstat): on a busy machine a CPU-bound target waits for a core,
-//     which without W would look like waiting on I/O;
-//   - client: soakd's own CPU ≥ 0.9 × min(CPUs, N) cores, or ≥ 0.9 × CPUs
-//     (each closed-loop worker is about one busy goroutine, so soakd can
-//     use at most min(CPUs, N) cores); ClientSaturation, when set,
-//     replaces the computed fraction;
-//   - io: (D+W)·N/R ≤ 0.3·P while soakd is not saturated;
-//   - inconclusive otherwise, or when the window, requests, target CPU time
-//     or R are missing.
-//
-// When N is unknown it is taken from Little's law (N = X·R).
+// U = Δ(user+system)/Δwall in cores, X = requests/wall, D = U/X; when N is
+// unknown it is taken from Little's law (N = X·R).
 func AnalyzeCPU(in CPUInput) CPU {
-	c := CPU{Bound: BoundInconclusive, ResponseSeconds: in.MeanResponse, Concurrency: in.Concurrency}
+	c := CPU{Bound: BoundInconclusive, Evidence: EvidenceMissing, ResponseSeconds: in.MeanResponse,
+		Concurrency: in.Concurrency, OpenLoop: in.OpenLoop, HotThread: in.HotThread, HotProcess: in.HotProcess,
+		HostUtilization: in.HostBusy, HostCPUs: in.HostCPUs}
+	c.Capacity, c.CapacitySource = capacity(in)
 	c.P99SlopePerHour = p99Slope(in)
 	c.ThroughputDecay = decay(in.RateAtSeconds, in.RateSeries)
+	c.Cost = costDrift(in.CostAtSeconds, in.CostSeconds)
 	if in.WallSeconds <= 0 || in.Requests <= 0 {
 		c.Reason = "inconclusive: no soak window or no completed requests"
 		return c
@@ -73,45 +232,82 @@ func AnalyzeCPU(in CPUInput) CPU {
 		c.Reason = "inconclusive: no target CPU time was measured in the soak window (a restart, or too short a window for 10 ms clock ticks)"
 		return c
 	}
-	if in.MeanResponse <= 0 || c.Concurrency <= 0 {
-		c.Reason = "inconclusive: no mean response time to compare the CPU demand with"
-		return c
-	}
-	c.BusyFraction = c.DemandSeconds * c.Concurrency / in.MeanResponse
 	if in.RunqueueWaitRate > 0 {
 		c.RunqueueWaitSeconds = in.RunqueueWaitRate / c.Throughput
+	}
+	if in.MeanResponse > 0 {
+		c.BusyFraction = c.DemandSeconds * c.Concurrency / in.MeanResponse
+		c.RequestCPUShare = c.DemandSeconds / in.MeanResponse
 		c.CPUWaitFraction = c.RunqueueWaitSeconds * c.Concurrency / in.MeanResponse
 	}
-	c.Bound = bound(c, in)
+	c.Bound, c.Evidence = decideCPU(c, in)
 	c.Reason = cpuReason(c, in)
 	return c
 }
 
-func bound(c CPU, in CPUInput) string {
-	p := parallelism(c, in)
+// capacity is the cores the target may use and where the figure comes
+// from.
+func capacity(in CPUInput) (float64, string) {
+	if in.Capacity > 0 && !math.IsInf(in.Capacity, 0) {
+		return in.Capacity, in.CapacitySource
+	}
+	if in.CPUs > 0 {
+		return float64(in.CPUs), "soakd's CPU count (no affinity or cgroup limit was read)"
+	}
+	return 0, ""
+}
+
+func decideCPU(c CPU, in CPUInput) (bound, evidence string) {
+	h := c.HotThread
 	switch {
-	case c.BusyFraction >= cpuBusy*p || c.Utilization >= nearParallelism*p ||
-		c.BusyFraction+c.CPUWaitFraction >= cpuBusy*p:
-		return BoundCPU
+	case h != nil && h.CPU >= threadSaturated:
+		return BoundCPU, EvidenceThread
+	case c.Capacity > 0 && c.Utilization >= nearParallelism*c.Capacity:
+		return BoundCPU, EvidenceCapacity
 	case clientSaturation(c, in) >= clientSaturated:
-		return BoundClient
-	case c.BusyFraction+c.CPUWaitFraction <= ioBusy*p:
+		return BoundClient, EvidenceClient
+	case clientFillsMachine(c, in):
+		return BoundClient, EvidenceMachine
+	case h != nil && h.CPU+h.Wait >= threadRunnable:
+		return BoundCPU, EvidenceThreadWait
+	case in.MeanResponse <= 0 || c.Concurrency <= 0:
+		return BoundInconclusive, EvidenceMissing
+	case in.OpenLoop:
+		b := byShare(c.RequestCPUShare+c.RunqueueWaitSeconds/in.MeanResponse, 1)
+		if b == BoundIO && h != nil && h.CPU+h.Wait >= laneIdle {
+			b = BoundInconclusive
+		}
+		return b, EvidenceRequestShare
+	}
+	p := parallelism(c, in)
+	if c.Utilization >= nearParallelism*p {
+		return BoundCPU, EvidenceBusyFraction
+	}
+	return byShare(c.BusyFraction+c.CPUWaitFraction, p), EvidenceBusyFraction
+}
+
+// byShare judges a busy share against p usable cores.
+func byShare(share, p float64) string {
+	switch {
+	case share >= cpuBusy*p:
+		return BoundCPU
+	case share <= ioBusy*p:
 		return BoundIO
 	}
 	return BoundInconclusive
 }
 
-// parallelism is the cores the target can keep busy: min(CPUs, its
-// threads or processes when known, N).
+// parallelism is the cores a closed-loop target can keep busy:
+// min(capacity, its threads or processes when known, N), at least 1.
 func parallelism(c CPU, in CPUInput) float64 {
 	p := math.Max(c.Concurrency, 1)
-	if in.CPUs > 0 {
-		p = math.Min(p, float64(in.CPUs))
+	if c.Capacity > 0 {
+		p = math.Min(p, c.Capacity)
 	}
 	if w := math.Max(in.TargetThreads, in.TargetProcs); w > 0 {
 		p = math.Min(p, w)
 	}
-	return p
+	return math.Max(p, 1)
 }
 
 // clientSaturation is soakd's CPU as a fraction of what it can use.
@@ -119,38 +315,160 @@ func clientSaturation(c CPU, in CPUInput) float64 {
 	if in.ClientSaturation > 0 {
 		return in.ClientSaturation
 	}
-	usable := c.Concurrency
-	if in.CPUs > 0 {
-		usable = math.Min(usable, float64(in.CPUs))
-		if f := c.ClientUtilization / float64(in.CPUs); f >= clientSaturated {
+	usable := math.Max(c.Concurrency, 1)
+	if n := machineCPUs(c, in); n > 0 {
+		usable = math.Min(usable, n)
+		if f := c.ClientUtilization / n; f >= clientSaturated {
 			return f
 		}
 	}
 	return c.ClientUtilization / math.Max(usable, 1)
 }
 
+// machineCPUs is the machine's CPU count: from /proc/stat, else soakd's.
+func machineCPUs(c CPU, in CPUInput) float64 {
+	if c.HostCPUs > 0 {
+		return float64(c.HostCPUs)
+	}
+	return float64(in.CPUs)
+}
+
+// machineBusy is the machine's busy cores: measured, or at least soakd's
+// and the target's.
+func machineBusy(c CPU) float64 {
+	return math.Max(c.HostUtilization, c.Utilization+c.ClientUtilization)
+}
+
+// clientFillsMachine says whether soakd filled the machine: it is ≥ 90 %
+// busy, and soakd used at least as much CPU as the target and a quarter
+// of the machine.
+func clientFillsMachine(c CPU, in CPUInput) bool {
+	n := machineCPUs(c, in)
+	return n > 0 && machineBusy(c) >= machineSaturated*n &&
+		c.ClientUtilization >= c.Utilization && c.ClientUtilization >= clientShare*n
+}
+
 func cpuReason(c CPU, in CPUInput) string {
-	p := parallelism(c, in)
-	busy := fmt.Sprintf("busy %.0f %% of each request (D·N/R = %.2f)", 100*c.BusyFraction/p, c.BusyFraction)
-	if p != 1 {
-		busy = fmt.Sprintf("busy %.0f %% of each request per usable core (D·N/R = %.2f over %g cores)", 100*c.BusyFraction/p, c.BusyFraction, p)
+	if c.Evidence == EvidenceMissing {
+		return "inconclusive: no mean response time to compare the CPU demand with"
 	}
-	if c.CPUWaitFraction >= 0.05*p && c.BusyFraction < cpuBusy*p {
-		busy += fmt.Sprintf(" and waiting for a CPU %.0f %% (the machine is busy)", 100*c.CPUWaitFraction/p)
-	}
-	shares := fmt.Sprintf("user %.0f %% / system %.0f %%", 100*c.UserShare, 100*c.SystemShare)
-	if c.KernelHeavy {
-		shares += " (kernel-heavy)"
+	var s string
+	switch c.Evidence {
+	case EvidenceThread:
+		s = "cpu: " + threadText(c.HotThread) + fmt.Sprintf(" on CPU %s of the time", pct(c.HotThread.CPU))
+	case EvidenceThreadWait:
+		h := c.HotThread
+		s = "cpu: " + threadText(h) + fmt.Sprintf(" runnable %s of the time: on CPU %s, waiting for a core %s (the machine is busy)",
+			pct(h.CPU+h.Wait), pct(h.CPU), pct(h.Wait))
+	case EvidenceCapacity:
+		s = fmt.Sprintf("cpu: the target used %.2f of the %s cores it may use (%s)", c.Utilization, num(c.Capacity), c.CapacitySource)
+	case EvidenceClient:
+		return fmt.Sprintf("client: soakd used %.2f cores of %s while the target used %.2f; lower the load with --rate or run soakd on another machine",
+			c.ClientUtilization, num(machineCPUs(c, in)), c.Utilization)
+	case EvidenceMachine:
+		n := machineCPUs(c, in)
+		busy := machineBusy(c)
+		return fmt.Sprintf("client: the machine was %s busy (%.2f of %s cores: soakd %.2f, the target %.2f, others %.2f) while the target used %.2f of the %s cores it may use; lower the load with --rate or run soakd on another machine",
+			pct(busy/n), busy, num(n), c.ClientUtilization, c.Utilization, math.Max(busy-c.ClientUtilization-c.Utilization, 0), c.Utilization, num(c.Capacity))
+	case EvidenceRequestShare:
+		s = fmt.Sprintf("%s: each request is %s CPU (D/R = %s / %s)", c.Bound, pct(c.RequestCPUShare), dur(c.DemandSeconds), dur(c.ResponseSeconds))
+		if w := c.RunqueueWaitSeconds / c.ResponseSeconds; w >= 0.05 {
+			s += fmt.Sprintf(" and waiting for a core %s (the machine is busy)", pct(w))
+		}
+		s += fmt.Sprintf("; the target used %s of a core at %s req/s (open loop)", pct(c.Utilization), num(c.Throughput))
+	default:
+		s = c.Bound + ": " + busyText(c, in)
 	}
 	switch c.Bound {
-	case BoundCPU:
-		return fmt.Sprintf("CPU-bound: %s, %.2f cores used, %s", busy, c.Utilization, shares)
-	case BoundClient:
-		return fmt.Sprintf("client-bound: soakd used %.2f cores of %d, the target was %s", c.ClientUtilization, in.CPUs, busy)
 	case BoundIO:
-		return fmt.Sprintf("waits (I/O, a downstream, a lock or a timer): %s, %s", busy, shares)
+		s += ", so it waits (I/O, a downstream, a lock or a timer)"
+	case BoundInconclusive:
+		s += ", between waiting and CPU-bound"
 	}
-	return fmt.Sprintf("inconclusive: %s, between waiting and CPU-bound, %s", busy, shares)
+	if p := c.HotProcess; p != nil && in.TargetProcs > 1.5 && c.Bound == BoundCPU {
+		s += fmt.Sprintf("; busiest process %d (%s) at %.2f cores", p.PID, p.Name, p.Cores)
+	}
+	return s + "; " + sharesText(c)
+}
+
+// busyText is the closed loop's D·N/R figure per usable core.
+func busyText(c CPU, in CPUInput) string {
+	p := parallelism(c, in)
+	s := fmt.Sprintf("busy %s of each request (D·N/R = %.2f)", pct(c.BusyFraction/p), c.BusyFraction)
+	if p != 1 {
+		s = fmt.Sprintf("busy %s of each request per usable core (D·N/R = %.2f over %s cores)", pct(c.BusyFraction/p), c.BusyFraction, num(p))
+	}
+	if c.CPUWaitFraction >= 0.05*p && c.BusyFraction < cpuBusy*p {
+		s += fmt.Sprintf(" and waiting for a CPU %s (the machine is busy)", pct(c.CPUWaitFraction/p))
+	}
+	return s
+}
+
+func threadText(h *HotThread) string {
+	if h.TID == h.PID {
+		return fmt.Sprintf("thread %d (%s)", h.TID, h.Name)
+	}
+	return fmt.Sprintf("thread %d (%s) of pid %d", h.TID, h.Name, h.PID)
+}
+
+func sharesText(c CPU) string {
+	if c.KernelHeavy {
+		return fmt.Sprintf("kernel-heavy (system %s)", pct(c.SystemShare))
+	}
+	return fmt.Sprintf("user %s / system %s", pct(c.UserShare), pct(c.SystemShare))
+}
+
+// pct formats a fraction as a whole percentage, e.g. "97 %".
+func pct(f float64) string { return fmt.Sprintf("%.0f %%", 100*f) }
+
+// dur formats seconds in µs, ms or s with three significant digits.
+func dur(s float64) string {
+	switch a := math.Abs(s); {
+	case a < 1e-3:
+		return num(s*1e6) + " µs"
+	case a < 1:
+		return num(s*1e3) + " ms"
+	}
+	return num(s) + " s"
+}
+
+// costDrift fits the CPU seconds per request against time: a Theil–Sen
+// slope and a one-sided Mann–Kendall test. It is rising (a CPU leak) when
+// p < 0.001, the slope's 95 % interval is above zero, and the fitted cost
+// rose by ≥ 20 % over the soak.
+func costDrift(at, cost []float64) CostDrift {
+	n := min(len(at), len(cost))
+	d := CostDrift{Windows: n}
+	if n < costMinWindows {
+		return d
+	}
+	x, y := at[:n], cost[:n]
+	if n > 2000 {
+		b := trend.Bin(x, y, 500, trend.ByMedian)
+		x, y = b.X, b.Y
+	}
+	f := trend.TheilSen(x, y)
+	mk := trend.MannKendall(x, y)
+	t0, t1 := minMax(x)
+	d.Start, d.End = f.At(t0), f.At(t1)
+	d.SlopePerHour, d.PValue = f.Slope*3600, mk.PIncrease
+	d.CI95 = [2]float64{f.Lo * 3600, f.Hi * 3600}
+	if d.Start > 0 {
+		d.Change = d.End/d.Start - 1
+	}
+	d.Rising = mk.PIncrease < costAlpha && f.Lo > 0 && d.Start > 0 && d.Change >= costRise
+	if d.Rising {
+		d.Reason = fmt.Sprintf("CPU per request rising: %s to %s (%+.0f %%) over the soak, %s/request per hour, %s: a CPU leak, like a structure that each request scans and that keeps growing",
+			dur(d.Start), dur(d.End), 100*d.Change, signedDur(d.SlopePerHour), pText(d.PValue))
+	}
+	return d
+}
+
+func signedDur(s float64) string {
+	if s < 0 {
+		return "−" + dur(-s)
+	}
+	return "+" + dur(s)
 }
 
 // p99Slope is the Theil–Sen slope of P99 against time, in seconds per hour.

@@ -2,101 +2,202 @@ package verdict
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
 
 func TestAnalyzeCPU(t *testing.T) {
+	loop := &HotThread{PID: 4711, TID: 4711, Name: "nginx: worker", CPU: 0.97, Wait: 0.01, Readings: 20}
 	tests := []struct {
-		name   string
-		in     CPUInput
-		bound  string
-		kernel bool
-		busy   float64
-		reason string
+		name     string
+		in       CPUInput
+		bound    string
+		evidence string
+		kernel   bool
+		reason   string
 	}{
+		// The rows of issue 11's table, each with the truth.
 		{
-			// The seed: 5 clients × 5 ms = 25 ms per request with the
-			// CPU at 90 %: X = 200/s, D = 4.5 ms, D·N/R = 0.9.
-			name:  "seed ladder: cpu-bound",
-			in:    CPUInput{WallSeconds: 100, TargetUser: 60, TargetSystem: 30, Requests: 20000, MeanResponse: 0.025, Concurrency: 5, CPUs: 1, TargetThreads: 1},
-			bound: BoundCPU, busy: 0.9, reason: "CPU-bound: busy 90 % of each request (D·N/R = 0.90)",
+			// 1 ms per request on one event-loop thread; 11 idle helpers.
+			name: "event loop, 11 idle helpers, 8 CPUs, c=64",
+			in: CPUInput{WallSeconds: 100, TargetUser: 97, TargetSystem: 3, Requests: 97000, MeanResponse: 0.066, Concurrency: 64,
+				CPUs: 8, TargetThreads: 12, HotThread: loop},
+			bound: BoundCPU, evidence: EvidenceThread,
+			reason: "cpu: thread 4711 (nginx: worker) on CPU 97 % of the time; user 97 % / system 3 %",
 		},
 		{
-			// The classic test: user 25.6 %, system 74.4 %.
-			name:  "kernel-heavy cpu-bound",
-			in:    CPUInput{WallSeconds: 100, TargetUser: 25.6, TargetSystem: 74.4, Requests: 10000, MeanResponse: 0.0106, Concurrency: 1, CPUs: 2, TargetThreads: 1},
-			bound: BoundCPU, kernel: true, busy: 100.0 / 10000 / 0.0106,
-			reason: "user 26 % / system 74 % (kernel-heavy)",
+			name: "the same on 2 CPUs",
+			in: CPUInput{WallSeconds: 100, TargetUser: 97, TargetSystem: 3, Requests: 97000, MeanResponse: 0.066, Concurrency: 64,
+				CPUs: 2, TargetThreads: 12, HotThread: loop},
+			bound: BoundCPU, evidence: EvidenceThread, reason: "on CPU 97 % of the time",
 		},
 		{
-			// 10 ms per request of which 0.5 ms on a CPU.
-			name:  "io-bound",
-			in:    CPUInput{WallSeconds: 100, TargetUser: 3, TargetSystem: 2, Requests: 10000, MeanResponse: 0.1, Concurrency: 10, CPUs: 2, TargetThreads: 8},
-			bound: BoundIO, busy: 0.05, reason: "waits (I/O",
+			name: "kernel-heavy write(2) loop, one thread saturated, 3 threads",
+			in: CPUInput{WallSeconds: 100, TargetUser: 24, TargetSystem: 76, Requests: 50000, MeanResponse: 0.004, Concurrency: 2,
+				CPUs: 2, TargetThreads: 3, HotThread: &HotThread{PID: 900, TID: 902, Name: "writer", CPU: 0.96, Wait: 0.02}},
+			bound: BoundCPU, evidence: EvidenceThread, kernel: true,
+			reason: "cpu: thread 902 (writer) of pid 900 on CPU 96 % of the time; kernel-heavy (system 76 %)",
+		},
+		{
+			// soakd 1.4 + target 0.5 + others: 1.92 of 2 cores busy.
+			name: "fast server, soakd using 1.4 of 2 cores, target 0.5",
+			in: CPUInput{WallSeconds: 100, TargetUser: 40, TargetSystem: 10, ClientUser: 100, ClientSystem: 40, Requests: 200000,
+				MeanResponse: 0.002, Concurrency: 4, CPUs: 2, TargetThreads: 6, Capacity: 2, CapacitySource: "affinity 2 CPUs",
+				HostBusy: 1.92, HostCPUs: 2, HotThread: &HotThread{PID: 7, TID: 8, Name: "srv", CPU: 0.3, Wait: 0.1}},
+			bound: BoundClient, evidence: EvidenceMachine,
+			reason: "client: the machine was 96 % busy (1.92 of 2 cores: soakd 1.40, the target 0.50, others 0.02) while the target used 0.50 of the 2 cores it may use; lower the load with --rate or run soakd on another machine",
+		},
+		{
+			name: "prefork, 4 busy workers and a master, 8 CPUs",
+			in: CPUInput{WallSeconds: 100, TargetUser: 330, TargetSystem: 50, Requests: 380000, MeanResponse: 0.016, Concurrency: 16,
+				CPUs: 8, TargetThreads: 5, TargetProcs: 5,
+				HotThread:  &HotThread{PID: 102, TID: 102, Name: "worker", CPU: 0.95, Wait: 0.01},
+				HotProcess: &HotProcess{PID: 102, Name: "worker", Cores: 0.95}},
+			bound: BoundCPU, evidence: EvidenceThread,
+			reason: "cpu: thread 102 (worker) on CPU 95 % of the time; busiest process 102 (worker) at 0.95 cores; user 87 % / system 13 %",
+		},
+		{
+			// 20 req/s of a 30 ms pure-CPU handler: N = X·R = 0.63.
+			name: "open loop at 20 req/s, pure-CPU handler",
+			in: CPUInput{WallSeconds: 100, TargetUser: 60, Requests: 2000, MeanResponse: 0.0316, OpenLoop: true,
+				CPUs: 2, TargetThreads: 6, HotThread: &HotThread{PID: 7, TID: 9, Name: "srv", CPU: 0.58, Wait: 0.01}},
+			bound: BoundCPU, evidence: EvidenceRequestShare,
+			reason: "cpu: each request is 95 % CPU (D/R = 30 ms / 31.6 ms); the target used 60 % of a core at 20 req/s (open loop)",
+		},
+		// The waiting shapes.
+		{
+			// 8 connection threads each sleeping 5 ms per request.
+			name: "thread per connection sleeping 5 ms, c=8",
+			in: CPUInput{WallSeconds: 100, TargetUser: 10, TargetSystem: 5.1, Requests: 150900, MeanResponse: 0.0053, Concurrency: 8,
+				CPUs: 2, Capacity: 2, CapacitySource: "affinity 2 CPUs", TargetThreads: 12,
+				HotThread: &HotThread{PID: 7, TID: 11, Name: "conn", CPU: 0.02, Wait: 0.001}},
+			bound: BoundIO, evidence: EvidenceBusyFraction,
+			reason: "io: busy 8 % of each request per usable core (D·N/R = 0.15 over 2 cores), so it waits",
+		},
+		{
+			// 50 ms per request waiting on a slow downstream, 0.2 ms of CPU.
+			name: "waiting on a slow downstream, c=16",
+			in: CPUInput{WallSeconds: 100, TargetUser: 4.4, TargetSystem: 2, Requests: 32000, MeanResponse: 0.05, Concurrency: 16,
+				CPUs: 2, TargetThreads: 8, HotThread: &HotThread{PID: 7, TID: 7, Name: "srv", CPU: 0.03}},
+			bound: BoundIO, evidence: EvidenceBusyFraction, reason: "so it waits (I/O, a downstream, a lock or a timer)",
+		},
+		{
+			name: "open loop, sleeping server",
+			in: CPUInput{WallSeconds: 100, TargetUser: 0.4, Requests: 2000, MeanResponse: 0.0053, OpenLoop: true,
+				CPUs: 2, TargetThreads: 6, HotThread: &HotThread{PID: 7, TID: 9, Name: "srv", CPU: 0.004}},
+			bound: BoundIO, evidence: EvidenceRequestShare, reason: "io: each request is 4 % CPU (D/R = 200 µs / 5.3 ms)",
+		},
+		{
+			// Other jobs fill the machine; soakd and the sleeper use little.
+			name: "sleeper on a machine others fill is not the client's doing",
+			in: CPUInput{WallSeconds: 100, TargetUser: 10, TargetSystem: 5.1, ClientUser: 4, ClientSystem: 4, Requests: 150900,
+				MeanResponse: 0.0053, Concurrency: 8, CPUs: 2, TargetThreads: 12, HostBusy: 1.97, HostCPUs: 2,
+				HotThread: &HotThread{PID: 7, TID: 11, Name: "conn", CPU: 0.02, Wait: 0.01}},
+			bound: BoundIO, evidence: EvidenceBusyFraction,
+		},
+		{
+			// Requests queue behind a thread that is busy 70 % of the time.
+			name: "open loop, mostly waiting, behind a busy thread",
+			in: CPUInput{WallSeconds: 100, TargetUser: 45, Requests: 10000, MeanResponse: 0.08, OpenLoop: true,
+				CPUs: 2, TargetThreads: 6, RunqueueWaitRate: 0.25, HotThread: &HotThread{PID: 7, TID: 9, Name: "srv", CPU: 0.45, Wait: 0.25}},
+			bound: BoundInconclusive, evidence: EvidenceRequestShare, reason: "inconclusive: each request is 6 % CPU",
+		},
+		// Capacity, the client, and the busy machine.
+		{
+			name: "cpu.max quota reached",
+			in: CPUInput{WallSeconds: 100, TargetUser: 48, Requests: 10000, MeanResponse: 0.08, Concurrency: 8,
+				CPUs: 2, TargetThreads: 10, Capacity: 0.5, CapacitySource: "cpu.max 0.5 cores (/system.slice/x.service); affinity 2 CPUs",
+				HotThread: &HotThread{PID: 7, TID: 9, Name: "srv", CPU: 0.2, Wait: 0.01}},
+			bound: BoundCPU, evidence: EvidenceCapacity,
+			reason: "cpu: the target used 0.48 of the 0.5 cores it may use (cpu.max 0.5 cores (/system.slice/x.service); affinity 2 CPUs)",
 		},
 		{
 			// soakd burns both cores while the target idles at 40 %.
-			name: "client-bound",
-			// Requests queue inside soakd, so R (4 ms) is mostly client time.
-			in:    CPUInput{WallSeconds: 100, TargetUser: 30, TargetSystem: 10, Requests: 100000, MeanResponse: 0.004, Concurrency: 4, CPUs: 2, TargetThreads: 8, ClientUser: 150, ClientSystem: 40},
-			bound: BoundClient, busy: 0.4 / 1000 * 4 / 0.004, reason: "client-bound: soakd used 1.90 cores of 2",
+			name: "soakd's own CPU saturated",
+			in: CPUInput{WallSeconds: 100, TargetUser: 30, TargetSystem: 10, Requests: 100000, MeanResponse: 0.004, Concurrency: 4,
+				CPUs: 2, TargetThreads: 8, ClientUser: 150, ClientSystem: 40},
+			bound: BoundClient, evidence: EvidenceClient,
+			reason: "client: soakd used 1.90 cores of 2 while the target used 0.40; lower the load with --rate",
 		},
 		{
-			name: "inconclusive: half busy",
-			// One of two usable cores busy.
-			in:    CPUInput{WallSeconds: 100, TargetUser: 50, TargetSystem: 50, Requests: 10000, MeanResponse: 0.02, Concurrency: 2, CPUs: 4, TargetThreads: 8},
-			bound: BoundInconclusive, busy: 1.0, reason: "between waiting and CPU-bound",
+			// An event loop on a machine others fill: on a CPU 60 %, and
+			// waiting for one 35 %.
+			name: "event loop waiting for a core on a busy machine",
+			in: CPUInput{WallSeconds: 100, TargetUser: 62, Requests: 31000, MeanResponse: 0.0258, Concurrency: 8,
+				CPUs: 2, TargetThreads: 6, RunqueueWaitRate: 0.36,
+				HotThread: &HotThread{PID: 7, TID: 7, Name: "loop", CPU: 0.6, Wait: 0.35}},
+			bound: BoundCPU, evidence: EvidenceThreadWait,
+			reason: "cpu: thread 7 (loop) runnable 95 % of the time: on CPU 60 %, waiting for a core 35 % (the machine is busy)",
+		},
+		// Without per-thread readings (schedstat unreadable, old samples).
+		{
+			// The seed: 5 clients × 5 ms = 25 ms per request with the
+			// CPU at 90 %: X = 200/s, D = 4.5 ms, D·N/R = 0.9.
+			name: "seed ladder, no thread readings",
+			in: CPUInput{WallSeconds: 100, TargetUser: 60, TargetSystem: 30, Requests: 20000, MeanResponse: 0.025, Concurrency: 5,
+				CPUs: 1, TargetThreads: 4},
+			bound: BoundCPU, evidence: EvidenceCapacity, reason: "cpu: the target used 0.90 of the 1 cores it may use (soakd's CPU count",
 		},
 		{
-			// 8 cores, 64 connections, 0.8 cores used: waiting, not CPU.
-			name:  "multi-core io-bound",
-			in:    CPUInput{WallSeconds: 100, TargetUser: 80, Requests: 64000, MeanResponse: 0.1, Concurrency: 64, CPUs: 8, TargetThreads: 16},
-			bound: BoundIO, busy: 0.8, reason: "per usable core",
-		},
-		{
-			// The target restarted inside the window: no CPU delta.
-			name:  "inconclusive: no target CPU",
-			in:    CPUInput{WallSeconds: 100, Requests: 10000, MeanResponse: 0.01, Concurrency: 1, CPUs: 2},
-			bound: BoundInconclusive, reason: "no target CPU time",
-		},
-		{
-			name:  "inconclusive: no data",
-			in:    CPUInput{},
-			bound: BoundInconclusive, reason: "no soak window",
+			name: "half of two usable cores busy, no thread readings",
+			in: CPUInput{WallSeconds: 100, TargetUser: 50, TargetSystem: 50, Requests: 10000, MeanResponse: 0.02, Concurrency: 2,
+				CPUs: 4, TargetThreads: 8},
+			bound: BoundInconclusive, evidence: EvidenceBusyFraction, reason: "inconclusive: busy 50 % of each request per usable core",
 		},
 		{
 			// A CPU burner on a shared machine: 2 ms of CPU per request,
 			// 3.1 ms response at c=1, and 1 ms of it runnable but waiting
 			// for a core. Without the wait it looks half idle.
-			name:  "cpu-bound on a busy machine",
-			in:    CPUInput{WallSeconds: 10, TargetUser: 6.4, Requests: 3200, MeanResponse: 0.003125, Concurrency: 1, CPUs: 2, TargetThreads: 6, RunqueueWaitRate: 0.32},
-			bound: BoundCPU, busy: 0.64, reason: "and waiting for a CPU 32 % (the machine is busy)",
+			name: "cpu-bound on a busy machine, no thread readings",
+			in: CPUInput{WallSeconds: 10, TargetUser: 6.4, Requests: 3200, MeanResponse: 0.003125, Concurrency: 1, CPUs: 2,
+				TargetThreads: 6, RunqueueWaitRate: 0.32},
+			bound: BoundCPU, evidence: EvidenceBusyFraction, reason: "and waiting for a CPU 32 % (the machine is busy)",
 		},
 		{
-			// The same figures without schedstat stay undecided.
-			name:  "the same without the run-queue wait",
-			in:    CPUInput{WallSeconds: 10, TargetUser: 6.4, Requests: 3200, MeanResponse: 0.003125, Concurrency: 1, CPUs: 2, TargetThreads: 6},
-			bound: BoundInconclusive, busy: 0.64, reason: "between waiting and CPU-bound",
+			name: "the same without the run-queue wait",
+			in: CPUInput{WallSeconds: 10, TargetUser: 6.4, Requests: 3200, MeanResponse: 0.003125, Concurrency: 1, CPUs: 2,
+				TargetThreads: 6},
+			bound: BoundInconclusive, evidence: EvidenceBusyFraction, reason: "between",
+		},
+		// Missing figures.
+		{
+			name:  "no target CPU (a restart in the window)",
+			in:    CPUInput{WallSeconds: 100, Requests: 10000, MeanResponse: 0.01, Concurrency: 1, CPUs: 2},
+			bound: BoundInconclusive, evidence: EvidenceMissing, reason: "no target CPU time",
 		},
 		{
-			// One thread at 95 % of a core: 8 requests queue for it.
-			name:  "single thread saturated",
-			in:    CPUInput{WallSeconds: 100, TargetUser: 95, Requests: 10000, MeanResponse: 0.08, Concurrency: 8, CPUs: 4, TargetThreads: 1},
-			bound: BoundCPU, busy: 0.95 / 100 * 8 / 0.08,
+			name:  "no data",
+			in:    CPUInput{},
+			bound: BoundInconclusive, evidence: EvidenceMissing, reason: "no soak window",
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := AnalyzeCPU(tc.in)
-			if c.Bound != tc.bound || c.KernelHeavy != tc.kernel || math.Abs(c.BusyFraction-tc.busy) > 1e-9 {
-				t.Errorf("got %s kernel=%v busy=%.4f; want %s kernel=%v busy=%.4f (%s)", c.Bound, c.KernelHeavy, c.BusyFraction, tc.bound, tc.kernel, tc.busy, c.Reason)
+			if c.Bound != tc.bound || c.Evidence != tc.evidence || c.KernelHeavy != tc.kernel {
+				t.Errorf("got %s by %s, kernel-heavy %v; want %s by %s, kernel-heavy %v (%s)",
+					c.Bound, c.Evidence, c.KernelHeavy, tc.bound, tc.evidence, tc.kernel, c.Reason)
 			}
 			if !strings.Contains(c.Reason, tc.reason) {
 				t.Errorf("got reason %q; want it to contain %q", c.Reason, tc.reason)
 			}
 			t.Logf("%s", c.Reason)
 		})
+	}
+}
+
+// TestCPUInputsReachTheReport checks that the verdict carries its inputs.
+func TestCPUInputsReachTheReport(t *testing.T) {
+	h := &HotThread{PID: 1, TID: 2, Name: "x", CPU: 0.5}
+	p := &HotProcess{PID: 1, Name: "x", Cores: 0.6}
+	c := AnalyzeCPU(CPUInput{WallSeconds: 10, TargetUser: 6, Requests: 1000, MeanResponse: 0.01, Concurrency: 1, CPUs: 2,
+		Capacity: 1.5, CapacitySource: "cpu.max 1.5 cores (/a)", HotThread: h, HotProcess: p, HostBusy: 1.2, HostCPUs: 2,
+		RunqueueWaitRate: 0.1, ClientUser: 1})
+	if c.Capacity != 1.5 || c.CapacitySource != "cpu.max 1.5 cores (/a)" || c.HotThread != h || c.HotProcess != p ||
+		c.HostUtilization != 1.2 || c.HostCPUs != 2 || math.Abs(c.RunqueueWaitSeconds-0.001) > 1e-12 ||
+		c.ClientUtilization != 0.1 || c.Utilization != 0.6 || c.Throughput != 100 || c.Concurrency != 1 {
+		t.Errorf("got %+v; want every input carried", c)
 	}
 }
 
@@ -115,5 +216,47 @@ func TestCPUDrift(t *testing.T) {
 	}
 	if c.CPUSecondsPerRequest != 100/3e6 {
 		t.Errorf("got %v CPU s/request; want %v", c.CPUSecondsPerRequest, 100/3e6)
+	}
+}
+
+func TestCPUCostDrift(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 1))
+	series := func(start, perHour float64) ([]float64, []float64) {
+		var at, cost []float64
+		for i := range 60 { // one window a minute for an hour
+			x := float64(i) * 60
+			at = append(at, x)
+			cost = append(cost, (start+perHour*x/3600)*(1+0.1*(rng.Float64()-0.5)))
+		}
+		return at, cost
+	}
+	tests := []struct {
+		name    string
+		start   float64
+		perHour float64
+		rising  bool
+		reason  string
+	}{
+		{name: "a list scanned per request grows: 50 µs to 400 µs", start: 50e-6, perHour: 350e-6, rising: true,
+			reason: "CPU per request rising: 49.5 µs to 397 µs (+703 %) over the soak, +353 µs/request per hour"},
+		{name: "flat cost", start: 50e-6},
+		{name: "a slow rise under the 20 % floor", start: 50e-6, perHour: 5e-6},
+		{name: "falling cost (a cache warming)", start: 80e-6, perHour: -30e-6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			at, cost := series(tc.start, tc.perHour)
+			d := costDrift(at, cost)
+			if d.Rising != tc.rising || !strings.Contains(d.Reason, tc.reason) {
+				t.Errorf("got rising %v (%q); want %v containing %q", d.Rising, d.Reason, tc.rising, tc.reason)
+			}
+			if want := tc.perHour; math.Abs(d.SlopePerHour-want) > 0.1*math.Abs(want)+2e-6 {
+				t.Errorf("got slope %v s/request per hour; want %v", d.SlopePerHour, want)
+			}
+			t.Logf("%+v", d)
+		})
+	}
+	if d := costDrift([]float64{0, 1, 2}, []float64{1, 2, 3}); d.Rising || d.Windows != 3 {
+		t.Errorf("three windows: got %+v; want too few to judge", d)
 	}
 }

@@ -28,8 +28,10 @@ type HingeFit struct {
 	Resid         []float64 // residuals
 }
 
-// Hinge fits the best continuous two-segment line, trying each point from
-// the third to the third last as the knot. ok is false below 6 points.
+// Hinge fits the best continuous two-segment line, trying as the knot
+// each point that leaves a sixth of the points (and at least three) on
+// either side: a knot among the last few points would let one stray
+// sample pass for a change of slope. ok is false below 6 points.
 func Hinge(x, y []float64) (HingeFit, bool) {
 	n := len(x)
 	best := HingeFit{SS: math.Inf(1)}
@@ -37,7 +39,8 @@ func Hinge(x, y []float64) (HingeFit, bool) {
 		return best, false
 	}
 	h := make([]float64, n)
-	for k := 2; k < n-2; k++ {
+	edge := max(2, n/6)
+	for k := edge; k < n-edge; k++ {
 		for i := range x {
 			h[i] = math.Max(0, x[i]-x[k])
 		}

@@ -29,8 +29,9 @@ func liveShape(hours float64) Shape {
 	return Shape{SoakSec: hours * 3600, SampleSec: 30, Rate: 100, Drift: 1, WarmupSec: 600}
 }
 
-// LiveStudy simulates the daemon's repeated looks for each gate, on n stable runs and n leaking ones.
-func LiveStudy(n int, gates []GateSpec, seed uint64) []LiveResult {
+// LiveStudy simulates the daemon's repeated looks, each an analysis at
+// level alpha, for each gate, on n stable runs and n leaking ones.
+func LiveStudy(n int, alpha float64, gates []GateSpec, seed uint64) []LiveResult {
 	needs := gates
 	out := make([]LiveResult, len(needs))
 	times := make([][]float64, len(needs))
@@ -39,7 +40,7 @@ func LiveStudy(n int, gates []GateSpec, seed uint64) []LiveResult {
 		tau := logUniform(rng, 60, 7200)
 		stable := memory(rng, liveShape(8), tau, func(q, t float64) float64 { return 0 })
 		leaky := memory(rng, liveShape(1), tau, func(q, t float64) float64 { return 200 * q })
-		calm, fired := looks(stable.Points, 8*60, needs), looks(leaky.Points, 60, needs)
+		calm, fired := looks(stable.Points, 8*60, alpha, needs), looks(leaky.Points, 60, alpha, needs)
 		for i, g := range gates {
 			r := &out[i]
 			r.Need, r.MinSoak = g.Need, g.MinSoak
@@ -72,7 +73,7 @@ type GateSpec struct {
 // looks analyses the growing series every minute of the soak, for up to
 // minutes, and returns for each gate the soak minute of its first firing,
 // or −1.
-func looks(pts []verdict.Point, minutes int, specs []GateSpec) []float64 {
+func looks(pts []verdict.Point, minutes int, alpha float64, specs []GateSpec) []float64 {
 	gates := make([]*verdict.Gate, len(specs))
 	first := make([]float64, len(specs))
 	for i, g := range specs {
@@ -85,7 +86,7 @@ func looks(pts []verdict.Point, minutes int, specs []GateSpec) []float64 {
 			break
 		}
 	}
-	opt := verdict.ResourceOptions{Name: "rss", Unit: "bytes"}
+	opt := verdict.ResourceOptions{Name: "rss", Unit: "bytes", Thresholds: verdict.Thresholds{Alpha: alpha}}
 	for m := 1; m <= minutes; m++ {
 		until := soakStart + float64(m)*60
 		end := 0

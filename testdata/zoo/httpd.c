@@ -49,7 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_FDS 4096   /* connection slots, indexed by fd */
+#define MAX_FDS 1024   /* connection slots, indexed by fd */
 #define IN_CAP 8192    /* per-connection request buffer */
 #define OUT_CAP 8192   /* per-connection response buffer */
 #define MAX_POOL 4096  /* MiB */

@@ -230,11 +230,13 @@ static int flush_out(int fd)
 	return 0;
 }
 
-/* serve answers every complete request in the connection's buffer. */
-static int serve(int fd)
+/* answer queues the answers to the complete requests at the start of the
+ * connection's buffer, until the out buffer is full, and drops them from
+ * the buffer. It returns 1 when it stopped on a full out buffer. */
+static int answer(struct conn *c)
 {
-	struct conn *c = &conns[fd];
 	size_t off = 0;
+	int full = 0;
 	for (;;) {
 		if (c->body_left > 0) {
 			size_t skip = c->in_len - off < c->body_left ? c->in_len - off : c->body_left;
@@ -264,8 +266,10 @@ static int serve(int fd)
 			resp = RESPONSE_KEEP10;
 			rlen = sizeof RESPONSE_KEEP10 - 1;
 		}
-		if (c->out_len + rlen > OUT_CAP)
-			break; /* wait until the client reads what it was sent */
+		if (c->out_len + rlen > OUT_CAP) {
+			full = 1;
+			break;
+		}
 		c->body_left = content_length(head, hlen);
 		memcpy(c->out + c->out_len, resp, rlen);
 		c->out_len += rlen;
@@ -277,13 +281,28 @@ static int serve(int fd)
 	}
 	memmove(c->in, c->in + off, c->in_len - off);
 	c->in_len -= off;
-	if (c->in_len == IN_CAP && c->out_len == 0)
-		return -1; /* a request head larger than the buffer */
-	if (flush_out(fd) < 0)
-		return -1;
-	if (c->closing && c->out_len == 0)
-		return -1;
-	return 0;
+	return full;
+}
+
+/* serve answers every complete request in the connection's buffer and
+ * sends the answers, as far as the client reads them. It returns -1 when
+ * the connection is to be closed. */
+static int serve(int fd)
+{
+	struct conn *c = &conns[fd];
+	for (;;) {
+		int full = answer(c);
+		if (c->in_len == IN_CAP && c->out_len == 0)
+			return -1; /* a request head larger than the buffer */
+		if (flush_out(fd) < 0)
+			return -1;
+		if (c->closing && c->out_len == 0)
+			return -1;
+		/* Done when the buffer holds no complete request, or when the
+		 * client must read before more answers fit (EPOLLOUT says when). */
+		if (!full || c->out_len > 0)
+			return 0;
+	}
 }
 
 static void on_readable(int fd)

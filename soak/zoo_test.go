@@ -51,6 +51,9 @@ type zooRun struct {
 	Interval time.Duration
 }
 
+// zooSoak soaks the server at url (process pid) as r says, with soakd's
+// defaults for the rest (warm-up, thresholds), logs the report, and fails
+// the test on any load error.
 func zooSoak(t *testing.T, url string, pid int, r zooRun) *soak.Report {
 	t.Helper()
 	if !strings.HasPrefix(url, "http://127.0.0.1:") {
@@ -119,7 +122,7 @@ func released(r verdict.Resource) string {
 // must still find the leak and measure it.
 func TestZooFastLeak(t *testing.T) {
 	const leak = 120
-	url, pid := startZooC(t, "--leak-bytes", "120")
+	url, pid := startZooC(t, "--leak-bytes", fmt.Sprint(leak))
 	rep := zooSoak(t, url, pid, zooRun{Requests: 200_000, Duration: 60 * time.Second, Cooldown: 2 * time.Second})
 	rss := wantLeak(t, rep, "rss", leak, 0.10)
 	if rss.ReleasedAfterCooldown == nil || *rss.ReleasedAfterCooldown {
@@ -150,7 +153,7 @@ func TestZooFlatIsStable(t *testing.T) {
 // matters by what it adds over time, so this is a leak.
 func TestZooSlowLeakOverTwoMillionRequests(t *testing.T) {
 	const leak = 8
-	url, pid := startZooC(t, "--leak-bytes", "8")
+	url, pid := startZooC(t, "--leak-bytes", fmt.Sprint(leak))
 	// The duration bound is a safety net for a slow machine: the leak
 	// is as plain after fewer requests, only its total is smaller.
 	rep := zooSoak(t, url, pid, zooRun{Requests: 2_000_000, Duration: 120 * time.Second})
@@ -167,7 +170,7 @@ func TestZooSlowLeakOverTwoMillionRequests(t *testing.T) {
 // hidden.
 func TestZooShrinkWhenIdleStillLeaks(t *testing.T) {
 	const leak = 200
-	url, pid := startZooC(t, "--leak-bytes", "200", "--mode", "shrink",
+	url, pid := startZooC(t, "--leak-bytes", fmt.Sprint(leak), "--mode", "shrink",
 		"--pool-mib", "64", "--pool-every", "64", "--idle-ms", "1000")
 	rep := zooSoak(t, url, pid, zooRun{Requests: 200_000, Duration: 60 * time.Second,
 		Cooldown: 4 * time.Second, Interval: 100 * time.Millisecond})
@@ -188,7 +191,7 @@ func TestZooShrinkWhenIdleStillLeaks(t *testing.T) {
 // payload.
 func TestZooPythonLeak(t *testing.T) {
 	const leak = 2048
-	url, pid := startZooScript(t, "python3", "leak.py", "--leak-bytes", "2048")
+	url, pid := startZooScript(t, "python3", "leak.py", "--leak-bytes", fmt.Sprint(leak))
 	rep := zooSoak(t, url, pid, zooRun{Requests: 40_000, Duration: 30 * time.Second,
 		Cooldown: 2 * time.Second, Interval: 100 * time.Millisecond})
 	rss := wantLeak(t, rep, "rss", 0, 0)
@@ -201,7 +204,7 @@ func TestZooPythonLeak(t *testing.T) {
 // Buffer's wrapper and backing-store bookkeeping add a few hundred bytes.
 func TestZooNodeLeak(t *testing.T) {
 	const leak = 4096
-	url, pid := startZooScript(t, "node", "leak.js", "--leak-bytes", "4096")
+	url, pid := startZooScript(t, "node", "leak.js", "--leak-bytes", fmt.Sprint(leak))
 	rep := zooSoak(t, url, pid, zooRun{Requests: 60_000, Duration: 30 * time.Second,
 		Cooldown: 2 * time.Second, Interval: 100 * time.Millisecond})
 	rss := wantLeak(t, rep, "rss", 0, 0)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,8 +20,9 @@ import (
 )
 
 // targetBin is the test target program and zooBin the CPU verdict's
-// (testdata/cpuzoo), built once in TestMain.
-var targetBin, zooBin string
+// (testdata/cpuzoo), built once in TestMain; binDir holds them and the C
+// servers that cBinary compiles.
+var targetBin, zooBin, binDir string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "soak-e2e-")
@@ -28,6 +30,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	binDir = dir
 	targetBin, zooBin = filepath.Join(dir, "target"), filepath.Join(dir, "cpuzoo")
 	out, err := exec.Command("go", "build", "-o", dir, "github.com/soakd/soakd/testdata/target", "github.com/soakd/soakd/testdata/cpuzoo").CombinedOutput()
 	if err != nil {
@@ -40,6 +43,38 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// cBuilds caches cBinary's compilations: each source is compiled once per
+// test binary, whichever test asks first.
+var cBuilds struct {
+	sync.Mutex
+	bins map[string]string
+}
+
+// cBinary compiles the C program at src (relative to the repository's
+// root) with gcc into binDir, once, and returns the binary's path.
+func cBinary(t *testing.T, src string) string {
+	t.Helper()
+	cBuilds.Lock()
+	defer cBuilds.Unlock()
+	if bin, ok := cBuilds.bins[src]; ok {
+		return bin
+	}
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Fatalf("gcc is needed to build %s (.ci/run installs gcc and libc6-dev): %v", src, err)
+	}
+	bin := filepath.Join(binDir, strings.TrimSuffix(filepath.Base(src), ".c"))
+	cmd := exec.Command(gcc, "-O2", "-Wall", "-Wextra", "-o", bin, filepath.Join("..", filepath.FromSlash(src)))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", src, err, out)
+	}
+	if cBuilds.bins == nil {
+		cBuilds.bins = map[string]string{}
+	}
+	cBuilds.bins[src] = bin
+	return bin
+}
+
 // startTarget starts the test target with args and returns its URL and
 // PID. The process is stopped and reaped when the test ends.
 func startTarget(t *testing.T, args ...string) (string, int) {
@@ -47,37 +82,50 @@ func startTarget(t *testing.T, args ...string) (string, int) {
 	return startProgram(t, targetBin, args...)
 }
 
-// startProgram starts bin with args, a port file and a lifetime, and
-// returns its URL and PID. The process is stopped and reaped when the
-// test ends.
+// startProgram starts one of the Go test programs with args and a
+// lifetime; see startServer.
 func startProgram(t *testing.T, bin string, args ...string) (string, int) {
 	t.Helper()
-	dir := t.TempDir()
-	portFile := filepath.Join(dir, "port")
-	cmd := exec.Command(bin, append([]string{"--port-file", portFile, "--max-lifetime", "5m"}, args...)...)
+	return startServer(t, bin, append([]string{"--max-lifetime", "5m"}, args...)...)
+}
+
+// startServer starts the server program with args and --port-file FILE,
+// waits until it has written "HOST:PORT\n" to FILE, and returns its URL
+// and PID. When the test ends the process is sent SIGTERM, then SIGKILL
+// after 10 s, by its PID, and reaped.
+func startServer(t *testing.T, program string, args ...string) (string, int) {
+	t.Helper()
+	portFile := filepath.Join(t.TempDir(), "port")
+	cmd := exec.Command(program, append(args, "--port-file", portFile)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting the target: %v", err)
+		t.Fatalf("starting %s: %v", program, err)
 	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(10 * time.Second):
 			cmd.Process.Kill()
-			<-done
+			<-exited
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	deadline := time.After(30 * time.Second)
+	for {
 		if b, err := os.ReadFile(portFile); err == nil && strings.HasSuffix(string(b), "\n") {
 			return "http://" + strings.TrimSpace(string(b)) + "/", cmd.Process.Pid
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-exited:
+			t.Fatalf("%s exited before writing its port file: %v\n%s", program, cmd.ProcessState, stderr.String())
+		case <-deadline:
+			t.Fatalf("%s did not write its port file within 30s", program)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	t.Fatalf("the target did not write its port file within 30s")
-	return "", 0
 }
 
 // soakFor runs a soak of the target at url with the given load shape and

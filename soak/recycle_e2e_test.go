@@ -130,3 +130,46 @@ func startRecycle(t *testing.T, args ...string) (string, int) {
 	t.Fatal("testdata/recycle did not write its port file within 30s")
 	return "", 0
 }
+
+// Recycling hides a leak in the tree's total: each process grows and is
+// replaced. The verdict must find the leak in the processes' own growth,
+// name it masked by recycling, and count the replacements.
+func TestEndToEndRecyclingMasksALeak(t *testing.T) {
+	const leak = 16 << 10 // bytes per request
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"prefork recycling workers", []string{"--workers", "3", "--max-requests", "150"}},
+		{"supervisor restarting its child", []string{"--workers", "1", "--restart-every", "2s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, pid := startRecycle(t, append(tc.args, "--leak-bytes", fmt.Sprint(leak))...)
+			o := soak.Options{
+				Load: load.Options{Endpoints: []load.Endpoint{{URL: url}}, Rate: 200, Concurrency: 4, Duration: 14 * time.Second,
+					Timeout: 5 * time.Second},
+				Warmup: soak.Warmup{Fraction: 0.1},
+				Log:    zaptest.NewLogger(t),
+			}
+			o.Target.PID, o.Target.URL = pid, url
+			o.Sampler.SmapsInterval = -1
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			rep, err := soak.Run(ctx, o)
+			if err != nil {
+				t.Fatalf("soak.Run: %v", err)
+			}
+			rss := rep.Resources["rss"]
+			t.Logf("rss: %s, masked by %q, %d replacements: %s", rss.Verdict, rss.MaskedBy, rss.Replacements, rss.Reason)
+			if rss.Verdict != "leak" || rss.MaskedBy != "recycling" || rss.Replacements < 1 {
+				t.Fatalf("rss = %s masked by %q with %d replacements; want a leak masked by recycling", rss.Verdict, rss.MaskedBy, rss.Replacements)
+			}
+			if rss.PerRequest < 0.5*leak || rss.PerRequest > 1.5*leak {
+				t.Errorf("rss per_request = %.0f B; want about %d B", rss.PerRequest, leak)
+			}
+			if rep.Verdict != "leak" {
+				t.Errorf("run verdict = %s; want leak", rep.Verdict)
+			}
+		})
+	}
+}

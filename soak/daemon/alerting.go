@@ -76,8 +76,11 @@ func (h *alertHub) close() {
 }
 
 // evaluate fires the leak and exhaustion alerts of rep and resolves those
-// of resources that cleared. It returns the resources still firing.
-func (h *alertHub) evaluate(job string, runID int64, rep *soak.Report) []string {
+// of resources that cleared. It returns the resources still firing. A
+// live look passes its run's gate, which holds a leak alert back until
+// the leak persists (see verdict.Gate); the final analysis passes nil and
+// is taken as it is.
+func (h *alertHub) evaluate(job string, runID int64, rep *soak.Report, gate *verdict.Gate) []string {
 	var firing []string
 	threshold := time.Duration(h.threshold.Load())
 	for _, name := range rep.ResourceNames() {
@@ -85,6 +88,10 @@ func (h *alertHub) evaluate(job string, runID int64, rep *soak.Report) []string 
 		l := leakOf(job, runID, name, res)
 		leak := res.Verdict == verdict.Leak
 		short := threshold > 0 && l.TimeToExhaustion > 0 && l.TimeToExhaustion < threshold
+		if gate != nil {
+			leak = gate.Look(name, leak, rep.Phases.SoakSeconds)
+			short = gate.Look(name+"/exhaustion", short, rep.Phases.SoakSeconds)
+		}
 		h.set(alerts.AlertLeak, leak, alerts.LeakAlert(l))
 		h.set(alerts.AlertExhaustion, short, alerts.ExhaustionAlert(l))
 		if leak || short {

@@ -61,6 +61,12 @@ type Options struct {
 	Version string
 	// LiveInterval is the period of the live analysis; default 1 min.
 	LiveInterval time.Duration
+	// LiveGateLooks and LiveGateMinSoak hold a live leak alert back until
+	// that many consecutive looks agree, and until the soak has run that
+	// long (verdict.Gate); zero takes the defaults, chosen for a look a
+	// minute. Tests that look every second lower them.
+	LiveGateLooks   int
+	LiveGateMinSoak time.Duration
 	// PruneInterval is the period of retention pruning; default 1 h.
 	PruneInterval time.Duration
 	// ShutdownTimeout bounds the wait for open runs at shutdown; default 6 s,

@@ -210,6 +210,12 @@ func startDaemon(t *testing.T, cfg *config.Config, o Options) *testDaemon {
 	if o.LiveInterval == 0 {
 		o.LiveInterval = 500 * time.Millisecond
 	}
+	if o.LiveGateLooks == 0 {
+		o.LiveGateLooks = 1 // a look every second or less: the tests' runs are short
+	}
+	if o.LiveGateMinSoak == 0 {
+		o.LiveGateMinSoak = time.Nanosecond
+	}
 	d, err := New(cfg, o)
 	if err != nil {
 		ln.Close()

@@ -32,7 +32,7 @@ func TestExhaustionAtLimit(t *testing.T) {
 	rep := &soak.Report{Resources: map[string]verdict.Resource{
 		"rss": {Verdict: verdict.Leak, Unit: "bytes", PerRequest: 100, TimeToExhaustionSeconds: &zero},
 	}}
-	if got := h.evaluate("web", 1, rep); len(got) != 1 || got[0] != "rss" {
+	if got := h.evaluate("web", 1, rep, nil); len(got) != 1 || got[0] != "rss" {
 		t.Errorf("evaluate: got firing %v; want [rss]", got)
 	}
 	var found bool
@@ -62,7 +62,7 @@ func TestCPUCostRisingFiresALeak(t *testing.T) {
 	h.routes.Store(&map[string][]string{})
 	rep := &soak.Report{Resources: map[string]verdict.Resource{}, CPU: verdict.CPU{Throughput: 100,
 		Cost: verdict.CostDrift{Windows: 20, Rising: true, SlopePerHour: 3.6e-4, CI95: [2]float64{3e-4, 4e-4}, Reason: "CPU per request rising"}}}
-	if got := h.evaluate("web", 1, rep); len(got) != 1 || got[0] != "cpu_per_request" {
+	if got := h.evaluate("web", 1, rep, nil); len(got) != 1 || got[0] != "cpu_per_request" {
 		t.Errorf("evaluate: got firing %v; want [cpu_per_request]", got)
 	}
 	active := mgr.Active()
@@ -73,7 +73,7 @@ func TestCPUCostRisingFiresALeak(t *testing.T) {
 		t.Errorf("per-request annotation = %q; want %q", got, want)
 	}
 	rep.CPU.Cost.Rising = false
-	if got := h.evaluate("web", 2, rep); len(got) != 0 || len(mgr.Active()) != 0 {
+	if got := h.evaluate("web", 2, rep, nil); len(got) != 0 || len(mgr.Active()) != 0 {
 		t.Errorf("flat cost: got firing %v, active %v; want none", got, mgr.Active())
 	}
 }

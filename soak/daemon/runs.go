@@ -59,6 +59,9 @@ type activeRun struct {
 	root         liveTarget // the root process the live report last described
 
 	cpu cpuTracker // used by the sampling goroutine only
+	// gate holds the live looks' leak alerts back until they persist; used
+	// by the live loop only.
+	gate *verdict.Gate
 
 	mu    sync.Mutex // guards the plan, ti, ao, spec, root, recs, live, alive and inc
 	recs  []soak.Record
@@ -378,7 +381,7 @@ func (d *Daemon) account(ar *activeRun, status, result string, rep *soak.Report,
 	if rep != nil {
 		verdictName = rep.Verdict
 		d.m.observeAnalysis(ar.job, rep)
-		hub.endRun(ar.job, hub.evaluate(ar.job, ar.id, rep))
+		hub.endRun(ar.job, hub.evaluate(ar.job, ar.id, rep, nil))
 		fields = append(fields, reportFields(rep)...)
 	}
 	if result == resultFailed && ar.trigger == TriggerSchedule {
@@ -441,7 +444,10 @@ func (d *Daemon) analyzeLive(ar *activeRun) *soak.Report {
 	ar.live = rep
 	ar.mu.Unlock()
 	d.m.observeAnalysis(ar.job, rep)
-	d.hub().evaluate(ar.job, ar.id, rep)
+	if ar.gate == nil {
+		ar.gate = verdict.NewGate(d.o.LiveGateLooks, d.o.LiveGateMinSoak.Seconds())
+	}
+	d.hub().evaluate(ar.job, ar.id, rep, ar.gate)
 	ar.log.Debug("live analysis", zap.String("verdict", rep.Verdict), zap.Int("samples", rep.Samples))
 	return rep
 }

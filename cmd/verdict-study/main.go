@@ -32,11 +32,11 @@ func main() {
 		fmt.Printf("%3s %4s %22s %24s %14s\n", "K", "M", "stable 8 h runs fired", "200 B/req fired ≤30 min", "median (min)")
 		var gates []study.GateSpec
 		for _, m := range []float64{1, 10, 15} {
-			for _, k := range []int{1, 3, 5} {
+			for _, k := range []int{1, 3, verdict.DefaultGateLooks} {
 				gates = append(gates, study.GateSpec{Need: k, MinSoak: m * 60})
 			}
 		}
-		for _, alpha := range []float64{verdict.MemoryThresholds.Alpha, verdict.MemoryThresholds.Alpha / 10} {
+		for _, alpha := range []float64{verdict.MemoryThresholds.Alpha, verdict.MemoryThresholds.Alpha * verdict.LiveAlphaShare} {
 			fmt.Printf("each look at level %g:\n", alpha)
 			for _, r := range study.LiveStudy(*live, alpha, gates, *seed) {
 				fmt.Printf("%3d %4.0f %15d/%-6d %17d/%-6d %14.0f\n", r.Need, r.MinSoak/60, r.EverFired, r.StableRuns, r.FiredIn30, r.LeakRuns, r.MedianMinutes)

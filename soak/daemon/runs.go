@@ -81,13 +81,33 @@ func (a *activeRun) snapshot() []soak.Record {
 // analyze analyses the records so far.
 func (a *activeRun) analyze() *soak.Report {
 	a.mu.Lock()
+	ao := a.ao
+	a.mu.Unlock()
+	return a.analyzeWith(ao)
+}
+
+func (a *activeRun) analyzeWith(ao soak.AnalysisOptions) *soak.Report {
+	a.mu.Lock()
 	recs := a.recs[:len(a.recs):len(a.recs)]
-	ti, ao := a.ti, a.ao
+	ti := a.ti
 	a.mu.Unlock()
 	if ti.Probed {
 		ti.Description = a.describe(recs)
 	}
 	return soak.NewReport(recs, nil, ti, ao)
+}
+
+// analyzeLook is analyze at the live looks' stricter level (see
+// verdict.LiveAlphaShare).
+func (a *activeRun) analyzeLook() *soak.Report {
+	a.mu.Lock()
+	ao := a.ao
+	a.mu.Unlock()
+	ao.Memory = ao.Memory.WithDefaults("bytes")
+	ao.FDs = ao.FDs.WithDefaults("fds")
+	ao.Memory.Alpha *= verdict.LiveAlphaShare
+	ao.FDs.Alpha *= verdict.LiveAlphaShare
+	return a.analyzeWith(ao)
 }
 
 // liveTarget is the root process of a running target and its description.
@@ -439,7 +459,7 @@ func (d *Daemon) analyzeLive(ar *activeRun) *soak.Report {
 	if len(ar.snapshot()) < 2 {
 		return nil
 	}
-	rep := ar.analyze()
+	rep := ar.analyzeLook()
 	ar.mu.Lock()
 	ar.live = rep
 	ar.mu.Unlock()

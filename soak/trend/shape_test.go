@@ -145,3 +145,17 @@ func TestCurvature(t *testing.T) {
 		t.Errorf("slope at 10: got %v; want 30", got)
 	}
 }
+
+func TestMedianFast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	for n := 1; n < 60; n++ {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(rng.IntN(20))
+		}
+		want := Median(v)
+		if got := MedianFast(append([]float64(nil), v...)); got != want {
+			t.Fatalf("n %d: got %v; want %v", n, got, want)
+		}
+	}
+}

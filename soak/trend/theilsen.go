@@ -240,3 +240,21 @@ func OLS(x, y []float64) Fit {
 	}
 	return f
 }
+
+// MedianFast is Median in O(n) on average, by selection; it reorders v.
+func MedianFast(v []float64) float64 {
+	n := len(v)
+	if n == 0 {
+		return math.NaN()
+	}
+	quickselect(v, n/2)
+	hi := v[n/2]
+	if n%2 == 1 {
+		return hi
+	}
+	lo := v[0]
+	for _, x := range v[:n/2] {
+		lo = math.Max(lo, x)
+	}
+	return (lo + hi) / 2
+}

@@ -19,10 +19,13 @@ type Gate struct {
 	streak  map[string]int // consecutive looks that disagree with firing
 }
 
-// Defaults of NewGate(0, 0).
+// Defaults of NewGate(0, 0), and LiveAlphaShare: the live looks test at
+// this share of the run's Alpha (0.0001 by default), a simple form of
+// alpha spending over the hundreds of looks of a night.
 const (
 	DefaultGateLooks   = 5
-	DefaultGateMinSoak = 15 * 60
+	DefaultGateMinSoak = 10 * 60
+	LiveAlphaShare     = 0.1
 )
 
 // NewGate returns a gate that needs need consecutive looks to change

@@ -162,11 +162,12 @@ func (s *series) cycles(quantum float64) []int {
 		d[i-1] = s.y[i] - s.y[i-1]
 	}
 	abs := make([]float64, len(d))
-	med := trend.Median(d)
+	copy(abs, d)
+	med := trend.MedianFast(abs)
 	for i, v := range d {
 		abs[i] = math.Abs(v - med)
 	}
-	sd := 1.4826 * trend.Median(abs)
+	sd := 1.4826 * trend.MedianFast(abs)
 	limit := math.Max(dropSigmas*sd, dropQuanta*quantum)
 	var starts []int
 	for i, v := range d {

@@ -126,6 +126,11 @@ func points(recs []Record, value func(Record) (float64, bool)) ([]verdict.Point,
 //
 // A long run holds millions of readings and the daemon analyses it every
 // minute, so the series are counted first and carved out of one array.
+// exiting: a member read while it exits (a zombie: no memory, no fd
+// table) says nothing of the growth it carried, and its zero would read
+// as a fall.
+func exiting(m probes.Member) bool { return m.RSS == 0 && m.NoFDs }
+
 func lives(recs []Record, value func(probes.Member) (float64, bool)) [][]verdict.Point {
 	type identity struct {
 		pid   int32
@@ -138,7 +143,7 @@ func lives(recs []Record, value func(probes.Member) (float64, bool)) [][]verdict
 			r := &recs[k]
 			for _, m := range r.Members {
 				v, ok := value(m)
-				if !ok {
+				if !ok || exiting(m) {
 					continue
 				}
 				id := identity{m.PID, m.Start}

@@ -136,3 +136,72 @@ func TestAnalyzeErrorsNameTheFlagTheFileAndTheLine(t *testing.T) {
 }
 
 func nores(path string) string { return path + ": line 1: no resource column: give at least one of" }
+
+// A procs.csv beside the samples.csv is read too: a prefork server whose
+// workers each leak 2 KiB a request they serve and are replaced after
+// 20 000 of them keeps its total flat, and analyze finds the leak in the
+// workers' own growth.
+func TestAnalyzeReadsProcsCSVBeside(t *testing.T) {
+	const leak, per = 2048, 20000
+	start := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
+	var recs []soak.Record
+	type worker struct {
+		pid    int32
+		served uint64
+	}
+	ws := []worker{{101, 0}, {102, per / 3}, {103, 2 * per / 3}}
+	next := int32(104)
+	for i := range 300 {
+		requests := uint64(i) * 1500
+		phase := verdict.Soak
+		if i < 30 {
+			phase = verdict.Warmup
+		}
+		r := soak.Record{Elapsed: float64(i), Phase: phase, Requests: requests,
+			Sample: probes.Sample{Time: start.Add(time.Duration(i) * time.Second), Alive: true, Incarnation: 1, RootPID: 100, Procs: 4,
+				FDsValid: true, FDs: 40, FDLimit: 1024, Threads: 4}}
+		r.Members = append(r.Members, probes.Member{PID: 100, Start: 1, Name: "master", RSS: 8 << 20, FDs: 10})
+		r.RSS = 8 << 20
+		for k := range ws {
+			if i > 0 {
+				ws[k].served += 500
+			}
+			if ws[k].served >= per {
+				ws[k] = worker{next, 0}
+				next++
+			}
+			rss := uint64(12<<20) + ws[k].served*leak
+			r.Members = append(r.Members, probes.Member{PID: ws[k].pid, Start: uint64(ws[k].pid), Name: "worker", RSS: rss, FDs: 10})
+			r.RSS += rss
+		}
+		recs = append(recs, r)
+	}
+	dir := t.TempDir()
+	for name, write := range map[string]func(*os.File) error{
+		"samples.csv": func(f *os.File) error { return soak.WriteCSV(f, recs) },
+		"procs.csv":   func(f *os.File) error { return soak.WriteProcsCSV(f, recs) },
+	} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := write(f); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	code, out, errs := analyzeArgs(t, "--json", filepath.Join(dir, "samples.csv"))
+	var rep struct {
+		Resources map[string]verdict.Resource `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("exit %d, stderr %q: %v", code, errs, err)
+	}
+	rss := rep.Resources["rss"]
+	if code != 1 || rss.Verdict != verdict.Leak || rss.MaskedBy != "recycling" || rss.Replacements < 3 {
+		t.Fatalf("exit %d, rss %s masked by %q with %d replacements (%s); want exit 1, a leak masked by recycling", code, rss.Verdict, rss.MaskedBy, rss.Replacements, rss.Reason)
+	}
+	if rss.PerRequest < 0.9*leak || rss.PerRequest > 1.1*leak {
+		t.Errorf("rss per_request = %.0f B; want about %d (every request leaks in the worker that serves it)", rss.PerRequest, leak)
+	}
+}

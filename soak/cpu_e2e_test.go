@@ -1,13 +1,10 @@
 package soak_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"go.uber.org/zap/zaptest"
 
 	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
@@ -19,29 +16,10 @@ import (
 // readings.
 func soakCPU(t *testing.T, url string, pid int, shape load.Options) *soak.Report {
 	t.Helper()
-	shape.Endpoints = []load.Endpoint{{URL: url}}
-	shape.KeepAlive = true
-	shape.Timeout = 5 * time.Second
-	o := soak.Options{
-		Load:     shape,
-		Interval: 250 * time.Millisecond,
-		Warmup:   soak.Warmup{Fraction: 0.15},
-		OutDir:   t.TempDir(),
-		Log:      zaptest.NewLogger(t),
-	}
-	o.Target.PID = pid
-	o.Target.URL = url
-	o.Sampler.ThreadInterval = time.Second
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := soak.Run(ctx, o)
-	if err != nil {
-		t.Fatalf("soak.Run: %v", err)
-	}
-	var b strings.Builder
-	rep.WriteText(&b)
-	t.Logf("report:\n%s", b.String())
-	return rep
+	return soakTuned(t, url, pid, shape, func(o *soak.Options) {
+		o.Warmup = soak.Warmup{Fraction: 0.15}
+		o.Sampler.ThreadInterval = time.Second
+	})
 }
 
 // wantBound checks the CPU verdict's bound and that its evidence is one

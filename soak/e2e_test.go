@@ -2,6 +2,7 @@ package soak_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,10 +20,11 @@ import (
 	"github.com/soakd/soakd/soak/verdict"
 )
 
-// targetBin is the test target program and zooBin the CPU verdict's
-// (testdata/cpuzoo), built once in TestMain; binDir holds them and the C
+// targetBin is the test target program, zooBin the CPU verdict's
+// (testdata/cpuzoo) and recycleBin the recycling servers
+// (testdata/recycle), built once in TestMain; binDir holds them and the C
 // servers that cBinary compiles.
-var targetBin, zooBin, binDir string
+var targetBin, zooBin, recycleBin, binDir string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "soak-e2e-")
@@ -31,8 +33,9 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	binDir = dir
-	targetBin, zooBin = filepath.Join(dir, "target"), filepath.Join(dir, "cpuzoo")
-	out, err := exec.Command("go", "build", "-o", dir, "github.com/soakd/soakd/testdata/target", "github.com/soakd/soakd/testdata/cpuzoo").CombinedOutput()
+	targetBin, zooBin, recycleBin = filepath.Join(dir, "target"), filepath.Join(dir, "cpuzoo"), filepath.Join(dir, "recycle")
+	out, err := exec.Command("go", "build", "-o", dir, "github.com/soakd/soakd/testdata/target",
+		"github.com/soakd/soakd/testdata/cpuzoo", "github.com/soakd/soakd/testdata/recycle").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "building the test targets: %v\n%s", err, out)
 		os.RemoveAll(dir)
@@ -90,18 +93,22 @@ func startProgram(t *testing.T, bin string, args ...string) (string, int) {
 }
 
 // startServer starts the server program with args and --port-file FILE,
-// waits until it has written "HOST:PORT\n" to FILE, and returns its URL
-// and PID. When the test ends the process is sent SIGTERM, then SIGKILL
-// after 10 s, by its PID, and reaped.
+// in a process group of its own, waits until it has written
+// "HOST:PORT\n" to FILE, and returns its URL and PID. When the test ends
+// the process is sent SIGTERM, then SIGKILL after 10 s, by its PID, and
+// reaped, and what is left of its group (workers it started) gets
+// SIGKILL.
 func startServer(t *testing.T, program string, args ...string) (string, int) {
 	t.Helper()
 	portFile := filepath.Join(t.TempDir(), "port")
 	cmd := exec.Command(program, append(args, "--port-file", portFile)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its workers, if any, share its group
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", program, err)
 	}
+	pid := cmd.Process.Pid
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
@@ -111,6 +118,9 @@ func startServer(t *testing.T, program string, args ...string) (string, int) {
 		case <-time.After(10 * time.Second):
 			cmd.Process.Kill()
 			<-exited
+		}
+		if err := syscall.Kill(-pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+			syscall.Kill(-pid, syscall.SIGKILL) // what is left of the group it started
 		}
 	})
 	deadline := time.After(30 * time.Second)
@@ -139,20 +149,29 @@ func soakFor(t *testing.T, url string, pid int, shape load.Options, cooldown tim
 // warm-up.
 func soakWith(t *testing.T, url string, pid int, shape load.Options, cooldown time.Duration, warmup soak.Warmup) *soak.Report {
 	t.Helper()
+	return soakTuned(t, url, pid, shape, func(o *soak.Options) {
+		o.Warmup, o.Cooldown = warmup, cooldown
+		o.Sampler.SmapsInterval = time.Second
+	})
+}
+
+// soakTuned runs a soak of the target at url with the given load shape,
+// sampled every 250 ms, with tune's changes to the options, and logs the
+// report.
+func soakTuned(t *testing.T, url string, pid int, shape load.Options, tune func(*soak.Options)) *soak.Report {
+	t.Helper()
 	shape.Endpoints = []load.Endpoint{{URL: url}}
 	shape.KeepAlive = true
 	shape.Timeout = 5 * time.Second
 	o := soak.Options{
 		Load:     shape,
 		Interval: 250 * time.Millisecond,
-		Warmup:   warmup,
-		Cooldown: cooldown,
 		OutDir:   t.TempDir(),
 		Log:      zaptest.NewLogger(t),
 	}
 	o.Target.PID = pid
 	o.Target.URL = url
-	o.Sampler.SmapsInterval = time.Second
+	tune(&o)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rep, err := soak.Run(ctx, o)

@@ -2,13 +2,9 @@ package soak_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -88,47 +84,10 @@ func readBack(t *testing.T, dir string) []soak.Record {
 	return recs
 }
 
-// startRecycle builds and starts testdata/recycle with args in a process
-// group of its own, and returns its URL and the master's PID. In
-// t.Cleanup the master is stopped by its PID (SIGTERM, SIGKILL after
-// 10 s) and what is left of its group gets SIGKILL.
+// startRecycle starts testdata/recycle with args; see startServer.
 func startRecycle(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "recycle")
-	if b, err := exec.Command("go", "build", "-o", bin, "github.com/soakd/soakd/testdata/recycle").CombinedOutput(); err != nil {
-		t.Fatalf("building testdata/recycle: %v\n%s", err, b)
-	}
-	portFile := filepath.Join(dir, "port")
-	cmd := exec.Command(bin, append([]string{"--port-file", portFile, "--max-lifetime", "5m"}, args...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting testdata/recycle: %v", err)
-	}
-	pid := cmd.Process.Pid
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if err := syscall.Kill(-pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
-			syscall.Kill(-pid, syscall.SIGKILL)
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(portFile); err == nil && strings.HasSuffix(string(b), "\n") {
-			return fmt.Sprintf("http://%s/", strings.TrimSpace(string(b))), pid
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("testdata/recycle did not write its port file within 30s")
-	return "", 0
+	return startProgram(t, recycleBin, args...)
 }
 
 // Recycling hides a leak in the tree's total: each process grows and is

@@ -47,7 +47,7 @@
 //     not moved. A full walk of ~150 processes costs about 5 ms.
 //   - /proc/PID/status gives the main thread's context switches only; the
 //     other threads' (a read per thread, two thirds of a Go tree's cost)
-//     are read every 5 s, each thread a counter identity of its own.
+//     are read every second, each thread a counter identity of its own.
 //   - stat gives RSS and VMS (the same numbers as statm) with CPU, threads,
 //     ppid and start time in one read; limits is read once per root and
 //     again every SmapsInterval.

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/soak/dialaddr"
 )
 
 // start runs Spec.Exec in its own process group, starts the goroutine that
@@ -56,15 +57,11 @@ func readyAddr(rawURL string) (string, error) {
 	if rawURL == "" {
 		return "", nil
 	}
-	u, err := url.Parse(rawURL)
+	a, err := dialaddr.Parse(rawURL)
 	if err != nil {
-		return "", fmt.Errorf("URL %q: %w", rawURL, err)
+		return "", fmt.Errorf("URL %w", err)
 	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	return net.JoinHostPort(u.Hostname(), port), nil
+	return a.String(), nil
 }
 
 // execOutput opens where the target's output goes.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/url"
-	"strconv"
+
+	"github.com/soakd/soakd/soak/dialaddr"
 )
 
 // localPort returns the port of rawURL when its host is on this machine
@@ -14,24 +14,15 @@ func localPort(rawURL string) (uint16, error) {
 	if rawURL == "" {
 		return 0, fmt.Errorf("no URL to find the server by its port")
 	}
-	u, err := url.Parse(rawURL)
+	a, err := dialaddr.Parse(rawURL)
 	if err != nil {
-		return 0, fmt.Errorf("URL %q: %w", rawURL, err)
+		return 0, fmt.Errorf("URL %w", err)
 	}
-	host := u.Hostname()
-	ip := net.ParseIP(host)
-	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return 0, fmt.Errorf("the URL's host %q is not local, so its port owner cannot be looked up", host)
+	ip := net.ParseIP(a.Host)
+	if a.Host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return 0, fmt.Errorf("the URL's host %q is not local, so its port owner cannot be looked up", a.Host)
 	}
-	p := u.Port()
-	if p == "" {
-		p = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	port, err := strconv.ParseUint(p, 10, 16)
-	if err != nil || port == 0 {
-		return 0, fmt.Errorf("URL %q has no usable port", rawURL)
-	}
-	return uint16(port), nil
+	return a.Port, nil
 }
 
 // listenInodes returns the inodes of the LISTEN sockets on port, from the

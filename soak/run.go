@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/dialaddr"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -284,11 +284,11 @@ func (r *runner) phase(rec Record) verdict.Phase {
 func preflight(ctx context.Context, eps []load.Endpoint) error {
 	seen := map[string]bool{}
 	for _, ep := range eps {
-		u, err := url.Parse(ep.URL)
+		a, err := dialaddr.Parse(ep.URL)
 		if err != nil {
-			return fmt.Errorf("URL %q: %w", ep.URL, err)
+			return fmt.Errorf("URL %w", err)
 		}
-		addr := hostPort(u)
+		addr := a.String()
 		if seen[addr] {
 			continue
 		}
@@ -301,17 +301,6 @@ func preflight(ctx context.Context, eps []load.Endpoint) error {
 		c.Close()
 	}
 	return nil
-}
-
-func hostPort(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-	}
-	return net.JoinHostPort(u.Hostname(), port)
 }
 
 func unwrapOp(err error) error {

@@ -2,10 +2,10 @@ package load
 
 import (
 	"fmt"
-	"net"
 	"net/url"
-	"strconv"
 	"strings"
+
+	"github.com/soakd/soakd/soak/dialaddr"
 )
 
 // target is where requests for one endpoint go: one connection per worker
@@ -25,37 +25,15 @@ type endpoint struct {
 	cumW   int    // cumulative weight, for picking
 }
 
-// parseTarget checks an http:// or https:// URL and returns where to dial.
+// parseTarget checks an http:// or https:// URL and returns where to dial
+// (see dialaddr.Parse for the rule).
 func parseTarget(raw string) (target, error) {
-	u, err := url.Parse(raw)
+	a, err := dialaddr.Parse(raw)
 	if err != nil {
-		return target{}, fmt.Errorf("%q: %w", raw, err)
+		return target{}, err
 	}
-	var t target
-	port := u.Port()
-	switch strings.ToLower(u.Scheme) {
-	case "http":
-		if port == "" {
-			port = "80"
-		}
-	case "https":
-		t.tls = true
-		if port == "" {
-			port = "443"
-		}
-	default:
-		return target{}, fmt.Errorf("%q: scheme must be http or https", raw)
-	}
-	if u.Hostname() == "" {
-		return target{}, fmt.Errorf("%q: no host", raw)
-	}
-	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return target{}, fmt.Errorf("%q: bad port %q", raw, port)
-	}
-	t.addr = net.JoinHostPort(u.Hostname(), port)
-	t.hostHeader = u.Host
-	t.serverName = u.Hostname()
-	return t, nil
+	u, _ := url.Parse(raw) // dialaddr.Parse has parsed it already
+	return target{tls: a.TLS, addr: a.String(), hostHeader: u.Host, serverName: a.Host}, nil
 }
 
 // requestURI is the path and query to put on the request line.

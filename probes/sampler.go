@@ -110,16 +110,11 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 // Sample takes one sample now. It never fails the run: a gone target gives
 // Alive=false (and the Target records ExitInfo), a process that vanishes
 // mid-read is left out, and unreadable files clear the matching Valid flag.
-// The cumulative totals are filled in every sample, alive or not.
+// The cumulative totals are filled in every sample, alive or not. A panic
+// is a bug in soakd and is not recovered: it must be seen.
 func (s *Sampler) Sample() (out Sample) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	defer func() {
-		if r := recover(); r != nil {
-			s.log.Error("probes: sample failed; please report this", zap.Any("panic", r), zap.Stack("stack"))
-			out.Alive = false
-		}
-	}()
 	out.Time = s.now()
 	st := s.t.current(out.Time)
 	out.RootPID, out.RootStart, out.Incarnation = st.ID.PID, st.ID.Start, st.Incarnation

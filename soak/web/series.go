@@ -1,8 +1,6 @@
 package web
 
 import (
-	"fmt"
-
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/soakd/soakd/soak"
@@ -215,8 +213,3 @@ func requestRates(recs []soak.Record, a axes) plotter.XYs {
 
 // idle says whether a record is from a phase without load.
 func idle(r soak.Record) bool { return r.Phase == verdict.Baseline || r.Phase == verdict.Cooldown }
-
-// describeRange says "from A to B" for a chart's description.
-func describeRange(what string, lo, hi float64, format func(float64) string) string {
-	return fmt.Sprintf("%s from %s to %s", what, format(lo), format(hi))
-}

@@ -74,12 +74,13 @@ const methodEnvelope = "lower-envelope"
 // The fit is on the lower envelope: the soak is cut into bins of equal
 // sample counts (one per point up to 64 points, else bins of about 150 s,
 // 32 to 128 of them), each keeping its lowest point, so a GC sawtooth's
-// peaks drop out and a throughput drift cannot bias the envelope. The
-// slope is Theil–Sen with Sen's 95 % interval and the trend test a
-// one-sided Mann–Kendall, both with Var(S) inflated for AR(1)
-// autocorrelation of the residuals (see fitSeries and the study in
-// docs/verdict-study.md), and the interval is widened by one quantum of
-// the unit (a 4 KiB page, one fd) over the span.
+// peaks drop out and a throughput drift cannot bias the envelope (a
+// series that falls in GC drops keeps each cycle's trough instead). The
+// slope is Theil–Sen with Sen's 95 % interval stretched for AR(1)
+// autocorrelation of the residuals, and the trend's one-sided p-value
+// comes from that interval (see fitSeries and the study in
+// docs/verdict-study.md); the interval is widened by one quantum of the
+// unit (a 4 KiB page, one fd) over the span.
 //
 // Growth "clears" when the trend is significant (p < Alpha) and the
 // interval's lower bound is above the lowest floor in force: the

@@ -16,9 +16,8 @@ const keepFraction = 0.5
 type fit struct {
 	b           trend.Binned // the fitted envelope
 	whole, last trend.Fit
-	p           float64  // one-sided p of an increase: the slope over its corrected standard error
-	mk          trend.MK // Mann–Kendall over the whole soak, reported for reference
-	rho, vif    float64  // residuals' AR(1) coefficient and the variance inflation it gives
+	p           float64 // one-sided p of an increase: the slope over its corrected standard error
+	rho, vif    float64 // residuals' AR(1) coefficient and the variance inflation it gives
 	quantum     float64
 	span        float64 // requests covered
 	seconds     float64 // seconds covered
@@ -71,7 +70,6 @@ func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 	f.rho = trend.Lag1(resid)
 	f.vif = trend.VarianceInflation(b.X, f.rho)
 	f.whole = widen(trend.TheilSenInflated(b.X, b.Y, 0.95, f.vif), quantum/f.span)
-	f.mk = trend.MannKendallInflated(b.X, b.Y, f.vif)
 	f.p = slopeP(f.whole)
 	i := sort.SearchFloat64s(b.X, s.x[0]+2*f.span/3)
 	f.last = f.sub(i, len(b.X))
@@ -90,12 +88,6 @@ func (f fit) sub(i, j int) trend.Fit {
 		t = widen(t, 3*f.quantum/(x[len(x)-1]-x[0]))
 	}
 	return t
-}
-
-// subMK is the corrected Mann–Kendall test over the envelope's [i, j).
-func (f fit) subMK(i, j int) trend.MK {
-	x, y := f.b.X[i:j], f.b.Y[i:j]
-	return trend.MannKendallInflated(x, y, trend.VarianceInflation(x, f.rho))
 }
 
 // widen adds w to each side of a fit's interval.

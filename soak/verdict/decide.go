@@ -60,6 +60,7 @@ type decision struct {
 	why     string  // the reason's tail, see reason
 	more    float64 // extra requests that would settle an inconclusive one
 	tail    *tail   // the growth after the knot, for plateau and slowing
+	floor   float64 // the floor the last third must clear, for slow growth
 }
 
 // tail is the fit after a shape's knot.
@@ -127,7 +128,8 @@ func decideGrowth(f fit, th Thresholds, fl floors, rel *bool) decision {
 		// that is quietly levelling off would be projected as if it
 		// never would.
 		h := (f.last.Hi - f.last.Lo) / 2
-		return decision{verdict: Inconclusive, why: whySlow, more: moreRequests(f.span, h/1.96*math.Sqrt(27), math.Abs(f.last.Slope-fl.leak()), th.Alpha)}
+		return decision{verdict: Inconclusive, why: whySlow, floor: fl.leak(),
+			more: moreRequests(f.span, h/1.96*math.Sqrt(27), math.Abs(f.last.Slope-fl.leak()), th.Alpha)}
 	}
 	if f.flattened() {
 		h := (f.last.Hi - f.last.Lo) / 2

@@ -44,7 +44,7 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 			amount(f.fittedGrowth(), u), amount(th.MinTotal, u))
 	case whySlow:
 		s = fmt.Sprintf("%s %s, %s, %s, but slow: the last third alone (%s, 95 %% CI %s) does not yet clear the %s floor that the horizon sets",
-			opt.Name, slope, pText(f.p), perDayText(res.PerDay, th, u), perReq(f.last.Slope, u), ciText(f.last.Lo, f.last.Hi, u), perReqAbs(math.Max(th.HorizonGrowth/math.Max(res.PerDay/math.Max(f.whole.Slope, 1e-300), 1e-300), 0), u))
+			opt.Name, slope, pText(f.p), perDayText(res.PerDay, th, u), perReq(f.last.Slope, u), ciText(f.last.Lo, f.last.Hi, u), perReqAbs(d.floor, u))
 	case whyUnsure:
 		s = fmt.Sprintf("%s %s, %s, but the last third (%s) has slowed to under half",
 			opt.Name, slope, pText(f.p), perReq(f.last.Slope, u))

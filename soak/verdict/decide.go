@@ -129,7 +129,7 @@ func decideGrowth(f fit, th Thresholds, fl floors, rel *bool) decision {
 		// never would.
 		h := (f.last.Hi - f.last.Lo) / 2
 		return decision{verdict: Inconclusive, why: whySlow, floor: fl.leak(),
-			more: moreRequests(f.span, h/1.96*math.Sqrt(27), math.Abs(f.last.Slope-fl.leak()), th.Alpha)}
+			more: moreRequests(f.span, h/1.96, math.Abs(f.last.Slope-fl.leak()), th.Alpha)}
 	}
 	if f.flattened() {
 		h := (f.last.Hi - f.last.Lo) / 2

@@ -33,7 +33,7 @@ const (
 	AlertTargetDown = "SoakdTargetDown"
 	// AlertRunFailed fires when a scheduled run failed to start.
 	AlertRunFailed = "SoakdRunFailed"
-	// AlertTest is the alertname of the alert SendTest sends.
+	// AlertTest is the alertname of TestAlert.
 	AlertTest = "SoakdTest"
 )
 

@@ -221,19 +221,3 @@ func checkHTTPURL(path, raw string, add addFunc) {
 		add(path, "%s: want an absolute http:// or https:// URL", RedactURL(raw))
 	}
 }
-
-// CheckRoute checks a job's list of sink names against c's sinks; path
-// names the list, e.g. "jobs[2].alerts".
-func (c Config) CheckRoute(path string, names []string) error {
-	known := map[string]bool{}
-	for _, s := range c.Sinks {
-		known[s.Name] = true
-	}
-	var errs []error
-	for i, n := range names {
-		if !known[n] {
-			errs = append(errs, fmt.Errorf("%s[%d]: unknown sink %q", path, i, n))
-		}
-	}
-	return errors.Join(errs...)
-}

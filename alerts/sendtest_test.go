@@ -3,20 +3,18 @@ package alerts
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
-func TestSendTest(t *testing.T) {
-	a, b := &recSink{name: "a"}, &recSink{name: "b"}
-	if err := SendTest(t.Context(), map[string]Sink{"a": a, "b": b}); err != nil {
-		t.Fatalf("SendTest: %v", err)
-	}
-	for _, s := range []*recSink{a, b} {
-		got := s.batches()
-		if len(got) != 1 || got[0][0].Labels[LabelAlertname] != AlertTest {
-			t.Errorf("sink %s: got %v; want one %s alert", s.name, got, AlertTest)
-		}
+func TestTestAlert(t *testing.T) {
+	now := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
+	a := TestAlert(now)
+	l := a.Labels
+	if l[LabelAlertname] != AlertTest || l[LabelJob] != "soakd" || l[LabelResource] != "test" || l[LabelSeverity] != SeverityInfo ||
+		a.Status != StatusFiring || !a.StartsAt.Equal(now) || !a.EndsAt.Equal(now.Add(5*time.Minute)) || a.Annotations[AnnotationSummary] == "" {
+		t.Errorf("got %+v; want a firing %s alert for job soakd, resource test, severity info, ending in 5 min", a, AlertTest)
 	}
 }
 

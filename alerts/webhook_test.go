@@ -138,13 +138,15 @@ func TestSendErrorsAreRedacted(t *testing.T) {
 		"hook":  NewWebhook("hook", raw, nil, HTTPOptions{}),
 		"slack": NewSlack("slack", raw, HTTPOptions{}),
 	}
-	err := SendTest(t.Context(), sinks)
-	if err == nil {
-		t.Fatal("SendTest to a closed port: got nil error")
-	}
-	for _, secret := range []string{"hunter2", "tok3n", "abcdefghijklmnopqrstuvwx"} {
-		if strings.Contains(err.Error(), secret) {
-			t.Errorf("error leaks %q: %v", secret, err)
+	for name, s := range sinks {
+		_, err := s.Send(t.Context(), TestAlert(time.Now()))
+		if err == nil {
+			t.Fatalf("%s: sending to a closed port: got nil error", name)
+		}
+		for _, secret := range []string{"hunter2", "tok3n", "abcdefghijklmnopqrstuvwx"} {
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("%s: error leaks %q: %v", name, secret, err)
+			}
 		}
 	}
 }

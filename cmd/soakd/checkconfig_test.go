@@ -11,15 +11,21 @@ import (
 func TestCheckConfig(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
-	os.WriteFile(good, []byte("jobs:\n  - name: web\n    schedule: '@daily'\n    load: {url: 'http://127.0.0.1:8080/', duration: 1h}\n"), 0o600)
 	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(bad, []byte("jobs:\n  - name: web\n    schedul: '@daily'\n"), 0o600)
+	for path, text := range map[string]string{
+		good: "jobs:\n  - name: web\n    schedule: '@daily'\n    load: {url: 'http://127.0.0.1:8080/', duration: 1h}\n",
+		bad:  "jobs:\n  - name: web\n    schedul: '@daily'\n",
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name       string
 		args       []string
 		code       int
 		stdout     string // a prefix
-		stderrPart string
+		stderrPart string // "" = stderr must be empty
 	}{
 		{"valid", []string{good}, exitOK, good + ": ok, 1 job\n  web ", ""},
 		{"quiet", []string{"-q", good}, exitOK, good + ": ok, 1 job\n", ""},
@@ -39,7 +45,10 @@ func TestCheckConfig(t *testing.T) {
 			if !strings.HasPrefix(stdout.String(), tt.stdout) || (tt.stdout == "" && stdout.Len() > 0) {
 				t.Errorf("stdout %q; want it to start with %q", stdout.String(), tt.stdout)
 			}
-			if !strings.Contains(stderr.String(), tt.stderrPart) {
+			switch {
+			case tt.stderrPart == "" && stderr.Len() > 0:
+				t.Errorf("stderr %q; want it empty", stderr.String())
+			case !strings.Contains(stderr.String(), tt.stderrPart):
 				t.Errorf("stderr %q; want it to contain %q", stderr.String(), tt.stderrPart)
 			}
 		})

@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/soakd/soakd/soak/trend"
@@ -135,27 +134,16 @@ func TestCoverage(t *testing.T) {
 	}
 }
 
-// TestMethodComparison measures the lower envelope against the bin median
-// on every synthetic model; it backs the choice documented on
-// AnalyzeResource. It runs only with SOAKD_COMPARE=1 to keep CI short:
-//
-//	SOAKD_COMPARE=1 go test -run TestMethodComparison -v ./soak/verdict/
+// TestMethodComparison backs the choice of the lower envelope over the
+// bin median: on a Go heap's sawtooth the median tracks the mid-cycle
+// level, which grows faster than the live heap, so its interval misses a
+// leak's true slope far more often than the envelope's.
 func TestMethodComparison(t *testing.T) {
-	if os.Getenv("SOAKD_COMPARE") == "" {
-		t.Skip("set SOAKD_COMPARE=1 to compare reductions")
-	}
 	leaks := func(i int) float64 { return []float64{16, 50, 200, 1000}[i%4] }
-	for _, m := range []struct {
-		name string
-		r    trend.Reduce
-	}{{"envelope", trend.ByMin}, {"median", trend.ByMedian}} {
-		for _, kind := range []string{"white", "sawtooth", "steps", "restart", "wander", "creep", "fds", "plateau-white", "plateau-sawtooth"} {
-			st := sweep(kind, 500, zero, m.r)
-			t.Logf("%-8s %-16s stable truth: leak %.3f (MK alone %.3f) %v", m.name, kind, st.rate(Leak), float64(st.mkAlone)/float64(st.n), st.verdicts)
-		}
-		for _, kind := range []string{"white", "sawtooth", "restart"} {
-			lk := sweep(kind, 200, leaks, m.r)
-			t.Logf("%-8s %-16s leaky truth: coverage %.3f detected %.3f", m.name, kind, lk.coverage(), lk.rate(Leak))
-		}
+	env := sweep("sawtooth", 100, leaks, trend.ByMin)
+	med := sweep("sawtooth", 100, leaks, trend.ByMedian)
+	t.Logf("sawtooth leaks: coverage %.2f by the envelope, %.2f by the bin median", env.coverage(), med.coverage())
+	if env.coverage() < 0.9 || med.coverage() > env.coverage()-0.2 {
+		t.Errorf("got coverage %.2f (envelope) and %.2f (median); want the envelope ≥ 0.90 and 0.20 or more above the median", env.coverage(), med.coverage())
 	}
 }

@@ -172,6 +172,13 @@ func soakTuned(t *testing.T, url string, pid int, shape load.Options, tune func(
 	o.Target.PID = pid
 	o.Target.URL = url
 	tune(&o)
+	return runSoak(t, o)
+}
+
+// runSoak runs a soak with o, bounded by 2 minutes, fails the test on an
+// error, and logs the report.
+func runSoak(t *testing.T, o soak.Options) *soak.Report {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rep, err := soak.Run(ctx, o)
@@ -276,15 +283,7 @@ func TestEndToEndFastRunIsPacedToAVerdict(t *testing.T) {
 		Log:      zaptest.NewLogger(t),
 	}
 	o.Target.PID, o.Target.URL = pid, url
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := soak.Run(ctx, o)
-	if err != nil {
-		t.Fatalf("soak.Run: %v", err)
-	}
-	var b strings.Builder
-	rep.WriteText(&b)
-	t.Logf("report:\n%s", b.String())
+	rep := runSoak(t, o)
 	if s := rep.Sampling; s == nil || !s.Auto || s.ProbeCostSeconds <= 0 {
 		t.Errorf("sampling = %+v; want automatic, with the probe's cost", s)
 	}

@@ -1,7 +1,6 @@
 package soak_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,12 +30,7 @@ func TestEndToEndProcsCSV(t *testing.T) {
 	}
 	o.Target.PID, o.Target.URL = pid, url
 	o.Sampler.SmapsInterval = -1
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := soak.Run(ctx, o)
-	if err != nil {
-		t.Fatalf("soak.Run: %v", err)
-	}
+	rep := runSoak(t, o)
 	recs := readBack(t, out)
 	ids := map[[2]uint64]bool{}
 	for i, r := range recs {
@@ -112,12 +106,7 @@ func TestEndToEndRecyclingMasksALeak(t *testing.T) {
 			}
 			o.Target.PID, o.Target.URL = pid, url
 			o.Sampler.SmapsInterval = -1
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			rep, err := soak.Run(ctx, o)
-			if err != nil {
-				t.Fatalf("soak.Run: %v", err)
-			}
+			rep := runSoak(t, o)
 			rss := rep.Resources["rss"]
 			t.Logf("rss: %s, masked by %q, %d replacements: %s", rss.Verdict, rss.MaskedBy, rss.Replacements, rss.Reason)
 			if rss.Verdict != "leak" || rss.MaskedBy != "recycling" || rss.Replacements < 1 {

@@ -143,7 +143,8 @@ func TestDemoFindsTheLeak(t *testing.T) {
 	// The test binary is not soakd: the demo re-executes a real one.
 	bin := soakdBinary(t)
 	start := time.Now()
-	out, err := runCmd(bin, "demo", "-q", "--json", "-d", "12s", "--cooldown", "3s", "--leak-bytes", "2000", "--leak-fd-every", "100", "--rate", "1000", "--interval", "250ms")
+	dir := t.TempDir()
+	out, err := runCmd(bin, "demo", "-q", "--json", "-d", "12s", "--cooldown", "3s", "--leak-bytes", "2000", "--leak-fd-every", "100", "--rate", "1000", "--interval", "250ms", "--out", dir)
 	if code := exitCode(err); code != exitLeak {
 		t.Fatalf("soakd demo exit code = %d (%v); want %d (leak)\n%s", code, err, exitLeak, out)
 	}
@@ -152,6 +153,7 @@ func TestDemoFindsTheLeak(t *testing.T) {
 		Resources map[string]struct {
 			Verdict    string
 			PerRequest float64 `json:"per_request"`
+			Reason     string
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -159,7 +161,10 @@ func TestDemoFindsTheLeak(t *testing.T) {
 	}
 	rss, fds := rep.Resources["rss"], rep.Resources["fds"]
 	if rep.Verdict != "leak" || rss.Verdict != "leak" || fds.Verdict != "leak" {
-		t.Errorf("verdicts: run %s, rss %s, fds %s; want leak for all", rep.Verdict, rss.Verdict, fds.Verdict)
+		t.Errorf("verdicts: run %s, rss %s, fds %s; want leak for all\nrss: %s\nfds: %s", rep.Verdict, rss.Verdict, fds.Verdict, rss.Reason, fds.Reason)
+		if b, err := os.ReadFile(filepath.Join(dir, "samples.csv")); err == nil {
+			t.Logf("samples.csv:\n%s", b)
+		}
 	}
 	if rss.PerRequest < 1600 || rss.PerRequest > 2400 {
 		t.Errorf("rss per_request = %.0f; want 2000 ± 20 %%", rss.PerRequest)

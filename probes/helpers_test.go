@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/soak/soaktest"
 	"go.uber.org/zap/zaptest"
 )
 
@@ -48,17 +49,10 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
-// waitFor polls cond every 20ms for up to 30s (generous for a loaded
-// machine) and fails the test with what when it never holds.
+// waitFor waits up to 30 s for cond (soaktest.WaitFor).
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	soaktest.WaitFor(t, 30*time.Second, what, cond)
 }
 
 // server is a running helper target.

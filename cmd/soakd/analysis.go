@@ -8,7 +8,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -61,8 +61,8 @@ func (a *analysisFlags) declare(fs *pflag.FlagSet) {
 
 // options turns the flags into the analysis' thresholds and memory limit.
 // Errors name the flag and say what is allowed.
-func (a *analysisFlags) options() (soak.AnalysisOptions, error) {
-	var ao soak.AnalysisOptions
+func (a *analysisFlags) options() (runner.AnalysisOptions, error) {
+	var ao runner.AnalysisOptions
 	if a.memLimit != "" {
 		v, err := humanize.ParseBytes(a.memLimit)
 		if err != nil {

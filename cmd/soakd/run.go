@@ -17,12 +17,12 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/web"
 )
 
-// runFlags are the flags of `soakd run` that are not soak.Options fields
+// runFlags are the flags of `soakd run` that are not runner.Options fields
 // as they stand.
 type runFlags struct {
 	method       string
@@ -42,7 +42,7 @@ type runFlags struct {
 }
 
 // newRunFlagSet declares the flags of `soakd run` into o and f.
-func newRunFlagSet(o *soak.Options, f *runFlags, stderr io.Writer) *pflag.FlagSet {
+func newRunFlagSet(o *runner.Options, f *runFlags, stderr io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
@@ -84,7 +84,7 @@ func newRunFlagSet(o *soak.Options, f *runFlags, stderr io.Writer) *pflag.FlagSe
 	fs.DurationVar(&o.Interval, "interval", 0, "sampling interval; 0 paces it to the run (about 300 soak samples, 10ms to 1s, within 2% of a core); progress lines stay at 1s")
 	fs.DurationVar(&o.Sampler.SmapsInterval, "smaps-interval", 30*time.Second, "how often to read PSS/USS from smaps_rollup (it takes the target's mmap lock)")
 	fs.BoolVar(&f.noSmaps, "no-smaps", false, "never read smaps_rollup (no PSS/USS)")
-	fs.DurationVar(&f.baseline, "baseline", soak.DefaultBaseline, "before the load, sample the idle target this long: the level 'released' is judged against (0 skips it)")
+	fs.DurationVar(&f.baseline, "baseline", runner.DefaultBaseline, "before the load, sample the idle target this long: the level 'released' is judged against (0 skips it)")
 	fs.StringVar(&f.warmup, "warmup", "10%", "excluded from the fits: N requests, a duration (30s), a share of the run (10%), or 0")
 	fs.DurationVar(&o.Cooldown, "cooldown", 0, "after the load stops, sample this long to see whether memory is released")
 	f.analysis.declare(fs)
@@ -99,8 +99,8 @@ func newRunFlagSet(o *soak.Options, f *runFlags, stderr io.Writer) *pflag.FlagSe
 
 // parseRun parses the arguments of `soakd run` into soak options. Errors
 // name the flag and say what is allowed.
-func parseRun(args []string, stderr io.Writer) (soak.Options, runFlags, error) {
-	var o soak.Options
+func parseRun(args []string, stderr io.Writer) (runner.Options, runFlags, error) {
+	var o runner.Options
 	var f runFlags
 	fs := newRunFlagSet(&o, &f, stderr)
 	if err := fs.Parse(args); err != nil {
@@ -113,7 +113,7 @@ func parseRun(args []string, stderr io.Writer) (soak.Options, runFlags, error) {
 }
 
 // apply turns the string-typed flags and the URL argument into options.
-func (f *runFlags) apply(o *soak.Options, args []string) error {
+func (f *runFlags) apply(o *runner.Options, args []string) error {
 	l := &o.Load
 	switch {
 	case f.targets != "" && len(args) > 0:
@@ -154,7 +154,7 @@ func (f *runFlags) apply(o *soak.Options, args []string) error {
 	if f.noSmaps {
 		o.Sampler.SmapsInterval = -1
 	}
-	w, err := soak.ParseWarmup(f.warmup)
+	w, err := runner.ParseWarmup(f.warmup)
 	if err != nil {
 		return fmt.Errorf("--warmup %w", err)
 	}
@@ -221,7 +221,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 }
 
 // soakAndReport runs the soak with signal handling and prints the report.
-func soakAndReport(o soak.Options, f runFlags, stdout, stderr io.Writer) int {
+func soakAndReport(o runner.Options, f runFlags, stdout, stderr io.Writer) int {
 	log, err := newCLILogger(f.logLevel, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "soakd:", err)
@@ -240,7 +240,7 @@ func soakAndReport(o soak.Options, f runFlags, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	rep, err := soak.Run(ctx, o)
+	rep, err := runner.Run(ctx, o)
 	if err != nil && rep == nil {
 		fmt.Fprintln(stderr, "soakd:", err)
 		return exitUsage

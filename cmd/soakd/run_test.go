@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -182,9 +182,9 @@ func TestParseRunSamplingBaselineAndHorizonFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Interval != 0 || o.Baseline != soak.DefaultBaseline || o.Memory != verdict.MemoryThresholds || o.FDs != verdict.FDThresholds {
+	if o.Interval != 0 || o.Baseline != runner.DefaultBaseline || o.Memory != verdict.MemoryThresholds || o.FDs != verdict.FDThresholds {
 		t.Errorf("defaults: interval %s, baseline %s, memory %+v, fds %+v; want auto, %s and the verdict package's thresholds",
-			o.Interval, o.Baseline, o.Memory, o.FDs, soak.DefaultBaseline)
+			o.Interval, o.Baseline, o.Memory, o.FDs, runner.DefaultBaseline)
 	}
 	o, _, err = parseRun([]string{"-n", "10", "--interval", "100ms", "--baseline", "0", "--leak-horizon", "1h",
 		"--leak-horizon-growth", "8MiB", "--leak-horizon-fds", "50", "--leak-limit-share", "0.5", "--exhaustion-within", "48h", "http://a/"}, &bytes.Buffer{})

@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/soaktest"
 )
 
 var (
@@ -94,15 +95,10 @@ func startSoakd(t *testing.T, stdout *bytes.Buffer, args ...string) *exec.Cmd {
 	return cmd
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitFor waits up to 30 s for cond (soaktest.WaitFor).
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	soaktest.WaitFor(t, 30*time.Second, what, cond)
 }
 
 func TestRunSIGINTStopsCleanlyAndPrintsTheReport(t *testing.T) {
@@ -147,7 +143,7 @@ func TestRunKilledWithSIGKILLLeavesEverySampleOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, err := soak.ReadCSV(f)
+	recs, err := model.ReadCSV(f)
 	if err != nil {
 		t.Fatalf("samples.csv after kill -9: %v", err)
 	}

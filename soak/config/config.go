@@ -18,7 +18,7 @@ import (
 	_ "time/tzdata" // job timezones work on hosts without /usr/share/zoneinfo
 
 	"github.com/soakd/soakd/alerts"
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -173,7 +173,7 @@ func DefaultJob() Job {
 			Method: "GET", Concurrency: 1, KeepAlive: true, Timeout: 30 * time.Second,
 		},
 		Sampling: SamplingConfig{Smaps: true, SmapsInterval: 30 * time.Second, TopN: 5},
-		Phases:   PhasesConfig{Baseline: soak.DefaultBaseline, Warmup: "10%"},
+		Phases:   PhasesConfig{Baseline: runner.DefaultBaseline, Warmup: "10%"},
 		Thresholds: ThresholdsConfig{Alpha: mem.Alpha, LeakBytesPerRequest: mem.MinPerRequest, LeakMinGrowth: "1MiB",
 			LeakFDsPerRequest: fds.MinPerRequest,
 			LeakHorizon:       seconds(mem.Horizon), LeakHorizonGrowth: "64MiB", LeakHorizonFDs: fds.HorizonGrowth,

@@ -11,8 +11,8 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/soakd/soakd/probes"
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -21,8 +21,8 @@ import (
 // Memory, FDs and MemLimit. The daemon adds Log, OnRecord, OutDir and the like. It
 // reads the targets file and a body @FILE, so call it for each run to pick
 // up their current content.
-func (j *Job) Options() (soak.Options, error) {
-	var o soak.Options
+func (j *Job) Options() (runner.Options, error) {
+	var o runner.Options
 	l, err := j.Load.options()
 	if err != nil {
 		return o, fmt.Errorf("job %s: %w", j.Name, err)
@@ -40,7 +40,7 @@ func (j *Job) Options() (soak.Options, error) {
 	if !j.Sampling.Smaps {
 		o.Sampler.SmapsInterval = -1
 	}
-	if o.Warmup, err = soak.ParseWarmup(j.Phases.Warmup); err != nil {
+	if o.Warmup, err = runner.ParseWarmup(j.Phases.Warmup); err != nil {
 		return o, fmt.Errorf("job %s: phases.warmup %w", j.Name, err)
 	}
 	o.Cooldown = j.Phases.Cooldown
@@ -95,7 +95,7 @@ func (l *LoadConfig) options() (load.Options, error) {
 }
 
 // apply sets the verdict thresholds and the memory limit, as `soakd run`.
-func (t *ThresholdsConfig) apply(o *soak.Options) error {
+func (t *ThresholdsConfig) apply(o *runner.Options) error {
 	growth, err := humanize.ParseBytes(t.LeakMinGrowth)
 	if err != nil {
 		return fmt.Errorf("leak_min_growth %q: want a size such as 1MiB", t.LeakMinGrowth)

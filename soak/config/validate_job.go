@@ -10,8 +10,8 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/runner"
 )
 
 func (v validator) checkTarget(p string, t *TargetConfig) {
@@ -160,8 +160,8 @@ func validStatus(s string) bool {
 }
 
 func (v validator) checkSampling(p string, s *SamplingConfig) {
-	if s.Interval != 0 && s.Interval < soak.MinInterval {
-		v.errs.add(p+".interval", "must be at least %s, or 0 to pace it to the run, got %s", soak.MinInterval, s.Interval)
+	if s.Interval != 0 && s.Interval < runner.MinInterval {
+		v.errs.add(p+".interval", "must be at least %s, or 0 to pace it to the run, got %s", runner.MinInterval, s.Interval)
 	}
 	if s.SmapsInterval <= 0 {
 		v.errs.add(p+".smaps_interval", "must be > 0, got %s (set smaps: false to never read smaps_rollup)", s.SmapsInterval)
@@ -172,7 +172,7 @@ func (v validator) checkSampling(p string, s *SamplingConfig) {
 }
 
 func (v validator) checkPhases(p string, ph *PhasesConfig) {
-	if _, err := soak.ParseWarmup(ph.Warmup); err != nil {
+	if _, err := runner.ParseWarmup(ph.Warmup); err != nil {
 		v.errs.add(p+".warmup", "%v", err)
 	}
 	if ph.Cooldown < 0 {

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/alerts"
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -80,7 +80,7 @@ func (h *alertHub) close() {
 // live look passes its run's gate, which holds a leak alert back until
 // the leak persists (see verdict.Gate); the final analysis passes nil and
 // is taken as it is.
-func (h *alertHub) evaluate(job string, runID int64, rep *soak.Report, gate *verdict.Gate) []string {
+func (h *alertHub) evaluate(job string, runID int64, rep *model.Report, gate *verdict.Gate) []string {
 	var firing []string
 	threshold := time.Duration(h.threshold.Load())
 	for _, name := range rep.ResourceNames() {

@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/store"
 )
 
@@ -176,7 +176,7 @@ func runID(w http.ResponseWriter, r *http.Request) (int64, bool) {
 
 // LiveReport returns the latest analysis of a running run (computing one
 // when the live loop has not run yet), or nil when the run is not running.
-func (d *Daemon) LiveReport(id int64) *soak.Report {
+func (d *Daemon) LiveReport(id int64) *model.Report {
 	ar := d.activeByID(id)
 	if ar == nil {
 		return nil
@@ -241,13 +241,13 @@ func (d *Daemon) handleSamples(w http.ResponseWriter, r *http.Request) {
 	if wantsCSV(r) {
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="run-%d-samples.csv"`, id))
-		if err := soak.WriteCSV(w, recs); err != nil {
+		if err := model.WriteCSV(w, recs); err != nil {
 			d.log.Warn("api: writing samples CSV", zap.Error(err))
 		}
 		return
 	}
 	if recs == nil {
-		recs = []soak.Record{}
+		recs = []model.Record{}
 	}
 	writeJSON(w, http.StatusOK, recs)
 }

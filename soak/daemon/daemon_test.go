@@ -16,7 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/store"
 )
 
@@ -46,7 +46,7 @@ func TestScheduledRun(t *testing.T) {
 		t.Errorf("trigger = %q; want %q", run.Trigger, store.TriggerSchedule)
 	}
 	id := strconv.FormatInt(run.ID, 10)
-	var rep soak.Report
+	var rep model.Report
 	getJSON(t, d.url+"/api/v1/runs/"+id, &rep)
 	if rep.Load == nil || rep.Load.Requests == 0 {
 		t.Errorf("report load = %+v; want requests > 0", rep.Load)
@@ -73,7 +73,7 @@ func TestScheduledRun(t *testing.T) {
 // by its identity.
 func checkMembers(t *testing.T, url string) {
 	t.Helper()
-	var recs []soak.Record
+	var recs []model.Record
 	getJSON(t, url, &recs)
 	for i, r := range recs {
 		if !r.Alive {
@@ -97,11 +97,11 @@ func checkCSV(t *testing.T, url string, hdr map[string]string) {
 	if err != nil || len(rows) < 2 {
 		t.Fatalf("GET %s: %d rows, %v; want a header and samples", url, len(rows), err)
 	}
-	if got, want := strings.Join(rows[0], ","), strings.Join(soak.CSVHeader, ","); got != want {
+	if got, want := strings.Join(rows[0], ","), strings.Join(model.CSVHeader, ","); got != want {
 		t.Errorf("CSV header = %s; want %s", got, want)
 	}
-	if _, err := soak.ReadCSV(bytes.NewReader(b)); err != nil {
-		t.Errorf("soak.ReadCSV: %v", err)
+	if _, err := model.ReadCSV(bytes.NewReader(b)); err != nil {
+		t.Errorf("model.ReadCSV: %v", err)
 	}
 }
 
@@ -167,7 +167,7 @@ func TestAPI(t *testing.T) {
 	waitFor(t, 30*time.Second, "the run to stop", func() bool {
 		return runStatus(t, d.url, "web", id).Status == store.StatusStopped
 	})
-	getJSON(t, d.url+"/api/v1/runs/"+strconv.FormatInt(id, 10), &soak.Report{})
+	getJSON(t, d.url+"/api/v1/runs/"+strconv.FormatInt(id, 10), &model.Report{})
 	if code, b := post("/api/v1/runs/"+strconv.FormatInt(id, 10)+"/stop", token); code != http.StatusConflict {
 		t.Errorf("stop a stopped run: status %d; want 409: %s", code, b)
 	}

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/soaktest"
 )
 
 // bins holds the binaries built once for the package's tests.
@@ -107,16 +108,9 @@ func killAndReap(cmd *exec.Cmd) {
 	_ = cmd.Wait()
 }
 
-// waitFor polls cond every 50 ms until it holds or timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	soaktest.WaitFor(t, timeout, what, cond)
 }
 
 // jobSpec is one job of a test config.

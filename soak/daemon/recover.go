@@ -5,7 +5,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 )
 
@@ -39,7 +40,7 @@ func (d *Daemon) analyzeInterrupted(id int64) {
 		return
 	}
 	ti, ao := d.analysisOptions(run.Job, recs)
-	rep := soak.NewReport(recs, nil, ti, ao)
+	rep := runner.NewReport(recs, nil, ti, ao)
 	if err := d.st.FinishRun(id, store.StatusInterrupted, rep, errInterrupted); err != nil {
 		log.Error("storing an interrupted run's report", zap.Error(err))
 		return
@@ -51,15 +52,15 @@ func (d *Daemon) analyzeInterrupted(id int64) {
 
 // analysisOptions returns how to analyse a stored run of job: with the
 // job's thresholds when the config still has it.
-func (d *Daemon) analysisOptions(job string, recs []soak.Record) (soak.TargetInfo, soak.AnalysisOptions) {
-	var ti soak.TargetInfo
+func (d *Daemon) analysisOptions(job string, recs []model.Record) (model.TargetInfo, runner.AnalysisOptions) {
+	var ti model.TargetInfo
 	for _, r := range recs {
 		if r.Alive || r.RootPID != 0 {
 			ti.Probed = true
 			break
 		}
 	}
-	var ao soak.AnalysisOptions
+	var ao runner.AnalysisOptions
 	if j := d.config().Job(job); j != nil {
 		if o, err := j.Options(); err == nil {
 			ao = analysisOf(&o)

@@ -11,8 +11,9 @@ import (
 	"github.com/shirou/gopsutil/v3/process"
 	"go.uber.org/zap"
 
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -53,8 +54,8 @@ type activeRun struct {
 
 	planDuration time.Duration // the load's bounds, for the progress
 	planRequests uint64
-	ti           soak.TargetInfo
-	ao           soak.AnalysisOptions
+	ti           model.TargetInfo
+	ao           runner.AnalysisOptions
 	spec         string     // the job's target, for the live report until a sample names the root
 	root         liveTarget // the root process the live report last described
 
@@ -64,29 +65,29 @@ type activeRun struct {
 	gate *verdict.Gate
 
 	mu    sync.Mutex // guards the plan, ti, ao, spec, root, recs, live, alive and inc
-	recs  []soak.Record
-	live  *soak.Report
+	recs  []model.Record
+	live  *model.Report
 	alive bool
 	inc   int
 }
 
 // snapshot returns the records so far. They are never modified once
 // appended, so the slice can be shared.
-func (a *activeRun) snapshot() []soak.Record {
+func (a *activeRun) snapshot() []model.Record {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.recs[:len(a.recs):len(a.recs)]
 }
 
 // analyze analyses the records so far.
-func (a *activeRun) analyze() *soak.Report {
+func (a *activeRun) analyze() *model.Report {
 	a.mu.Lock()
 	ao := a.ao
 	a.mu.Unlock()
 	return a.analyzeWith(ao)
 }
 
-func (a *activeRun) analyzeWith(ao soak.AnalysisOptions) *soak.Report {
+func (a *activeRun) analyzeWith(ao runner.AnalysisOptions) *model.Report {
 	a.mu.Lock()
 	recs := a.recs[:len(a.recs):len(a.recs)]
 	ti := a.ti
@@ -94,12 +95,12 @@ func (a *activeRun) analyzeWith(ao soak.AnalysisOptions) *soak.Report {
 	if ti.Probed {
 		ti.Description = a.describe(recs)
 	}
-	return soak.NewReport(recs, nil, ti, ao)
+	return runner.NewReport(recs, nil, ti, ao)
 }
 
 // analyzeLook is analyze at the live looks' stricter level (see
 // verdict.LiveAlphaShare).
-func (a *activeRun) analyzeLook() *soak.Report {
+func (a *activeRun) analyzeLook() *model.Report {
 	a.mu.Lock()
 	ao := a.ao
 	a.mu.Unlock()
@@ -119,7 +120,7 @@ type liveTarget struct {
 // describe says what the live report's target is, as the final report
 // does: "pid N (command line)" of the root in the last sample, else the
 // job's target spec. The command line is read once per root.
-func (a *activeRun) describe(recs []soak.Record) string {
+func (a *activeRun) describe(recs []model.Record) string {
 	a.mu.Lock()
 	spec, root := a.spec, a.root
 	a.mu.Unlock()
@@ -154,7 +155,7 @@ func cmdline(pid int32) string {
 	return line
 }
 
-func (a *activeRun) latest() *soak.Report {
+func (a *activeRun) latest() *model.Report {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.live
@@ -312,7 +313,7 @@ func (d *Daemon) execute(ar *activeRun, j config.Job) {
 	liveCtx, stopLive := context.WithCancel(ar.ctx)
 	var live sync.WaitGroup
 	live.Go(func() { d.liveLoop(liveCtx, ar) })
-	rep, err := soak.Run(ar.ctx, opts)
+	rep, err := runner.Run(ar.ctx, opts)
 	stopLive()
 	live.Wait()
 	d.finish(ar, rep, err)
@@ -320,22 +321,22 @@ func (d *Daemon) execute(ar *activeRun, j config.Job) {
 
 // wire hooks the run's samples and requests into the store, the metrics,
 // the live analysis and the alerts.
-func (d *Daemon) wire(ar *activeRun, o *soak.Options) {
+func (d *Daemon) wire(ar *activeRun, o *runner.Options) {
 	o.Log = ar.log
 	o.OutDir, o.Progress = "", nil
-	o.OnRecord = func(r soak.Record) { d.onRecord(ar, r) }
+	o.OnRecord = func(r model.Record) { d.onRecord(ar, r) }
 	o.Load.OnResult = d.m.loadObserver(ar.job)
 	ar.mu.Lock()
 	ar.planDuration, ar.planRequests = o.Load.Duration, o.Load.Requests
-	ar.ti = soak.TargetInfo{Probed: !o.NoProbe}
+	ar.ti = model.TargetInfo{Probed: !o.NoProbe}
 	ar.ao = analysisOf(o)
 	ar.mu.Unlock()
 }
 
 // analysisOf returns the analysis options of a run with options o, as
-// soak.Run's own report uses them.
-func analysisOf(o *soak.Options) soak.AnalysisOptions {
-	ao := soak.AnalysisOptions{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit}
+// runner.Run's own report uses them.
+func analysisOf(o *runner.Options) runner.AnalysisOptions {
+	ao := runner.AnalysisOptions{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit}
 	if o.Load.Rate == 0 {
 		ao.Concurrency = max(o.Load.Concurrency, 1)
 	}
@@ -345,7 +346,7 @@ func analysisOf(o *soak.Options) soak.AnalysisOptions {
 // onRecord stores a sample as it comes (so a kill -9 loses at most one),
 // updates the target metrics, and fires when the target died or
 // restarted. It runs on the sampling goroutine and never blocks on alerts.
-func (d *Daemon) onRecord(ar *activeRun, r soak.Record) {
+func (d *Daemon) onRecord(ar *activeRun, r model.Record) {
 	if err := d.st.AppendSample(ar.id, r); err != nil {
 		ar.log.Warn("storing a sample", zap.Error(err))
 	}
@@ -373,7 +374,7 @@ func (d *Daemon) onRecord(ar *activeRun, r soak.Record) {
 
 // finish stores the run's outcome, updates the metrics and the alerts,
 // and logs the end and the verdict.
-func (d *Daemon) finish(ar *activeRun, rep *soak.Report, runErr error) {
+func (d *Daemon) finish(ar *activeRun, rep *model.Report, runErr error) {
 	status, result := store.StatusCompleted, resultOK
 	switch {
 	case ar.stopped.Load() || d.ctx.Err() != nil:
@@ -394,7 +395,7 @@ func (d *Daemon) finish(ar *activeRun, rep *soak.Report, runErr error) {
 }
 
 // account updates the metrics and alerts of a finished run and logs it.
-func (d *Daemon) account(ar *activeRun, status, result string, rep *soak.Report, runErr error) {
+func (d *Daemon) account(ar *activeRun, status, result string, rep *model.Report, runErr error) {
 	hub := d.hub()
 	verdictName := verdictFailed
 	fields := []zap.Field{zap.String("status", status), zap.Duration("duration", d.o.Now().Sub(ar.started))}
@@ -419,7 +420,7 @@ func (d *Daemon) account(ar *activeRun, status, result string, rep *soak.Report,
 }
 
 // reportFields are a report's headline figures as log fields.
-func reportFields(rep *soak.Report) []zap.Field {
+func reportFields(rep *model.Report) []zap.Field {
 	var leaks []string
 	for _, n := range rep.ResourceNames() {
 		if rep.Resources[n].Verdict == verdict.Leak {
@@ -455,7 +456,7 @@ func (d *Daemon) liveLoop(ctx context.Context, ar *activeRun) {
 
 // analyzeLive analyses a snapshot of the run's records, publishes it to
 // the metrics and the API, and feeds the alerts.
-func (d *Daemon) analyzeLive(ar *activeRun) *soak.Report {
+func (d *Daemon) analyzeLive(ar *activeRun) *model.Report {
 	if len(ar.snapshot()) < 2 {
 		return nil
 	}

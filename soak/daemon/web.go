@@ -11,7 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/web"
 )
@@ -82,7 +82,7 @@ func (d *Daemon) runView(r store.Run) web.RunView {
 
 // withLive fills a running run's requests and RSS growth, which the store
 // only has at the end, from its live analysis, when there is one.
-func withLive(v *web.RunView, rep *soak.Report) {
+func withLive(v *web.RunView, rep *model.Report) {
 	if rep == nil {
 		return
 	}
@@ -127,7 +127,7 @@ func (d *Daemon) pageError(w http.ResponseWriter, err error) {
 
 // runReport returns a run with its report and records: the live analysis
 // while it runs, else the stored report with the stored samples.
-func (d *Daemon) runReport(id int64) (store.Run, *soak.Report, bool, error) {
+func (d *Daemon) runReport(id int64) (store.Run, *model.Report, bool, error) {
 	run, err := d.st.Run(id)
 	if err != nil {
 		return run, nil, false, fmt.Errorf("run %d: %w", id, err)
@@ -139,7 +139,7 @@ func (d *Daemon) runReport(id int64) (store.Run, *soak.Report, bool, error) {
 	if err != nil {
 		return run, nil, false, fmt.Errorf("run %d (%s) has no report: %w", id, run.Status, err)
 	}
-	var rep soak.Report
+	var rep model.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return run, nil, false, fmt.Errorf("run %d: stored report: %w", id, err)
 	}

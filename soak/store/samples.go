@@ -3,12 +3,12 @@ package store
 import (
 	"fmt"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 )
 
 // AppendSample stores one sample of a run (compressed JSON, see codec) in
 // its own autocommit transaction through a prepared statement.
-func (s *Store) AppendSample(runID int64, rec soak.Record) error {
+func (s *Store) AppendSample(runID int64, rec model.Record) error {
 	b, err := s.codec.encode(rec)
 	if err != nil {
 		return fmt.Errorf("store: run %d: encoding a sample: %w", runID, err)
@@ -21,7 +21,7 @@ func (s *Store) AppendSample(runID int64, rec soak.Record) error {
 
 // Samples returns a run's samples in the order they were written;
 // ErrNotFound when the run does not exist.
-func (s *Store) Samples(id int64) ([]soak.Record, error) {
+func (s *Store) Samples(id int64) ([]model.Record, error) {
 	if _, err := s.Run(id); err != nil {
 		return nil, err
 	}
@@ -30,7 +30,7 @@ func (s *Store) Samples(id int64) ([]soak.Record, error) {
 		return nil, fmt.Errorf("store: samples of run %d: %w", id, err)
 	}
 	defer rows.Close()
-	recs := []soak.Record{}
+	recs := []model.Record{}
 	for rows.Next() {
 		var b []byte
 		if err := rows.Scan(&b); err != nil {

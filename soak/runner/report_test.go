@@ -1,9 +1,10 @@
-package soak
+package runner
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -29,7 +30,7 @@ func TestOverallLetsSlowlySampledResourcesWaitTheirTurn(t *testing.T) {
 
 func TestTextReportOpensWithTheVerdictBlock(t *testing.T) {
 	ttl := 3600.0
-	rep := &Report{
+	rep := &model.Report{
 		Verdict: "leak",
 		Resources: map[string]verdict.Resource{
 			"rss": {Verdict: "leak", Unit: "bytes", Reason: "rss +101 B/request", Limit: 1 << 30, TimeToExhaustionSeconds: &ttl},
@@ -55,9 +56,9 @@ func TestTextReportOpensWithTheVerdictBlock(t *testing.T) {
 
 // The phases count from the load's start, which the baseline precedes.
 func TestPhasesMeasureTheBaseline(t *testing.T) {
-	var recs []Record
+	var recs []model.Record
 	add := func(el float64, p verdict.Phase, req uint64) {
-		recs = append(recs, Record{Elapsed: el, Phase: p, Requests: req})
+		recs = append(recs, model.Record{Elapsed: el, Phase: p, Requests: req})
 	}
 	for i := range 4 {
 		add(float64(i), verdict.Baseline, 0)
@@ -69,15 +70,15 @@ func TestPhasesMeasureTheBaseline(t *testing.T) {
 	}
 	add(16, verdict.Cooldown, 1100)
 	add(19, verdict.Cooldown, 1100)
-	want := Phases{BaselineSeconds: 3, WarmupSeconds: 1, WarmupRequests: 100, SoakSeconds: 10, SoakRequests: 1000, SoakSamples: 10, CooldownSeconds: 5}
+	want := model.Phases{BaselineSeconds: 3, WarmupSeconds: 1, WarmupRequests: 100, SoakSeconds: 10, SoakRequests: 1000, SoakSamples: 10, CooldownSeconds: 5}
 	if got := phases(recs); got != want {
 		t.Errorf("phases = %+v; want %+v", got, want)
 	}
 }
 
 func TestTextReportSaysHowItSampled(t *testing.T) {
-	rep := &Report{Verdict: "clean", Target: TargetInfo{Probed: true},
-		Sampling: &Sampling{Auto: true, IntervalSeconds: 0.02043, MinIntervalSeconds: 0.0127, MaxIntervalSeconds: 0.05,
+	rep := &model.Report{Verdict: "clean", Target: model.TargetInfo{Probed: true},
+		Sampling: &model.Sampling{Auto: true, IntervalSeconds: 0.02043, MinIntervalSeconds: 0.0127, MaxIntervalSeconds: 0.05,
 			ProbeCostSeconds: 85e-6, CPUShare: 0.0042}}
 	var b strings.Builder
 	if err := rep.WriteText(&b); err != nil {

@@ -1,4 +1,4 @@
-package soak
+package runner
 
 import (
 	"math"

@@ -1,14 +1,15 @@
-package soak
+package runner
 
 import (
 	"runtime"
 
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
 // cpuInput gathers the CPU verdict's figures over the soak window.
-func cpuInput(recs []Record, sum *load.Summary, ao AnalysisOptions) verdict.CPUInput {
+func cpuInput(recs []model.Record, sum *load.Summary, ao AnalysisOptions) verdict.CPUInput {
 	in := verdict.CPUInput{CPUs: ao.CPUs, OpenLoop: ao.Concurrency == 0}
 	if in.CPUs == 0 {
 		in.CPUs = runtime.NumCPU()
@@ -44,8 +45,8 @@ func cpuInput(recs []Record, sum *load.Summary, ao AnalysisOptions) verdict.CPUI
 }
 
 // windowOf returns the live records from a to b.
-func windowOf(recs []Record, a, b Record) []Record {
-	var win []Record
+func windowOf(recs []model.Record, a, b model.Record) []model.Record {
+	var win []model.Record
 	for _, r := range recs {
 		if r.Elapsed >= a.Elapsed && r.Elapsed <= b.Elapsed && r.Alive {
 			win = append(win, r)
@@ -55,7 +56,7 @@ func windowOf(recs []Record, a, b Record) []Record {
 }
 
 // meanWorkers is the mean threads and processes of the target.
-func meanWorkers(win []Record) (threads, procs float64) {
+func meanWorkers(win []model.Record) (threads, procs float64) {
 	for _, r := range win {
 		threads += float64(r.Threads)
 		procs += float64(r.Procs)
@@ -67,7 +68,7 @@ func meanWorkers(win []Record) (threads, procs float64) {
 }
 
 // latencySeries returns the p99 and rate series of the window.
-func latencySeries(win []Record) (p99, p99At, rate, rateAt []float64) {
+func latencySeries(win []model.Record) (p99, p99At, rate, rateAt []float64) {
 	for _, r := range win {
 		if r.Rate > 0 && r.P99 > 0 { // P99 is of the last progress second: none before the first
 			p99, p99At = append(p99, r.P99), append(p99At, r.Elapsed)
@@ -80,7 +81,7 @@ func latencySeries(win []Record) (p99, p99At, rate, rateAt []float64) {
 // hottest averages the busiest thread's and process's readings over the
 // window's thread passes of one incarnation. The thread and process named
 // are the ones busiest in the most readings.
-func hottest(win []Record, incarnation int) (*verdict.HotThread, *verdict.HotProcess) {
+func hottest(win []model.Record, incarnation int) (*verdict.HotThread, *verdict.HotProcess) {
 	type key struct{ pid, tid int32 }
 	var th verdict.HotThread
 	var pr verdict.HotProcess
@@ -118,9 +119,9 @@ func hottest(win []Record, incarnation int) (*verdict.HotThread, *verdict.HotPro
 // hostBusy is the machine's busy cores from its CPU readings between a
 // and b, or over the whole load when the soak holds fewer than two. Each
 // reading's busy and total time are summed over all CPUs.
-func hostBusy(recs []Record, a, b Record) (float64, int) {
-	var first, last *Record
-	pick := func(in func(Record) bool) {
+func hostBusy(recs []model.Record, a, b model.Record) (float64, int) {
+	var first, last *model.Record
+	pick := func(in func(model.Record) bool) {
 		first, last = nil, nil
 		for i := range recs {
 			if r := &recs[i]; r.HostCPUValid && in(*r) {
@@ -131,9 +132,9 @@ func hostBusy(recs []Record, a, b Record) (float64, int) {
 			}
 		}
 	}
-	pick(func(r Record) bool { return r.Elapsed >= a.Elapsed && r.Elapsed <= b.Elapsed })
+	pick(func(r model.Record) bool { return r.Elapsed >= a.Elapsed && r.Elapsed <= b.Elapsed })
 	if first == last {
-		pick(func(r Record) bool { return r.Phase == verdict.Warmup || r.Phase == verdict.Soak })
+		pick(func(r model.Record) bool { return r.Phase == verdict.Warmup || r.Phase == verdict.Soak })
 	}
 	if first == last {
 		return 0, 0
@@ -155,8 +156,8 @@ const (
 
 // costSeries is the target's CPU seconds per request over successive
 // windows of one incarnation, at each window's middle.
-func costSeries(win []Record, incarnation int) (at, cost []float64) {
-	var recs []Record
+func costSeries(win []model.Record, incarnation int) (at, cost []float64) {
+	var recs []model.Record
 	for _, r := range win {
 		if r.Incarnation == incarnation {
 			recs = append(recs, r)
@@ -185,8 +186,8 @@ func costSeries(win []Record, incarnation int) (at, cost []float64) {
 // second, over the load's fresh schedstat readings of one incarnation. The
 // readings come every few seconds, so their span can differ a little from
 // the soak window; as a rate it does not need to match.
-func runqueueWaitRate(recs []Record, incarnation int) float64 {
-	var first, last *Record
+func runqueueWaitRate(recs []model.Record, incarnation int) float64 {
+	var first, last *model.Record
 	for i := range recs {
 		r := &recs[i]
 		if !r.RunqueueValid || r.Phase == verdict.Cooldown || r.Phase == verdict.Baseline || r.Incarnation != incarnation {

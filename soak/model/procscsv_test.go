@@ -1,4 +1,4 @@
-package soak
+package model
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func membersRecords() []Record {
 func TestProcsCSVRoundTrip(t *testing.T) {
 	recs := membersRecords()
 	dir := t.TempDir()
-	w, err := createCSV(filepath.Join(dir, "samples.csv"))
+	w, err := CreateCSV(filepath.Join(dir, "samples.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

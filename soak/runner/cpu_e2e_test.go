@@ -1,4 +1,4 @@
-package soak_test
+package runner_test
 
 import (
 	"slices"
@@ -6,18 +6,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
 // soakCPU soaks the target at url with the given load shape, reading every
 // thread each second so that a short soak holds several busiest-thread
 // readings.
-func soakCPU(t *testing.T, url string, pid int, shape load.Options) *soak.Report {
+func soakCPU(t *testing.T, url string, pid int, shape load.Options) *model.Report {
 	t.Helper()
-	return soakTuned(t, url, pid, shape, func(o *soak.Options) {
-		o.Warmup = soak.Warmup{Fraction: 0.15}
+	return soakTuned(t, url, pid, shape, func(o *runner.Options) {
+		o.Warmup = runner.Warmup{Fraction: 0.15}
 		o.Sampler.ThreadInterval = time.Second
 	})
 }

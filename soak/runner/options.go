@@ -3,7 +3,7 @@
 // cool-down phases, and turns the samples into a report with verdicts. It
 // wires the leaf packages (soak/load, probes, soak/verdict) and touches no
 // signals, flags or environment: cmd/soakd and the daemon call Run.
-package soak
+package runner
 
 import (
 	"fmt"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -63,7 +64,7 @@ type Options struct {
 	Progress io.Writer
 	Log      *zap.Logger
 	// OnRecord, when set, is called with every sample as it is taken.
-	OnRecord func(Record)
+	OnRecord func(model.Record)
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
 }

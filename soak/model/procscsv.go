@@ -1,4 +1,4 @@
-package soak
+package model
 
 import (
 	"encoding/csv"

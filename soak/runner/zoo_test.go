@@ -1,4 +1,4 @@
-package soak_test
+package runner_test
 
 import (
 	"context"
@@ -11,8 +11,9 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -34,7 +35,7 @@ func startZooScript(t *testing.T, interpreter, name string, args ...string) (str
 	if err != nil {
 		t.Fatalf("%s is needed for testdata/zoo/%s (.ci/run installs it): %v", interpreter, name, err)
 	}
-	script, err := filepath.Abs(filepath.Join("..", "testdata", "zoo", name))
+	script, err := filepath.Abs(filepath.Join("..", "..", "testdata", "zoo", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,12 +55,12 @@ type zooRun struct {
 // zooSoak soaks the server at url (process pid) as r says, with soakd's
 // defaults for the rest (warm-up, thresholds), logs the report, and fails
 // the test on any load error.
-func zooSoak(t *testing.T, url string, pid int, r zooRun) *soak.Report {
+func zooSoak(t *testing.T, url string, pid int, r zooRun) *model.Report {
 	t.Helper()
 	if !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Fatalf("zoo servers listen on 127.0.0.1 only, got %s", url)
 	}
-	o := soak.Options{
+	o := runner.Options{
 		Load: load.Options{
 			Endpoints:   []load.Endpoint{{URL: url}},
 			Concurrency: 1,
@@ -77,9 +78,9 @@ func zooSoak(t *testing.T, url string, pid int, r zooRun) *soak.Report {
 	o.Target.URL = url
 	ctx, cancel := context.WithTimeout(context.Background(), r.Duration+r.Cooldown+time.Minute)
 	defer cancel()
-	rep, err := soak.Run(ctx, o)
+	rep, err := runner.Run(ctx, o)
 	if err != nil {
-		t.Fatalf("soak.Run: %v", err)
+		t.Fatalf("runner.Run: %v", err)
 	}
 	var b strings.Builder
 	rep.WriteText(&b)
@@ -92,7 +93,7 @@ func zooSoak(t *testing.T, url string, pid int, r zooRun) *soak.Report {
 
 // wantLeak checks that the resource is a leak, and when truth > 0 that its
 // per-request growth is within tol (a fraction) of truth.
-func wantLeak(t *testing.T, rep *soak.Report, name string, truth, tol float64) verdict.Resource {
+func wantLeak(t *testing.T, rep *model.Report, name string, truth, tol float64) verdict.Resource {
 	t.Helper()
 	r := rep.Resources[name]
 	if r.Verdict != verdict.Leak {

@@ -1,9 +1,10 @@
-package soak
+package runner
 
 import (
 	"math"
 	"time"
 
+	"github.com/soakd/soakd/soak/model"
 	"golang.org/x/sys/unix"
 )
 
@@ -176,8 +177,8 @@ func (p *pacer) retick(d time.Duration) bool {
 }
 
 // sampling is the report's account of the pacing, over wall seconds.
-func (p *pacer) sampling(wall float64) *Sampling {
-	s := &Sampling{Auto: p.auto, IntervalSeconds: p.loadEnd.Seconds()}
+func (p *pacer) sampling(wall float64) *model.Sampling {
+	s := &model.Sampling{Auto: p.auto, IntervalSeconds: p.loadEnd.Seconds()}
 	if p.loadEnd == 0 {
 		s.IntervalSeconds = p.cur.Seconds()
 	}

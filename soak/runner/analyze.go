@@ -1,10 +1,11 @@
-package soak
+package runner
 
 import (
 	"slices"
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -20,49 +21,10 @@ type AnalysisOptions struct {
 	Resources []string
 }
 
-// series picks one resource's value out of a record; ok is false when the
-// record holds no reading of it.
-type series struct {
-	name, unit string
-	value      func(Record) (float64, bool)
-	memory     bool
-	limit      func(Record) float64
-	// member picks the value out of one process of the tree, for the
-	// per-process lives; nil when the resource has none.
-	member func(probes.Member) (float64, bool)
-}
-
-func resourceSeries(memLimit uint64) []series {
-	memMax := func(r Record) float64 {
-		if memLimit > 0 {
-			return float64(memLimit)
-		}
-		return float64(r.MemMax)
-	}
-	return []series{
-		{name: "rss", unit: "bytes", memory: true, limit: memMax,
-			value:  func(r Record) (float64, bool) { return float64(r.RSS), true },
-			member: func(m probes.Member) (float64, bool) { return float64(m.RSS), true }},
-		{name: "pss", unit: "bytes", memory: true, limit: memMax,
-			value: func(r Record) (float64, bool) { return float64(r.PSS), r.SmapsValid }},
-		{name: "uss", unit: "bytes", memory: true, limit: memMax,
-			value: func(r Record) (float64, bool) { return float64(r.USS), r.SmapsValid }},
-		{name: "anon", unit: "bytes", memory: true, limit: memMax,
-			value: func(r Record) (float64, bool) { return float64(r.MemAnon), r.CgroupValid }},
-		{name: "fds", unit: "fds", limit: func(r Record) float64 { return float64(r.FDLimit) },
-			value:  func(r Record) (float64, bool) { return float64(r.FDs), r.FDsValid },
-			member: func(m probes.Member) (float64, bool) { return float64(m.FDs), !m.NoFDs }},
-		{name: "threads", unit: "threads",
-			value: func(r Record) (float64, bool) { return float64(r.Threads), true }},
-		{name: "close_wait", unit: "sockets",
-			value: func(r Record) (float64, bool) { return float64(r.TCPCloseWait), r.TCPValid }},
-	}
-}
-
 // Analyze fits every resource that the records hold and makes the CPU
 // verdict. It is safe to call on a snapshot mid-run (the daemon's live
 // analysis does).
-func Analyze(recs []Record, sum *load.Summary, ao AnalysisOptions) (map[string]verdict.Resource, verdict.CPU) {
+func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[string]verdict.Resource, verdict.CPU) {
 	if ao.Memory == (verdict.Thresholds{}) {
 		ao.Memory = verdict.MemoryThresholds
 	}
@@ -71,38 +33,43 @@ func Analyze(recs []Record, sum *load.Summary, ao AnalysisOptions) (map[string]v
 	}
 	perHour := soakRequestsPerHour(recs)
 	out := map[string]verdict.Resource{}
-	for _, s := range resourceSeries(ao.MemLimit) {
-		if ao.Resources != nil && !slices.Contains(ao.Resources, s.name) {
+	for _, res := range model.Resources {
+		if ao.Resources != nil && !slices.Contains(ao.Resources, res.Name) {
 			continue
 		}
-		pts, last, ok := points(recs, s.value)
+		pts, last, ok := points(recs, res.Value)
 		if !ok {
 			continue
 		}
-		th := verdict.CountThresholds
-		switch {
-		case s.memory:
-			th = ao.Memory
-		case s.name == "fds":
-			th = ao.FDs
+		opt := verdict.ResourceOptions{Name: res.Name, Unit: res.Unit, Quantum: res.Quantum,
+			Thresholds: ao.thresholds(res.Kind), RequestsPerHour: perHour}
+		if res.Limit != nil {
+			opt.Limit = res.Limit(last, ao.MemLimit)
 		}
-		opt := verdict.ResourceOptions{Name: s.name, Unit: s.unit, Thresholds: th, RequestsPerHour: perHour}
-		if s.limit != nil {
-			opt.Limit = s.limit(last)
+		if res.Member != nil {
+			opt.Lives = lives(recs, res.Member)
 		}
-		if s.member != nil {
-			opt.Lives = lives(recs, s.member)
-		}
-		out[s.name] = verdict.AnalyzeResource(pts, opt)
+		out[res.Name] = verdict.AnalyzeResource(pts, opt)
 	}
 	return out, verdict.AnalyzeCPU(cpuInput(recs, sum, ao))
 }
 
+// thresholds are the leak thresholds of a kind of resource.
+func (ao AnalysisOptions) thresholds(k model.Kind) verdict.Thresholds {
+	switch k {
+	case model.Memory:
+		return ao.Memory
+	case model.Descriptors:
+		return ao.FDs
+	}
+	return verdict.CountThresholds
+}
+
 // points extracts one resource's points from the live samples that hold a
 // reading of it, and the last such record.
-func points(recs []Record, value func(Record) (float64, bool)) ([]verdict.Point, Record, bool) {
+func points(recs []model.Record, value func(model.Record) (float64, bool)) ([]verdict.Point, model.Record, bool) {
 	var pts []verdict.Point
-	var last Record
+	var last model.Record
 	for _, r := range recs {
 		v, ok := value(r)
 		if !ok || !r.Alive {
@@ -131,14 +98,14 @@ func points(recs []Record, value func(Record) (float64, bool)) ([]verdict.Point,
 // as a fall.
 func exiting(m probes.Member) bool { return m.RSS == 0 && m.NoFDs }
 
-func lives(recs []Record, value func(probes.Member) (float64, bool)) [][]verdict.Point {
+func lives(recs []model.Record, value func(probes.Member) (float64, bool)) [][]verdict.Point {
 	type identity struct {
 		pid   int32
 		start uint64
 	}
 	index := map[identity]int{}
 	var counts []int
-	each := func(fn func(r *Record, i int, v float64)) {
+	each := func(fn func(r *model.Record, i int, v float64)) {
 		for k := range recs {
 			r := &recs[k]
 			for _, m := range r.Members {
@@ -158,13 +125,13 @@ func lives(recs []Record, value func(probes.Member) (float64, bool)) [][]verdict
 		}
 	}
 	total := 0
-	each(func(_ *Record, i int, _ float64) { counts[i]++; total++ })
+	each(func(_ *model.Record, i int, _ float64) { counts[i]++; total++ })
 	out := make([][]verdict.Point, len(counts))
 	all := make([]verdict.Point, total)
 	for i, n := range counts {
 		out[i], all = all[:0:n], all[n:]
 	}
-	each(func(r *Record, i int, v float64) {
+	each(func(r *model.Record, i int, v float64) {
 		out[i] = append(out[i], verdict.Point{
 			Requests: float64(r.Requests), Seconds: r.Elapsed, Value: v,
 			Incarnation: r.Incarnation, Phase: r.Phase,
@@ -176,8 +143,8 @@ func lives(recs []Record, value func(probes.Member) (float64, bool)) [][]verdict
 // soakWindow returns the first and last records of the soak phase, or of
 // the whole load (warm-up and soak, no idle phase) when the soak phase
 // holds fewer than two.
-func soakWindow(recs []Record) (Record, Record, bool) {
-	var first, last *Record
+func soakWindow(recs []model.Record) (model.Record, model.Record, bool) {
+	var first, last *model.Record
 	for i := range recs {
 		if recs[i].Phase != verdict.Soak {
 			continue
@@ -190,19 +157,19 @@ func soakWindow(recs []Record) (Record, Record, bool) {
 	if first != nil && last != first {
 		return *first, *last, true
 	}
-	var load []Record
+	var load []model.Record
 	for _, r := range recs {
 		if r.Phase == verdict.Warmup || r.Phase == verdict.Soak {
 			load = append(load, r)
 		}
 	}
 	if len(load) < 2 {
-		return Record{}, Record{}, false
+		return model.Record{}, model.Record{}, false
 	}
 	return load[0], load[len(load)-1], true
 }
 
-func soakRequestsPerHour(recs []Record) float64 {
+func soakRequestsPerHour(recs []model.Record) float64 {
 	a, b, ok := soakWindow(recs)
 	if !ok || b.Elapsed <= a.Elapsed {
 		return 0

@@ -1,26 +1,25 @@
-package soak
+package model
 
 import (
-	"bytes"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/soakd/soakd/probes"
-	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
 func fullRecord() Record {
 	return Record{
 		Sample: probes.Sample{
-			Time: time.Date(2026, 11, 30, 2, 0, 1, 500, time.UTC), Alive: true, RootPID: 42, Incarnation: 2, Procs: 3,
+			Time: time.Date(2026, 11, 30, 2, 0, 1, 500, time.UTC), Alive: true, RootPID: 42, RootStart: 123456, Incarnation: 2, Procs: 3,
 			RSS: 100 << 20, VMS: 1 << 30, Swap: 4096, SmapsValid: true, PSS: 90 << 20, USS: 80 << 20,
 			FDsValid: true, FDs: 17, FDLimit: 1024, Threads: 9,
 			CPUUser: 12.5, CPUSystem: 3.25, CtxVoluntary: 1000, CtxInvol: 20,
-			IOValid: true, ReadBytes: 4096, WriteBytes: 8192,
+			IOValid: true, ReadBytes: 4096, WriteBytes: 8192, ReadChars: 16384, WriteChars: 32768,
 			TCPValid: true, TCPEstablished: 4, TCPCloseWait: 1, TCPTimeWait: 7, TCPListen: 1,
 			CgroupValid: true, MemCurrent: 200 << 20, MemMax: 1 << 30, MemAnon: 150 << 20, MemFile: 50 << 20,
 			SelfUser: 1.5, SelfSystem: 0.75, SelfRSS: 10 << 20,
@@ -34,12 +33,32 @@ func fullRecord() Record {
 	}
 }
 
+// The round trip's record sets every field that samples.csv carries, so
+// a field added to the sample without a column fails here. Members (and
+// Top, their head) go to procs.csv, which has its own round trip.
+func TestFullRecordSetsEveryField(t *testing.T) {
+	var check func(v reflect.Value, path string)
+	check = func(v reflect.Value, path string) {
+		for i := range v.NumField() {
+			f, name := v.Field(i), path+v.Type().Field(i).Name
+			switch {
+			case name == "Sample.Members" || name == "Sample.Top":
+			case f.Kind() == reflect.Struct && f.Type() != reflect.TypeFor[time.Time]():
+				check(f, name+".")
+			case f.IsZero():
+				t.Errorf("fullRecord leaves %s zero: set it, and give it a samples.csv column", name)
+			}
+		}
+	}
+	check(reflect.ValueOf(fullRecord()), "")
+}
+
 func TestCSVRoundTrip(t *testing.T) {
 	full := fullRecord()
 	sparse := full
 	sparse.SmapsValid, sparse.PSS, sparse.USS = false, 0, 0
 	sparse.FDsValid, sparse.FDs = false, 0
-	sparse.IOValid, sparse.ReadBytes, sparse.WriteBytes = false, 0, 0
+	sparse.IOValid, sparse.ReadBytes, sparse.WriteBytes, sparse.ReadChars, sparse.WriteChars = false, 0, 0, 0, 0
 	sparse.TCPValid, sparse.TCPEstablished, sparse.TCPCloseWait, sparse.TCPTimeWait, sparse.TCPListen = false, 0, 0, 0, 0
 	sparse.CgroupValid, sparse.MemCurrent, sparse.MemMax, sparse.MemAnon, sparse.MemFile = false, 0, 0, 0, 0
 	sparse.RunqueueValid, sparse.RunqueueWait = false, 0
@@ -54,18 +73,22 @@ func TestCSVRoundTrip(t *testing.T) {
 	}{{"every field", full}, {"fields not read are empty", sparse}} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			w, err := createCSV(dir + "/samples.csv")
+			w, err := CreateCSV(dir + "/samples.csv")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := w.Write(tc.rec); err != nil {
 				t.Fatal(err)
 			}
-			w.Close()
-			var buf bytes.Buffer
-			buf.WriteString(strings.Join(CSVHeader, ",") + "\n")
-			buf.WriteString(strings.Join(RecordRow(tc.rec), ",") + "\n")
-			got, err := ReadCSV(&buf)
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(dir + "/samples.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			got, err := ReadCSV(f)
 			if err != nil {
 				t.Fatalf("ReadCSV: %v", err)
 			}
@@ -93,6 +116,7 @@ func TestReadCSVWithoutTheLaterColumns(t *testing.T) {
 	want.HotThreadCPU, want.HotThreadWait, want.HotProcPID, want.HotProcName, want.HotProcCores = 0, 0, 0, "", 0
 	want.CPUCapacity, want.CPUCapacitySource = 0, ""
 	want.HostCPUValid, want.HostCPUBusy, want.HostCPUTotal, want.HostCPUs = false, 0, 0, 0
+	want.ReadChars, want.WriteChars, want.RootStart = 0, 0, 0
 	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
@@ -115,118 +139,6 @@ func TestReadCSVErrorsNameTheLine(t *testing.T) {
 				t.Errorf("ReadCSV error = %v; want it to contain %q", err, tc.want)
 			}
 		})
-	}
-}
-
-func TestParseWarmup(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want Warmup
-		err  bool
-	}{
-		{"0", Warmup{None: true}, false},
-		{"none", Warmup{None: true}, false},
-		{"10%", Warmup{Fraction: 0.1}, false},
-		{"5000", Warmup{Requests: 5000}, false},
-		{"30s", Warmup{Duration: 30 * time.Second}, false},
-		{"100%", Warmup{}, true},
-		{"-5s", Warmup{}, true},
-		{"soon", Warmup{}, true},
-	} {
-		got, err := ParseWarmup(tc.in)
-		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("ParseWarmup(%q) = %+v, %v; want %+v, error %v", tc.in, got, err, tc.want, tc.err)
-		}
-	}
-}
-
-func TestWarmupDefaultIsTenPercentOfThePlannedRun(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		o       Options
-		req     uint64
-		elapsed time.Duration
-	}{
-		{"by duration", Options{Load: loadFor(0, 10*time.Minute)}, 0, time.Minute},
-		{"by requests", Options{Load: loadFor(1000000, 0)}, 100000, 0},
-		{"capped at 30 min", Options{Load: loadFor(0, 24*time.Hour)}, 0, 30 * time.Minute},
-		{"by both, whichever first", Options{Load: loadFor(1000000, 8*time.Hour)}, 100000, 30 * time.Minute},
-		{"no bound", Options{Load: loadFor(0, 0)}, 0, 60 * time.Second},
-		{"explicit", Options{Load: loadFor(0, time.Hour), Warmup: Warmup{Requests: 5}}, 5, 0},
-		{"none", Options{Load: loadFor(0, time.Hour), Warmup: Warmup{None: true}}, 0, 0},
-	} {
-		req, el := tc.o.warmupEnd()
-		if req != tc.req || el != tc.elapsed {
-			t.Errorf("%s: warmupEnd = %d requests, %s; want %d, %s", tc.name, req, el, tc.req, tc.elapsed)
-		}
-	}
-}
-
-// A run bounded by -n and -d that ends by its request count long before
-// its duration leaves the default warm-up after 10 % of the requests, so
-// the soak is not all warm-up.
-func TestWarmupEndsAtTheFirstBoundReached(t *testing.T) {
-	o := Options{Load: loadFor(1000, time.Hour)}
-	r := &runner{o: &o}
-	r.wReq, r.wDur = o.warmupEnd()
-	if got := r.phase(Record{Elapsed: 1}); got != verdict.Baseline {
-		t.Errorf("phase before the load started = %s; want baseline", PhaseName(got))
-	}
-	r.loadStarted, r.loadStart = true, 3 // after a 3 s baseline
-	for _, tc := range []struct {
-		requests uint64
-		elapsed  float64
-		want     verdict.Phase
-	}{
-		{50, 3 + 1, verdict.Warmup},
-		{100, 3 + 2, verdict.Soak},     // 10 % of the requests
-		{90, 3 + 6*60, verdict.Soak},   // 10 % of the duration, from the load's start
-		{90, 6*60 + 2, verdict.Warmup}, // not yet 6 min of load
-		{1000, 3 + 20, verdict.Soak},
-	} {
-		if got := r.phase(Record{Requests: tc.requests, Elapsed: tc.elapsed}); got != tc.want {
-			t.Errorf("phase after %d requests, %g s = %s; want %s", tc.requests, tc.elapsed, PhaseName(got), PhaseName(tc.want))
-		}
-	}
-}
-
-// Sampling is paced to the run unless --interval sets it; the progress
-// lines keep their own interval (the load's default, 1 s).
-func TestIntervalDefaultsToAutoAndLeavesTheProgressInterval(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		o        Options
-		sample   time.Duration
-		progress time.Duration
-	}{
-		{"default", Options{}, 0, 0},
-		{"--interval", Options{Interval: 250 * time.Millisecond}, 250 * time.Millisecond, 0},
-		{"own load interval", Options{Interval: 5 * time.Second, Load: load.Options{Interval: time.Second}}, 5 * time.Second, time.Second},
-	} {
-		if err := tc.o.setDefaults(); err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if tc.o.Interval != tc.sample || tc.o.Load.Interval != tc.progress {
-			t.Errorf("%s: got sampling %s, progress %s; want %s, %s", tc.name, tc.o.Interval, tc.o.Load.Interval, tc.sample, tc.progress)
-		}
-	}
-	o := Options{Interval: 5 * time.Millisecond}
-	if err := o.setDefaults(); err == nil || !strings.Contains(err.Error(), "--interval") {
-		t.Errorf("--interval 5ms: error %v; want one that names --interval", err)
-	}
-}
-
-func loadFor(n uint64, d time.Duration) load.Options { return load.Options{Requests: n, Duration: d} }
-
-// Every column of soakd's samples.csv can be read, and none other.
-func TestEveryCSVColumnHasAReader(t *testing.T) {
-	for _, h := range CSVHeader {
-		if columnSetters[h] == nil {
-			t.Errorf("column %s has no reader", h)
-		}
-	}
-	if len(columnSetters) != len(CSVHeader) {
-		t.Errorf("%d column readers for %d columns", len(columnSetters), len(CSVHeader))
 	}
 }
 
@@ -277,5 +189,25 @@ func TestReadSamplesErrorsNameTheLineAndColumn(t *testing.T) {
 				t.Errorf("error = %v; want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// Every column of samples.csv can be written and read, once, and every
+// resource of the table has its column.
+func TestEveryColumnIsWrittenAndReadOnce(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Columns {
+		if c.Format == nil || c.Parse == nil {
+			t.Errorf("column %s: Format or Parse missing", c.Name)
+		}
+		if seen[c.Name] {
+			t.Errorf("column %s appears twice", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	for _, r := range Resources {
+		if !seen[r.Column.Name] || ResourceColumns[r.Column.Name] != r.Name {
+			t.Errorf("resource %s: column %q is not samples.csv's resource column", r.Name, r.Column.Name)
+		}
 	}
 }

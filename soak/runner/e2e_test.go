@@ -1,4 +1,4 @@
-package soak_test
+package runner_test
 
 import (
 	"context"
@@ -15,8 +15,9 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -67,7 +68,7 @@ func cBinary(t *testing.T, src string) string {
 		t.Fatalf("gcc is needed to build %s (.ci/run installs gcc and libc6-dev): %v", src, err)
 	}
 	bin := filepath.Join(binDir, strings.TrimSuffix(filepath.Base(src), ".c"))
-	cmd := exec.Command(gcc, "-O2", "-Wall", "-Wextra", "-o", bin, filepath.Join("..", filepath.FromSlash(src)))
+	cmd := exec.Command(gcc, "-O2", "-Wall", "-Wextra", "-o", bin, filepath.Join("..", "..", filepath.FromSlash(src)))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", src, err, out)
 	}
@@ -140,16 +141,16 @@ func startServer(t *testing.T, program string, args ...string) (string, int) {
 
 // soakFor runs a soak of the target at url with the given load shape and
 // a warm-up of 15 % of it.
-func soakFor(t *testing.T, url string, pid int, shape load.Options, cooldown time.Duration) *soak.Report {
+func soakFor(t *testing.T, url string, pid int, shape load.Options, cooldown time.Duration) *model.Report {
 	t.Helper()
-	return soakWith(t, url, pid, shape, cooldown, soak.Warmup{Fraction: 0.15})
+	return soakWith(t, url, pid, shape, cooldown, runner.Warmup{Fraction: 0.15})
 }
 
 // soakWith runs a soak of the target at url with the given load shape and
 // warm-up.
-func soakWith(t *testing.T, url string, pid int, shape load.Options, cooldown time.Duration, warmup soak.Warmup) *soak.Report {
+func soakWith(t *testing.T, url string, pid int, shape load.Options, cooldown time.Duration, warmup runner.Warmup) *model.Report {
 	t.Helper()
-	return soakTuned(t, url, pid, shape, func(o *soak.Options) {
+	return soakTuned(t, url, pid, shape, func(o *runner.Options) {
 		o.Warmup, o.Cooldown = warmup, cooldown
 		o.Sampler.SmapsInterval = time.Second
 	})
@@ -158,12 +159,12 @@ func soakWith(t *testing.T, url string, pid int, shape load.Options, cooldown ti
 // soakTuned runs a soak of the target at url with the given load shape,
 // sampled every 250 ms, with tune's changes to the options, and logs the
 // report.
-func soakTuned(t *testing.T, url string, pid int, shape load.Options, tune func(*soak.Options)) *soak.Report {
+func soakTuned(t *testing.T, url string, pid int, shape load.Options, tune func(*runner.Options)) *model.Report {
 	t.Helper()
 	shape.Endpoints = []load.Endpoint{{URL: url}}
 	shape.KeepAlive = true
 	shape.Timeout = 5 * time.Second
-	o := soak.Options{
+	o := runner.Options{
 		Load:     shape,
 		Interval: 250 * time.Millisecond,
 		OutDir:   t.TempDir(),
@@ -177,13 +178,13 @@ func soakTuned(t *testing.T, url string, pid int, shape load.Options, tune func(
 
 // runSoak runs a soak with o, bounded by 2 minutes, fails the test on an
 // error, and logs the report.
-func runSoak(t *testing.T, o soak.Options) *soak.Report {
+func runSoak(t *testing.T, o runner.Options) *model.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rep, err := soak.Run(ctx, o)
+	rep, err := runner.Run(ctx, o)
 	if err != nil {
-		t.Fatalf("soak.Run: %v", err)
+		t.Fatalf("runner.Run: %v", err)
 	}
 	var b strings.Builder
 	rep.WriteText(&b)
@@ -242,7 +243,7 @@ func TestEndToEndCacheThatFillsIsNeverALeak(t *testing.T) {
 	// 4000 entries of 8 KiB fill 31 MiB over the first ~5 s of the soak
 	// (after a warm-up of 500 requests), then stay flat for ~9 s.
 	url, pid := startTarget(t, "--cache-entries", "4000", "--cache-entry-bytes", "8192")
-	rep := soakWith(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 14 * time.Second}, 0, soak.Warmup{Requests: 500})
+	rep := soakWith(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 14 * time.Second}, 0, runner.Warmup{Requests: 500})
 	rss := rep.Resources["rss"]
 	if rss.Verdict == verdict.Leak {
 		t.Fatalf("rss verdict = leak for a cache that filled and stayed flat (%s)", rss.Reason)
@@ -277,7 +278,7 @@ func TestEndToEndSleeperIsIOBound(t *testing.T) {
 func TestEndToEndFastRunIsPacedToAVerdict(t *testing.T) {
 	const leak = 2048
 	url, pid := startTarget(t, "--leak-bytes", fmt.Sprint(leak))
-	o := soak.Options{
+	o := runner.Options{
 		Load:     load.Options{Endpoints: []load.Endpoint{{URL: url}}, Concurrency: 1, Requests: 60000, KeepAlive: true, Timeout: 5 * time.Second},
 		Baseline: time.Second,
 		Log:      zaptest.NewLogger(t),

@@ -1,4 +1,4 @@
-package soak
+package model
 
 import (
 	"encoding/json"
@@ -80,102 +80,6 @@ type Sampling struct {
 // HasLeak reports whether any resource was called a leak.
 func (r *Report) HasLeak() bool { return r.Verdict == verdict.Leak }
 
-func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time) *Report {
-	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit}
-	if r.o.Load.Rate == 0 {
-		ao.Concurrency = max(r.o.Load.Concurrency, 1)
-	}
-	var ti TargetInfo
-	if tgt != nil {
-		ti = TargetInfo{Description: tgt.Describe(), Probed: true, Exit: tgt.Exit()}
-	}
-	rep := NewReport(r.recs, sum, ti, ao)
-	rep.Started, rep.Ended = r.start, r.o.Now()
-	rep.Sampling = r.pace.sampling(rep.Ended.Sub(rep.Started).Seconds())
-	rep.Phases.CooldownSeconds = 0
-	if n := len(r.recs); n > 0 && r.recs[n-1].Phase == verdict.Cooldown {
-		rep.Phases.CooldownSeconds = r.recs[n-1].Elapsed - loadEnd.Sub(r.start).Seconds()
-	}
-	return rep
-}
-
-// NewReport analyses records into a report. The daemon uses it for live
-// analysis and for runs that a crash interrupted (sum is then nil).
-func NewReport(recs []Record, sum *load.Summary, ti TargetInfo, ao AnalysisOptions) *Report {
-	rep := &Report{Load: sum, Target: ti, Samples: len(recs), Records: recs}
-	if n := len(recs); n > 0 {
-		rep.Started, rep.Ended = recs[0].Time, recs[n-1].Time
-	}
-	rep.Phases = phases(recs)
-	if !ti.Probed {
-		rep.Resources = map[string]verdict.Resource{}
-		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive, Reason: "no target was sampled (--no-probe)"}
-		rep.Verdict = verdict.Inconclusive
-		return rep
-	}
-	rep.Target.Incarnations, rep.Target.Restarts = incarnations(recs)
-	rep.Resources, rep.CPU = Analyze(recs, sum, ao)
-	rep.Verdict = overall(rep.Resources)
-	return rep
-}
-
-// overall is the run's verdict. PSS and USS (read every 30 s by default)
-// and CLOSE_WAIT sockets (counted every 5 s) are sampled more slowly than
-// the rest, so a short run often has too few of them to decide; when they
-// are inconclusive and RSS, fds and threads are decided, those speak for
-// the run and the slow ones do not hold its verdict back. A leak in any
-// resource still counts.
-func overall(rs map[string]verdict.Resource) string {
-	deciding := make(map[string]verdict.Resource, len(rs))
-	for name, r := range rs {
-		if slowlySampled[name] && r.Verdict == verdict.Inconclusive {
-			continue
-		}
-		deciding[name] = r
-	}
-	if len(deciding) == 0 {
-		return verdict.Overall(rs)
-	}
-	return verdict.Overall(deciding)
-}
-
-// slowlySampled are the resources read on a slower cadence than a sample.
-var slowlySampled = map[string]bool{"pss": true, "uss": true, "close_wait": true}
-
-// phases measures the phases from the records. The load starts at the
-// last baseline sample (taken as the baseline ends), or at the run's start
-// when there is none.
-func phases(recs []Record) Phases {
-	var p Phases
-	var loadStart, loadEnd float64
-	for _, r := range recs {
-		switch r.Phase {
-		case verdict.Baseline:
-			p.BaselineSeconds, loadStart, loadEnd = r.Elapsed-recs[0].Elapsed, r.Elapsed, r.Elapsed
-		case verdict.Warmup:
-			p.WarmupSeconds, p.WarmupRequests = r.Elapsed-loadStart, r.Requests
-			loadEnd = r.Elapsed
-		case verdict.Soak:
-			p.SoakSeconds, p.SoakRequests = r.Elapsed-loadStart-p.WarmupSeconds, r.Requests-p.WarmupRequests
-			p.SoakSamples++
-			loadEnd = r.Elapsed
-		case verdict.Cooldown:
-			p.CooldownSeconds = r.Elapsed - loadEnd
-		}
-	}
-	return p
-}
-
-func incarnations(recs []Record) (n, restarts int) {
-	seen := map[int]bool{}
-	for _, r := range recs {
-		if r.Incarnation > 0 && !seen[r.Incarnation] {
-			seen[r.Incarnation] = true
-		}
-	}
-	return len(seen), max(len(seen)-1, 0)
-}
-
 // WriteJSON writes the report as indented JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
@@ -188,28 +92,26 @@ func (r *Report) WriteFiles(dir string) error {
 	for name, write := range map[string]func(io.Writer) error{"report.json": r.WriteJSON, "report.txt": r.WriteText} {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
-			return fmt.Errorf("--out: %w", err)
+			return err
 		}
 		err = write(f)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return fmt.Errorf("--out: writing %s: %w", name, err)
+			return fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
 		}
 	}
 	return nil
 }
 
-// resourceOrder is the order resources are listed in.
-var resourceOrder = []string{"rss", "pss", "uss", "anon", "fds", "threads", "close_wait"}
-
-// ResourceNames returns the report's resources in display order.
+// ResourceNames returns the report's resources in display order: the
+// table's order, then any others by name.
 func (r *Report) ResourceNames() []string {
 	var names []string
-	for _, n := range resourceOrder {
-		if _, ok := r.Resources[n]; ok {
-			names = append(names, n)
+	for _, res := range Resources {
+		if _, ok := r.Resources[res.Name]; ok {
+			names = append(names, res.Name)
 		}
 	}
 	var rest []string

@@ -1,4 +1,4 @@
-package soak
+package runner
 
 import (
 	"context"
@@ -15,26 +15,9 @@ import (
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/dialaddr"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
-
-// Record is one sample of a run: the target's process tree, joined with the
-// load's progress at the moment it was taken.
-type Record struct {
-	probes.Sample
-	// Elapsed is the time since the run started: since the first sample
-	// of the baseline, or since the load started when there is none.
-	Elapsed  float64       `json:"elapsed_seconds"`
-	Phase    verdict.Phase `json:"phase"`
-	Requests uint64        `json:"requests"` // cumulative completed requests
-	Errors   uint64        `json:"errors"`
-	// Rate is the throughput since the previous sample, requests per
-	// second. P50 and P99 are the latency, in seconds, of the load's last
-	// progress interval (1 s by default), which may span several samples.
-	Rate float64 `json:"rate_rps"`
-	P50  float64 `json:"p50_seconds"`
-	P99  float64 `json:"p99_seconds"`
-}
 
 // runner holds the state of one run while it goes.
 type runner struct {
@@ -42,7 +25,7 @@ type runner struct {
 	eng     *load.Engine
 	sampler *probes.Sampler // nil with NoProbe
 	start   time.Time
-	csv     *csvWriter // nil without OutDir
+	csv     *model.CSVWriter // nil without OutDir
 
 	wReq uint64
 	wDur time.Duration
@@ -52,7 +35,7 @@ type runner struct {
 
 	pace        *pacer
 	tick        *time.Ticker
-	recs        []Record
+	recs        []model.Record
 	loadStarted bool
 	loadStart   float64 // Elapsed when the load started
 	loadDone    bool
@@ -62,7 +45,7 @@ type runner struct {
 // URL answers, runs the load while sampling, samples on through the
 // cool-down, and returns the analysed report. When ctx is cancelled the load
 // stops, the cool-down is skipped, and the report covers what was done.
-func Run(ctx context.Context, o Options) (*Report, error) {
+func Run(ctx context.Context, o Options) (*model.Report, error) {
 	if err := o.setDefaults(); err != nil {
 		return nil, err
 	}
@@ -88,7 +71,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	if o.OutDir != "" {
-		if r.csv, err = createCSV(filepath.Join(o.OutDir, "samples.csv")); err != nil {
+		if r.csv, err = model.CreateCSV(filepath.Join(o.OutDir, "samples.csv")); err != nil {
 			return nil, err
 		}
 		defer r.csv.Close()
@@ -232,7 +215,7 @@ func (r *runner) take() {
 }
 
 // record samples the target and joins the load's progress.
-func (r *runner) record() Record {
+func (r *runner) record() model.Record {
 	var s probes.Sample
 	if r.sampler != nil {
 		s = r.sampler.Sample()
@@ -242,7 +225,7 @@ func (r *runner) record() Record {
 	r.mu.Lock()
 	iv := r.last
 	r.mu.Unlock()
-	rec := Record{
+	rec := model.Record{
 		Sample:   s,
 		Elapsed:  s.Time.Sub(r.start).Seconds(),
 		Requests: r.eng.Completed(),
@@ -264,7 +247,7 @@ func (r *runner) record() Record {
 // phase places a record: in the warm-up until it reaches the first of the
 // warm-up bounds that are set (both are only set by the default warm-up of
 // a run bounded by both -n and -d, which stops at whichever comes first).
-func (r *runner) phase(rec Record) verdict.Phase {
+func (r *runner) phase(rec model.Record) verdict.Phase {
 	reqLeft := r.wReq == 0 || rec.Requests < r.wReq
 	durLeft := r.wDur == 0 || time.Duration((rec.Elapsed-r.loadStart)*float64(time.Second)) < r.wDur
 	switch {

@@ -1,10 +1,11 @@
-package soak
+package runner
 
 import (
 	"reflect"
 	"testing"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -15,10 +16,10 @@ func TestLives(t *testing.T) {
 	a := func(rss, fds uint64) probes.Member { return probes.Member{PID: 10, Start: 100, RSS: rss, FDs: fds} }
 	b := probes.Member{PID: 11, Start: 200, RSS: 20, NoFDs: true}
 	c := func(rss, fds uint64) probes.Member { return probes.Member{PID: 10, Start: 300, RSS: rss, FDs: fds} }
-	rec := func(sec float64, req uint64, inc int, ph verdict.Phase, ms ...probes.Member) Record {
-		return Record{Sample: probes.Sample{Alive: true, Incarnation: inc, Members: ms}, Elapsed: sec, Requests: req, Phase: ph}
+	rec := func(sec float64, req uint64, inc int, ph verdict.Phase, ms ...probes.Member) model.Record {
+		return model.Record{Sample: probes.Sample{Alive: true, Incarnation: inc, Members: ms}, Elapsed: sec, Requests: req, Phase: ph}
 	}
-	recs := []Record{
+	recs := []model.Record{
 		rec(1, 100, 1, verdict.Warmup, a(1000, 5), b),
 		rec(2, 250, 1, verdict.Soak, c(500, 3), a(1200, 6)),
 		{Elapsed: 3, Requests: 300, Phase: verdict.Soak}, // the target was down
@@ -28,9 +29,9 @@ func TestLives(t *testing.T) {
 		return verdict.Point{Requests: req, Seconds: sec, Value: v, Incarnation: inc, Phase: ph}
 	}
 	series := map[string]func(probes.Member) (float64, bool){}
-	for _, s := range resourceSeries(0) {
-		if s.member != nil {
-			series[s.name] = s.member
+	for _, res := range model.Resources {
+		if res.Member != nil {
+			series[res.Name] = res.Member
 		}
 	}
 	for _, tc := range []struct {
@@ -65,13 +66,13 @@ func TestLives(t *testing.T) {
 // BenchmarkLives is the per-process lives of an hour sampled every second
 // of a 20-process tree whose workers are replaced every 5 minutes.
 func BenchmarkLives(b *testing.B) {
-	recs := make([]Record, 3600)
+	recs := make([]model.Record, 3600)
 	for i := range recs {
 		ms := make([]probes.Member, 20)
 		for j := range ms {
 			ms[j] = probes.Member{PID: int32(1000 + j), Start: uint64(i / 300), RSS: uint64(i * 4096)}
 		}
-		recs[i] = Record{Sample: probes.Sample{Alive: true, Incarnation: 1, Members: ms}, Elapsed: float64(i), Requests: uint64(i * 100)}
+		recs[i] = model.Record{Sample: probes.Sample{Alive: true, Incarnation: 1, Members: ms}, Elapsed: float64(i), Requests: uint64(i * 100)}
 	}
 	value := func(m probes.Member) (float64, bool) { return float64(m.RSS), true }
 	b.ReportAllocs()

@@ -1,4 +1,4 @@
-package soak_test
+package runner_test
 
 import (
 	"fmt"
@@ -9,8 +9,9 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
 )
 
 // TestEndToEndProcsCSV soaks a prefork server whose workers leak and are
@@ -20,11 +21,11 @@ import (
 func TestEndToEndProcsCSV(t *testing.T) {
 	url, pid := startRecycle(t, "--workers", "3", "--max-requests", "100", "--leak-bytes", "65536")
 	out := t.TempDir()
-	o := soak.Options{
+	o := runner.Options{
 		Load: load.Options{Endpoints: []load.Endpoint{{URL: url}}, Rate: 200, Concurrency: 4, Duration: 5 * time.Second,
 			Timeout: 5 * time.Second},
 		Interval: 250 * time.Millisecond,
-		Warmup:   soak.Warmup{Fraction: 0.15},
+		Warmup:   runner.Warmup{Fraction: 0.15},
 		OutDir:   out,
 		Log:      zaptest.NewLogger(t),
 	}
@@ -54,7 +55,7 @@ func TestEndToEndProcsCSV(t *testing.T) {
 }
 
 // readBack reads samples.csv and procs.csv from dir and joins them.
-func readBack(t *testing.T, dir string) []soak.Record {
+func readBack(t *testing.T, dir string) []model.Record {
 	t.Helper()
 	open := func(name string) *os.File {
 		f, err := os.Open(filepath.Join(dir, name))
@@ -64,15 +65,15 @@ func readBack(t *testing.T, dir string) []soak.Record {
 		t.Cleanup(func() { f.Close() })
 		return f
 	}
-	recs, err := soak.ReadCSV(open("samples.csv"))
+	recs, err := model.ReadCSV(open("samples.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := soak.ReadProcsCSV(open("procs.csv"))
+	rows, err := model.ReadProcsCSV(open("procs.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := soak.AttachMembers(recs, rows); err != nil {
+	if err := model.AttachMembers(recs, rows); err != nil {
 		t.Fatal(err)
 	}
 	return recs
@@ -98,10 +99,10 @@ func TestEndToEndRecyclingMasksALeak(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url, pid := startRecycle(t, append(tc.args, "--leak-bytes", fmt.Sprint(leak))...)
-			o := soak.Options{
+			o := runner.Options{
 				Load: load.Options{Endpoints: []load.Endpoint{{URL: url}}, Rate: 200, Concurrency: 4, Duration: 14 * time.Second,
 					Timeout: 5 * time.Second},
-				Warmup: soak.Warmup{Fraction: 0.1},
+				Warmup: runner.Warmup{Fraction: 0.1},
 				Log:    zaptest.NewLogger(t),
 			}
 			o.Target.PID, o.Target.URL = pid, url

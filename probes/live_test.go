@@ -170,7 +170,7 @@ func TestLiveExecNeverReady(t *testing.T) {
 		Exec: targetBin + " --listen 127.0.0.1:0 --max-lifetime 10m", // listens elsewhere
 		URL:  fmt.Sprintf("http://127.0.0.1:%d/", port), ReadyTimeout: time.Second,
 	}, zaptest.NewLogger(t))
-	m := regexp.MustCompile(`pid (\d+) did not accept connections on 127\.0\.0\.1:\d+ within 1s \(--ready-timeout\); stopped it$`).FindStringSubmatch(errText(err))
+	m := regexp.MustCompile(`pid (\d+) did not accept connections on 127\.0\.0\.1:\d+ within 1s \(target\.ready_timeout\); stopped it$`).FindStringSubmatch(errText(err))
 	if m == nil {
 		t.Fatalf("err = %v; want a readiness timeout naming the pid", err)
 	}

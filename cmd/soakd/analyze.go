@@ -24,8 +24,8 @@ func cmdAnalyze(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("analyze", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
-	var a analysisFlags
-	a.declare(fs)
+	th := runner.DefaultThresholds()
+	declareThresholds(fs, &th)
 	concurrency := fs.IntP("concurrency", "c", 0, "the run's closed-loop workers, for the CPU verdict (0: open loop, or not known)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	fs.Usage = func() {
@@ -50,9 +50,9 @@ func cmdAnalyze(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "soakd analyze: want one samples.csv file: soakd analyze [flags] FILE.csv")
 		return exitUsage
 	}
-	ao, err := a.options()
+	ao, err := th.Analysis()
 	if err != nil {
-		fmt.Fprintln(stderr, "soakd analyze:", err)
+		fmt.Fprintln(stderr, "soakd analyze:", specError(fs, err))
 		return exitUsage
 	}
 	if *concurrency < 0 {

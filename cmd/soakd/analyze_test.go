@@ -124,7 +124,7 @@ func TestAnalyzeErrorsNameTheFlagTheFileAndTheLine(t *testing.T) {
 		{"bad cell", []string{bad}, bad + `: line 3: column rss_bytes: "lots" is not a whole number >= 0`},
 		{"no resource", []string{noRes}, nores(noRes)},
 		{"header only", []string{empty}, "no samples, only a header"},
-		{"bad flag", []string{"--leak-horizon", "-1h", bad}, "--leak-horizon must be > 0"},
+		{"bad flag", []string{"--leak-horizon", "-1h", bad}, "--leak-horizon: must be > 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := analyzeArgs(t, tc.args...)

@@ -8,11 +8,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -30,21 +32,21 @@ func TestParseRunErrorsNameTheFlag(t *testing.T) {
 		{"two URLs", []string{"-n", "10", "http://a/", "http://b/"}, "one URL expected, got 2"},
 		{"URL and targets", []string{"--targets", badTargets, "http://a/"}, "either a URL or --targets"},
 		{"bad targets line", []string{"--targets", badTargets}, "--targets: " + badTargets + ":2"},
-		{"bad header", []string{"-H", "NoColon", "http://a/"}, `--header "NoColon"`},
+		{"bad header", []string{"-H", "NoColon", "http://a/"}, `--header: "NoColon": want "Name: value"`},
 		{"bad regexp", []string{"--expect-body", "(", "http://a/"}, "--expect-body"},
-		{"bad warmup", []string{"--warmup", "soon", "http://a/"}, `--warmup "soon"`},
-		{"bad mem limit", []string{"--mem-limit", "lots", "http://a/"}, `--mem-limit "lots"`},
-		{"bad alpha", []string{"--alpha", "2", "http://a/"}, "--alpha must be between 0 and 0.5"},
+		{"bad warmup", []string{"--warmup", "soon", "http://a/"}, `--warmup: "soon": want a request count`},
+		{"bad mem limit", []string{"--mem-limit", "lots", "http://a/"}, `--mem-limit: "lots": want a size`},
+		{"bad alpha", []string{"--alpha", "2", "http://a/"}, "--alpha: must be between 0 and 0.5"},
 		{"missing body file", []string{"--body", "@/nonexistent/body", "http://a/"}, "--body"},
 		{"unknown flag", []string{"--concurency", "2", "http://a/"}, "unknown flag: --concurency"},
-		{"no stop", []string{"http://a/"}, "set -n/--requests N or -d/--duration D"},
-		{"negative rate", []string{"-n", "10", "--rate", "-5", "http://a/"}, "--rate -5: want requests per second > 0"},
-		{"negative baseline", []string{"-n", "10", "--baseline", "-1s", "http://a/"}, "--baseline must be >= 0 (0 skips it)"},
-		{"zero horizon", []string{"-n", "10", "--leak-horizon", "0s", "http://a/"}, "--leak-horizon must be > 0"},
-		{"bad horizon growth", []string{"-n", "10", "--leak-horizon-growth", "lots", "http://a/"}, `--leak-horizon-growth "lots"`},
-		{"zero horizon fds", []string{"-n", "10", "--leak-horizon-fds", "0", "http://a/"}, "--leak-horizon-fds must be > 0"},
-		{"limit share over 1", []string{"-n", "10", "--leak-limit-share", "2", "http://a/"}, "--leak-limit-share must be > 0 and <= 1"},
-		{"zero exhaustion", []string{"-n", "10", "--exhaustion-within", "0s", "http://a/"}, "--exhaustion-within must be > 0"},
+		{"no stop", []string{"http://a/"}, "set --duration or --requests (or both): a soak must end by itself"},
+		{"negative rate", []string{"-n", "10", "--rate", "-5", "http://a/"}, "--rate: must be >= 0 (0 = closed loop), got -5"},
+		{"negative baseline", []string{"-n", "10", "--baseline", "-1s", "http://a/"}, "--baseline: must be >= 0 (0 skips it), got -1s"},
+		{"zero horizon", []string{"-n", "10", "--leak-horizon", "0s", "http://a/"}, "--leak-horizon: must be > 0"},
+		{"bad horizon growth", []string{"-n", "10", "--leak-horizon-growth", "lots", "http://a/"}, `--leak-horizon-growth: "lots": want a size > 0`},
+		{"zero horizon fds", []string{"-n", "10", "--leak-horizon-fds", "0", "http://a/"}, "--leak-horizon-fds: must be > 0"},
+		{"limit share over 1", []string{"-n", "10", "--leak-limit-share", "2", "http://a/"}, "--leak-limit-share: must be > 0 and <= 1"},
+		{"zero exhaustion", []string{"-n", "10", "--exhaustion-within", "0s", "http://a/"}, "--exhaustion-within: must be > 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer
@@ -198,5 +200,58 @@ func TestParseRunSamplingBaselineAndHorizonFlags(t *testing.T) {
 	if m.Horizon != 3600 || m.HorizonGrowth != 8<<20 || m.HorizonLimitShare != 0.5 || m.Exhaustion != 48*3600 ||
 		f.Horizon != 3600 || f.HorizonGrowth != 50 || f.HorizonLimitShare != 0.5 || f.Exhaustion != 48*3600 {
 		t.Errorf("memory %+v, fds %+v; want the flags' horizon, growth, share and exhaustion", m, f)
+	}
+}
+
+// `soakd run` and a daemon job are two spellings of one runner.Spec: with
+// nothing set but the URL and the request count, both give the same
+// options, so no default is written twice.
+func TestRunFlagsAndAJobGiveTheSameOptions(t *testing.T) {
+	fromFlags, _, err := parseRun([]string{"-n", "1000", "http://127.0.0.1:8080/"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := config.DefaultJob()
+	job.Load.URL, job.Load.Requests = "http://127.0.0.1:8080/", 1000
+	fromJob, err := job.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromFlags, fromJob) {
+		t.Errorf("options differ:\nflags %+v\njob   %+v", fromFlags, fromJob)
+	}
+}
+
+// Every field of runner.Spec has a flag that sets it, so each of Check's
+// errors is worded as a flag (a field added without one fails here).
+func TestEverySpecFieldHasAFlag(t *testing.T) {
+	s := runner.DefaultSpec()
+	fs := newRunFlagSet(&s, &runFlags{}, &bytes.Buffer{})
+	noFlag := map[string]bool{"sampling.top_n": true} // the daemon's per-process breakdown size
+	var walk func(typ reflect.Type, prefix string)
+	walk = func(typ reflect.Type, prefix string) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			path := prefix + name
+			if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[time.Duration]() {
+				walk(f.Type, path+".")
+				continue
+			}
+			if got := flagOf(fs, path); got == "" && !noFlag[path] {
+				t.Errorf("spec field %s has no flag of soakd run", path)
+			}
+		}
+	}
+	walk(reflect.TypeFor[runner.Spec](), "")
+}
+
+// A setting that fails only when the run uses it (a --pid that is gone)
+// is worded as the flag, as a bad flag value is.
+func TestRunErrorsNameTheFlag(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "-q", "-n", "10", "--pid", "999999999", "http://127.0.0.1:9/"}, &stdout, &stderr)
+	if want := "soakd: --pid: 999999999: no such process"; code != exitUsage || !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitUsage, want)
 	}
 }

@@ -72,15 +72,11 @@ type Options struct {
 // DefaultBaseline is the idle phase sampled before the load by default.
 const DefaultBaseline = 3 * time.Second
 
-func (o *Options) setDefaults() error {
-	if o.Interval != 0 && o.Interval < MinInterval {
-		return fmt.Errorf("--interval must be at least %s, or 0 to pace it to the run, got %s", MinInterval, o.Interval)
-	}
+// setDefaults fills the fields a caller may leave zero. The options are
+// checked where they are written: Spec.Check for the CLI and the config.
+func (o *Options) setDefaults() {
 	if o.Baseline == 0 {
 		o.Baseline = DefaultBaseline
-	}
-	if o.Cooldown < 0 {
-		return fmt.Errorf("--cooldown must be >= 0, got %s", o.Cooldown)
 	}
 	if o.Memory == (verdict.Thresholds{}) {
 		o.Memory = verdict.MemoryThresholds
@@ -94,7 +90,6 @@ func (o *Options) setDefaults() error {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return nil
 }
 
 // baseline is the idle phase's length; 0 when it is skipped or nothing is

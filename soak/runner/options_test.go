@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -95,16 +94,15 @@ func TestIntervalDefaultsToAutoAndLeavesTheProgressInterval(t *testing.T) {
 		{"--interval", Options{Interval: 250 * time.Millisecond}, 250 * time.Millisecond, 0},
 		{"own load interval", Options{Interval: 5 * time.Second, Load: load.Options{Interval: time.Second}}, 5 * time.Second, time.Second},
 	} {
-		if err := tc.o.setDefaults(); err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		tc.o.setDefaults()
 		if tc.o.Interval != tc.sample || tc.o.Load.Interval != tc.progress {
 			t.Errorf("%s: got sampling %s, progress %s; want %s, %s", tc.name, tc.o.Interval, tc.o.Load.Interval, tc.sample, tc.progress)
 		}
 	}
-	o := Options{Interval: 5 * time.Millisecond}
-	if err := o.setDefaults(); err == nil || !strings.Contains(err.Error(), "--interval") {
-		t.Errorf("--interval 5ms: error %v; want one that names --interval", err)
+	s := DefaultSpec()
+	s.Load.URL, s.Load.Requests, s.Sampling.Interval = "http://127.0.0.1/", 10, 5*time.Millisecond
+	if es := s.Check(); len(es) != 1 || es[0].Path != "sampling.interval" {
+		t.Errorf("interval 5ms: errors %v; want one, at sampling.interval", es)
 	}
 }
 

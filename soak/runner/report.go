@@ -38,7 +38,7 @@ func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao A
 	rep.Phases = phases(recs)
 	if !ti.Probed {
 		rep.Resources = map[string]verdict.Resource{}
-		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive, Reason: "no target was sampled (--no-probe)"}
+		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive, Reason: "no target was sampled: the run was load only"}
 		rep.Verdict = verdict.Inconclusive
 		return rep
 	}

@@ -46,9 +46,7 @@ type runner struct {
 // cool-down, and returns the analysed report. When ctx is cancelled the load
 // stops, the cool-down is skipped, and the report covers what was done.
 func Run(ctx context.Context, o Options) (*model.Report, error) {
-	if err := o.setDefaults(); err != nil {
-		return nil, err
-	}
+	o.setDefaults()
 	r := &runner{o: &o}
 	r.wReq, r.wDur = o.warmupEnd()
 	r.pace = newPacer(o.Interval, plan{requests: o.Load.Requests, duration: o.Load.Duration, warmReq: r.wReq, warmDur: r.wDur})

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -19,48 +18,10 @@ import (
 	"github.com/soakd/soakd/soak/soaktest"
 )
 
-var (
-	buildOnce sync.Once
-	soakdBin  string
-	buildErr  error
-	buildDir  string
-)
-
 // soakdBinary builds soakd once for the tests that need a real process.
-func soakdBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "soakd-cmd-test-")
-		if buildErr != nil {
-			return
-		}
-		soakdBin = filepath.Join(buildDir, "soakd")
-		var out []byte
-		out, buildErr = exec.Command("go", "build", "-o", soakdBin, ".").CombinedOutput()
-		if buildErr != nil {
-			buildErr = &buildError{buildErr, string(out)}
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("go build: %v", buildErr)
-	}
-	return soakdBin
-}
+func soakdBinary(t *testing.T) string { return soaktest.Binary(t, soaktest.Soakd) }
 
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }
 
 // countingServer serves "ok" and counts requests.
 func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {

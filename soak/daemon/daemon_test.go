@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/soaktest"
 	"github.com/soakd/soakd/soak/store"
 )
 
@@ -209,10 +210,9 @@ func TestRefusesOpenListenerWithoutToken(t *testing.T) {
 		t.Errorf("New with listen 0.0.0.0:0 and no token: err = %v; want a refusal", err)
 	}
 
-	buildBinaries(t)
 	path := filepath.Join(dir, "soakd.yaml")
 	writeConfig(t, path, configYAML(dir, ""))
-	cmd := exec.Command(bins.soakd, "serve", "--config", path, "--listen", "0.0.0.0:0")
+	cmd := exec.Command(soaktest.Binary(t, soaktest.Soakd), "serve", "--config", path, "--listen", "0.0.0.0:0")
 	out, err := cmd.CombinedOutput()
 	if code := cmd.ProcessState.ExitCode(); err == nil || code != 2 {
 		t.Errorf("soakd serve --listen 0.0.0.0:0: exit code %d, err %v; want 2:\n%s", code, err, out)

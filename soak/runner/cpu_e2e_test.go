@@ -9,6 +9,7 @@ import (
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/soaktest"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -37,7 +38,7 @@ func wantBound(t *testing.T, c verdict.CPU, bound string, evidence ...string) {
 var threadEvidence = []string{verdict.EvidenceThread, verdict.EvidenceThreadWait}
 
 func TestEndToEndCPUEventLoopWithIdleHelpers(t *testing.T) {
-	url, pid := startProgram(t, zooBin, "--shape", "loop", "--work", "burn", "--cost", "2ms", "--helpers", "11")
+	url, pid := startProgram(t, soaktest.Binary(t, soaktest.CPUZoo), "--shape", "loop", "--work", "burn", "--cost", "2ms", "--helpers", "11")
 	rep := soakCPU(t, url, pid, load.Options{Concurrency: 8, Duration: 8 * time.Second})
 	wantBound(t, rep.CPU, verdict.BoundCPU, threadEvidence...)
 	if h := rep.CPU.HotThread; h == nil || h.Name != "loop" || h.PID != int32(pid) {
@@ -52,7 +53,7 @@ func TestEndToEndCPUEventLoopWithIdleHelpers(t *testing.T) {
 }
 
 func TestEndToEndCPUPreforkAllBusy(t *testing.T) {
-	url, pid := startProgram(t, zooBin, "--shape", "prefork", "--workers", "4", "--work", "burn", "--cost", "2ms")
+	url, pid := startProgram(t, soaktest.Binary(t, soaktest.CPUZoo), "--shape", "prefork", "--workers", "4", "--work", "burn", "--cost", "2ms")
 	rep := soakCPU(t, url, pid, load.Options{Concurrency: 8, Duration: 8 * time.Second})
 	// A Go worker's goroutines move between its threads, so no one thread
 	// need stand out: the tree's share of its cores may decide instead.
@@ -63,7 +64,7 @@ func TestEndToEndCPUPreforkAllBusy(t *testing.T) {
 }
 
 func TestEndToEndCPUKernelHeavyWriteLoop(t *testing.T) {
-	url, pid := startProgram(t, zooBin, "--shape", "loop", "--work", "write", "--cost", "2ms", "--helpers", "2")
+	url, pid := startProgram(t, soaktest.Binary(t, soaktest.CPUZoo), "--shape", "loop", "--work", "write", "--cost", "2ms", "--helpers", "2")
 	rep := soakCPU(t, url, pid, load.Options{Concurrency: 4, Duration: 8 * time.Second})
 	wantBound(t, rep.CPU, verdict.BoundCPU, threadEvidence...)
 	if !rep.CPU.KernelHeavy || !strings.Contains(rep.CPU.Reason, "kernel-heavy (system ") {
@@ -74,7 +75,7 @@ func TestEndToEndCPUKernelHeavyWriteLoop(t *testing.T) {
 // 100 req/s of 6 ms of CPU keep the handler about 60 % busy: no thread is
 // saturated, but each request is nearly all CPU.
 func TestEndToEndCPUOpenLoopPureCPU(t *testing.T) {
-	url, pid := startProgram(t, zooBin, "--shape", "loop", "--work", "burn", "--cost", "6ms", "--helpers", "2")
+	url, pid := startProgram(t, soaktest.Binary(t, soaktest.CPUZoo), "--shape", "loop", "--work", "burn", "--cost", "6ms", "--helpers", "2")
 	rep := soakCPU(t, url, pid, load.Options{Rate: 100, Duration: 8 * time.Second})
 	c := rep.CPU
 	// On a machine that others fill, requests also queue behind the loop
@@ -103,7 +104,7 @@ func TestEndToEndCPUOpenLoopSleeperIsIO(t *testing.T) {
 // Each request appends to a list and scans all of it, so the CPU per
 // request keeps rising: a CPU leak.
 func TestEndToEndCPUCostPerRequestRising(t *testing.T) {
-	url, pid := startProgram(t, zooBin, "--shape", "loop", "--work", "scan", "--scan-work", "16", "--helpers", "0")
+	url, pid := startProgram(t, soaktest.Binary(t, soaktest.CPUZoo), "--shape", "loop", "--work", "scan", "--scan-work", "16", "--helpers", "0")
 	rep := soakCPU(t, url, pid, load.Options{Concurrency: 1, Duration: 15 * time.Second})
 	d := rep.CPU.Cost
 	if !d.Rising || d.SlopePerHour <= 0 || !strings.Contains(d.Reason, "CPU per request rising") {

@@ -2,14 +2,12 @@ package runner_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,34 +16,11 @@ import (
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/soaktest"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
-// targetBin is the test target program, zooBin the CPU verdict's
-// (testdata/cpuzoo) and recycleBin the recycling servers
-// (testdata/recycle), built once in TestMain; binDir holds them and the C
-// servers that cBinary compiles.
-var targetBin, zooBin, recycleBin, binDir string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "soak-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	binDir = dir
-	targetBin, zooBin, recycleBin = filepath.Join(dir, "target"), filepath.Join(dir, "cpuzoo"), filepath.Join(dir, "recycle")
-	out, err := exec.Command("go", "build", "-o", dir, "github.com/soakd/soakd/testdata/target",
-		"github.com/soakd/soakd/testdata/cpuzoo", "github.com/soakd/soakd/testdata/recycle").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building the test targets: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(2)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }
 
 // cBuilds caches cBinary's compilations: each source is compiled once per
 // test binary, whichever test asks first.
@@ -55,7 +30,8 @@ var cBuilds struct {
 }
 
 // cBinary compiles the C program at src (relative to the repository's
-// root) with gcc into binDir, once, and returns the binary's path.
+// root) with gcc into soaktest's build directory, once, and returns the
+// binary's path.
 func cBinary(t *testing.T, src string) string {
 	t.Helper()
 	cBuilds.Lock()
@@ -67,7 +43,7 @@ func cBinary(t *testing.T, src string) string {
 	if err != nil {
 		t.Fatalf("gcc is needed to build %s (.ci/run installs gcc and libc6-dev): %v", src, err)
 	}
-	bin := filepath.Join(binDir, strings.TrimSuffix(filepath.Base(src), ".c"))
+	bin := filepath.Join(soaktest.Dir(t), strings.TrimSuffix(filepath.Base(src), ".c"))
 	cmd := exec.Command(gcc, "-O2", "-Wall", "-Wextra", "-o", bin, filepath.Join("..", "..", filepath.FromSlash(src)))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", src, err, out)
@@ -83,7 +59,7 @@ func cBinary(t *testing.T, src string) string {
 // PID. The process is stopped and reaped when the test ends.
 func startTarget(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	return startProgram(t, targetBin, args...)
+	return startProgram(t, soaktest.Binary(t, soaktest.Target), args...)
 }
 
 // startProgram starts one of the Go test programs with args and a
@@ -93,50 +69,12 @@ func startProgram(t *testing.T, bin string, args ...string) (string, int) {
 	return startServer(t, bin, append([]string{"--max-lifetime", "5m"}, args...)...)
 }
 
-// startServer starts the server program with args and --port-file FILE,
-// in a process group of its own, waits until it has written
-// "HOST:PORT\n" to FILE, and returns its URL and PID. When the test ends
-// the process is sent SIGTERM, then SIGKILL after 10 s, by its PID, and
-// reaped, and what is left of its group (workers it started) gets
-// SIGKILL.
+// startServer starts the server program with args (soaktest.StartServer)
+// and returns its URL and PID.
 func startServer(t *testing.T, program string, args ...string) (string, int) {
 	t.Helper()
-	portFile := filepath.Join(t.TempDir(), "port")
-	cmd := exec.Command(program, append(args, "--port-file", portFile)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its workers, if any, share its group
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", program, err)
-	}
-	pid := cmd.Process.Pid
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-		if err := syscall.Kill(-pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
-			syscall.Kill(-pid, syscall.SIGKILL) // what is left of the group it started
-		}
-	})
-	deadline := time.After(30 * time.Second)
-	for {
-		if b, err := os.ReadFile(portFile); err == nil && strings.HasSuffix(string(b), "\n") {
-			return "http://" + strings.TrimSpace(string(b)) + "/", cmd.Process.Pid
-		}
-		select {
-		case <-exited:
-			t.Fatalf("%s exited before writing its port file: %v\n%s", program, cmd.ProcessState, stderr.String())
-		case <-deadline:
-			t.Fatalf("%s did not write its port file within 30s", program)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	srv := soaktest.StartServer(t, program, args...)
+	return srv.URL, srv.PID
 }
 
 // soakFor runs a soak of the target at url with the given load shape and

@@ -12,6 +12,7 @@ import (
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/soaktest"
 )
 
 // TestEndToEndProcsCSV soaks a prefork server whose workers leak and are
@@ -82,7 +83,7 @@ func readBack(t *testing.T, dir string) []model.Record {
 // startRecycle starts testdata/recycle with args; see startServer.
 func startRecycle(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	return startProgram(t, recycleBin, args...)
+	return startProgram(t, soaktest.Binary(t, soaktest.Recycle), args...)
 }
 
 // Recycling hides a leak in the tree's total: each process grows and is

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/soakd/soakd/soak/model"
@@ -28,32 +27,6 @@ func TestOverallLetsSlowlySampledResourcesWaitTheirTurn(t *testing.T) {
 	}
 }
 
-func TestTextReportOpensWithTheVerdictBlock(t *testing.T) {
-	ttl := 3600.0
-	rep := &model.Report{
-		Verdict: "leak",
-		Resources: map[string]verdict.Resource{
-			"rss": {Verdict: "leak", Unit: "bytes", Reason: "rss +101 B/request", Limit: 1 << 30, TimeToExhaustionSeconds: &ttl},
-			"fds": {Verdict: "stable", Unit: "fds", Reason: "fds stable", Limit: 1024},
-		},
-		CPU: verdict.CPU{Bound: "cpu", Reason: "CPU-bound: busy 94 %"},
-	}
-	var b strings.Builder
-	if err := rep.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	for i, want := range []string{"Verdict: LEAK\n", "  rss", "leak", "rss +101 B/request", "  fds", "  cpu", "CPU-bound",
-		"rss reaches its limit (1.00 GiB) in 1.0 h at this rate", "fds never reaches its limit (1024 fds): not growing"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("text report lacks %q (#%d):\n%s", want, i, out)
-		}
-	}
-	if !strings.HasPrefix(out, "Verdict: LEAK") {
-		t.Errorf("text report does not open with the verdict:\n%s", out)
-	}
-}
-
 // The phases count from the load's start, which the baseline precedes.
 func TestPhasesMeasureTheBaseline(t *testing.T) {
 	var recs []model.Record
@@ -73,19 +46,5 @@ func TestPhasesMeasureTheBaseline(t *testing.T) {
 	want := model.Phases{BaselineSeconds: 3, WarmupSeconds: 1, WarmupRequests: 100, SoakSeconds: 10, SoakRequests: 1000, SoakSamples: 10, CooldownSeconds: 5}
 	if got := phases(recs); got != want {
 		t.Errorf("phases = %+v; want %+v", got, want)
-	}
-}
-
-func TestTextReportSaysHowItSampled(t *testing.T) {
-	rep := &model.Report{Verdict: "clean", Target: model.TargetInfo{Probed: true},
-		Sampling: &model.Sampling{Auto: true, IntervalSeconds: 0.02043, MinIntervalSeconds: 0.0127, MaxIntervalSeconds: 0.05,
-			ProbeCostSeconds: 85e-6, CPUShare: 0.0042}}
-	var b strings.Builder
-	if err := rep.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	want := "Sampling:          every 20.4ms (paced to the run, 12.7ms to 50ms under load); 85µs of soakd's CPU per sample, 0.42 % of a core in all"
-	if !strings.Contains(b.String(), want) {
-		t.Errorf("text report lacks %q:\n%s", want, b.String())
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/soaktest"
 )
+
+func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }
 
 // loadRun reads a stored fixture run: report.json and samples.csv.
 func loadRun(t testing.TB, dir string) *model.Report {

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,36 +18,15 @@ import (
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/soaktest"
 )
 
-// startTarget builds and starts the leaky demo target on a loopback port
-// from :0 and returns its URL and PID; Cleanup kills and reaps it.
+// startTarget starts the leaky demo target on a loopback port from :0
+// (soaktest.StartServer) and returns its URL and PID.
 func startTarget(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "target")
-	build := exec.Command("go", "build", "-o", bin, "github.com/soakd/soakd/testdata/target")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the target: %v\n%s", err, out)
-	}
-	portFile := filepath.Join(dir, "port")
-	cmd := exec.Command(bin, append(args, "--listen", "127.0.0.1:0", "--port-file", portFile, "--max-lifetime", "3m")...)
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting the target: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(portFile); err == nil && strings.TrimSpace(string(b)) != "" {
-			return "http://" + strings.TrimSpace(string(b)) + "/", cmd.Process.Pid
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("the target wrote no port file within 30s")
-	return "", 0
+	srv := soaktest.StartServer(t, soaktest.Binary(t, soaktest.Target), append(args, "--listen", "127.0.0.1:0", "--max-lifetime", "3m")...)
+	return srv.URL, srv.PID
 }
 
 // liveRun is a run in progress, served as the daemon serves it: a live

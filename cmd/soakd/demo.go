@@ -30,6 +30,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 	cool := fs.Duration("cooldown", 10*time.Second, "how long to watch after the load stops")
 	interval := fs.Duration("interval", 0, "sampling interval (0: paced to the run)")
 	baseline := fs.Duration("baseline", runner.DefaultBaseline, "sample the idle target this long before the load (0 skips it)")
+	warmup := fs.String("warmup", runner.DefaultSpec().Phases.Warmup, "excluded from the fits: N requests, a duration (30s), a share of the run (10%), or 0")
 	var f runFlags
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines")
@@ -51,6 +52,10 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	o.OutDir, o.Interval, o.Baseline, o.Cooldown = *out, *interval, *baseline, *cool
+	if o.Warmup, err = runner.ParseWarmup(*warmup); err != nil {
+		fmt.Fprintln(stderr, "soakd demo: --warmup", err)
+		return exitUsage
+	}
 	if *baseline <= 0 {
 		o.Baseline = -1
 	}

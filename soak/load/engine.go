@@ -41,6 +41,9 @@ type Engine struct {
 	stoppedBy string // written once under stopOnce, read after workers end
 	ran       atomic.Bool
 	rawIO     bool // closed-loop workers use blocking sockets (useRawIO)
+	loopIO    bool // closed-loop workers run on event loops (useLoopIO)
+	loopsMu   sync.Mutex
+	loops     []*evLoop // guarded by loopsMu
 
 	missed atomic.Uint64 // open loop: due times never sent
 }
@@ -59,6 +62,7 @@ func New(opts Options) (*Engine, error) {
 	e.firstLen.Store(-1)
 	e.rawIO = useRawIO(&o)
 	e.buildEndpoints()
+	e.loopIO = useLoopIO(&o, e.targets)
 	e.tlsConf = &tls.Config{
 		InsecureSkipVerify: o.InsecureTLS, //nolint:gosec // user's explicit choice
 		ClientSessionCache: tls.NewLRUClientSessionCache(64),
@@ -150,6 +154,7 @@ func (e *Engine) stopWith(reason string) {
 		e.stopped.Store(true)
 		e.stop()
 		e.eachWorker(func(w *worker) { w.interrupt() })
+		e.wakeLoops()
 	})
 }
 
@@ -172,9 +177,12 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 	repDone := rep.start()
 	watchDone := make(chan struct{})
 	watched := e.startWatchdog(watchDone)
-	if e.opts.Rate > 0 {
+	switch {
+	case e.opts.Rate > 0:
 		e.runOpen(start)
-	} else {
+	case e.loopIO:
+		e.runLoops()
+	default:
 		e.runClosed(start)
 	}
 	end := time.Now()

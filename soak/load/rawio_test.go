@@ -15,11 +15,12 @@ import (
 )
 
 // The closed-loop tests run with blocking sockets when Concurrency <
-// GOMAXPROCS (useRawIO); TestPollerPath runs them again on the runtime's
-// poller, so both I/O paths are held to the same cases.
+// GOMAXPROCS (useRawIO) and on event loops above; TestPollerPath runs them
+// again on the runtime's poller and TestLoopPath on event loops only, so
+// every I/O path is held to the same cases.
 func TestPollerPath(t *testing.T) {
-	rawIOAllowed = false
-	t.Cleanup(func() { rawIOAllowed = true })
+	rawIOAllowed, loopIOAllowed = false, false
+	t.Cleanup(func() { rawIOAllowed, loopIOAllowed = true, true })
 	t.Run("ErrorCauses", TestErrorCauses)
 	t.Run("Framing", TestFramingAgainstRealServer)
 	t.Run("ConnectionsPerKeepAlive", TestConnectionsPerKeepAlive)
@@ -28,27 +29,47 @@ func TestPollerPath(t *testing.T) {
 	t.Run("StopCutsBlockedRequests", TestStopCutsBlockedRequests)
 }
 
+func TestLoopPath(t *testing.T) {
+	rawIOAllowed = false
+	t.Cleanup(func() { rawIOAllowed = true })
+	t.Run("ErrorCauses", TestErrorCauses)
+	t.Run("Framing", TestFramingAgainstRealServer)
+	t.Run("ConnectionsPerKeepAlive", TestConnectionsPerKeepAlive)
+	t.Run("Stop", TestStopByDurationAndInterrupt)
+	t.Run("Timeouts", TestTimeouts)
+	t.Run("StopCutsBlockedRequests", TestStopCutsBlockedRequests)
+	t.Run("ExactRequestCounts", TestExactRequestCounts)
+	t.Run("WeightedEndpoints", TestWeightedEndpoints)
+	t.Run("OnResult", TestOnResult)
+	t.Run("RequestShape", TestRequestShape)
+}
+
 func TestRawIOChosen(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("blocking sockets need GOMAXPROCS >= 2")
 	}
 	url := "http://127.0.0.1:1/"
 	for _, tt := range []struct {
-		name string
-		o    Options
-		want bool
+		name        string
+		o           Options
+		raw, loop   bool
+		tlsEndpoint bool
 	}{
-		{"c=1 closed loop", Options{Concurrency: 1}, true},
-		{"c=GOMAXPROCS", Options{Concurrency: runtime.GOMAXPROCS(0)}, false},
-		{"open loop", Options{Concurrency: 1, Rate: 10}, false},
+		{"c=1 closed loop", Options{Concurrency: 1}, true, false, false},
+		{"c=GOMAXPROCS", Options{Concurrency: runtime.GOMAXPROCS(0)}, false, true, false},
+		{"c=GOMAXPROCS with https", Options{Concurrency: runtime.GOMAXPROCS(0)}, false, false, true},
+		{"open loop", Options{Concurrency: 1, Rate: 10}, false, false, false},
 	} {
 		tt.o.Endpoints, tt.o.Requests = endpoints(url), 1
+		if tt.tlsEndpoint {
+			tt.o.Endpoints = append(tt.o.Endpoints, Endpoint{URL: "https://127.0.0.1:2/"})
+		}
 		e, err := New(tt.o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.rawIO != tt.want {
-			t.Errorf("%s: rawIO = %v; want %v", tt.name, e.rawIO, tt.want)
+		if e.rawIO != tt.raw || e.loopIO != tt.loop {
+			t.Errorf("%s: rawIO, loopIO = %v, %v; want %v, %v", tt.name, e.rawIO, e.loopIO, tt.raw, tt.loop)
 		}
 	}
 }

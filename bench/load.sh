@@ -110,14 +110,13 @@ timed() {
 	/usr/bin/time -f '%U %S %M' -o "$WORK/$name.time" "$@" >"$WORK/$name.out" 2>&1 || true
 }
 
-# parse TOOL NAME: prints "requests rps"
+# parse TOOL NAME: prints "requests rps errors"
 parse() {
 	local tool=$1 f="$WORK/$2.out"
 	case $tool in
-	soakd) awk '/^Complete requests:/{n=$3} /^Requests per second:/{r=$4} END{print n+0, r+0}' "$f" ;;
-	wrk) awk '/requests in/{n=$1} /^Requests\/sec:/{r=$2} END{print n+0, r+0}' "$f" ;;
-	ab) awk '/^Complete requests:/{n=$3} /^Requests per second:/{r=$4} END{print n+0, r+0}' "$f" ;;
-	hey) awk '/^  Total:/{t=$2} /^  Requests\/sec:/{r=$2} END{printf "%d %s\n", t*r, r+0}' "$f" ;;
+	soakd | ab) awk '/^Complete requests:/{n=$3} /^Requests per second:/{r=$4} /^Failed requests:/{e=$3} /^Non-2xx responses:/{e+=$3} END{print n+0, r+0, e+0}' "$f" ;;
+	wrk) awk '/requests in/{n=$1} /^Requests\/sec:/{r=$2} /Socket errors:/{gsub(/,/, ""); e=$4+$6+$8+$10} /Non-2xx/{e+=$NF} END{print n+0, r+0, e+0}' "$f" ;;
+	hey) awk '/^  Total:/{t=$2} /^  Requests\/sec:/{r=$2} END{printf "%d %s 0\n", t*r, r+0}' "$f" ;;
 	esac
 }
 
@@ -139,18 +138,22 @@ run_one() {
 		[[ $ka == off ]] && dflag=(-disable-keepalive)
 		timed "$name" "$HEY" -z "${DUR}s" -c "$c" "${dflag[@]}" "$url" ;;
 	esac
-	read -r n rps < <(parse "$tool" "$name")
+	read -r n rps errs < <(parse "$tool" "$name")
 	read -r u s rss <"$WORK/$name.time"
-	awk -v t="$tool" -v c="$c" -v ka="$ka" -v n="$n" -v r="$rps" -v u="$u" -v s="$s" -v m="$rss" 'BEGIN{
+	awk -v t="$tool" -v c="$c" -v ka="$ka" -v n="$n" -v r="$rps" -v u="$u" -v s="$s" -v m="$rss" -v e="$errs" 'BEGIN{
 		cpu = u + s; eff = (cpu > 0) ? n / cpu : 0
-		printf "%s %s %s %d %.0f %.2f %.0f %.1f\n", t, c, ka, n, r, cpu, eff, m / 1024 }' >>"$WORK/rows"
+		printf "%s %s %s %d %.0f %.2f %.0f %.1f %d\n", t, c, ka, n, r, cpu, eff, m / 1024, e }' >>"$WORK/rows"
+	if [[ $errs != 0 ]]; then
+		echo "note: $tool c=$c keep-alive=$ka reported $errs failed requests:" >&2
+		tail -n 40 "$WORK/$name.out" >&2
+	fi
 	echo "$ROUND" >>"$WORK/round"
 }
 
 print_table() {
-	printf '| client | c | keep-alive | requests | req/s | CPU s (user+sys) | req per CPU-s | peak RSS MiB |\n'
-	printf '|---|---|---|---|---|---|---|---|\n'
-	awk '{printf "| %s | %s | %s | %d | %d | %.2f | %d | %.1f |\n", $1,$2,$3,$4,$5,$6,$7,$8}' "$WORK/rows"
+	printf '| client | c | keep-alive | requests | failed | req/s | CPU s (user+sys) | req per CPU-s | peak RSS MiB |\n'
+	printf '|---|---|---|---|---|---|---|---|---|\n'
+	awk '{printf "| %s | %s | %s | %d | %d | %d | %.2f | %d | %.1f |\n", $1,$2,$3,$4,$9,$5,$6,$7,$8}' "$WORK/rows"
 	printf '\nRatios (soakd / other, rounds pooled): throughput, requests per CPU-second\n\n'
 	printf '| c | keep-alive | vs | throughput | efficiency |\n|---|---|---|---|---|\n'
 	awk '{k=$2" "$3; rps[$1" "k]+=$5; eff[$1" "k]+=$7; keys[k]=1}

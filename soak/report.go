@@ -13,6 +13,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/verdict"
@@ -80,7 +82,16 @@ type Sampling struct {
 // HasLeak reports whether any resource was called a leak.
 func (r *Report) HasLeak() bool { return r.Verdict == verdict.Leak }
 
-func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time) *Report {
+// report reads the run's series back from the spool and analyses it.
+func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time) (*Report, error) {
+	recs, err := r.spool.Records()
+	if err != nil {
+		return nil, fmt.Errorf("reading the run's samples back for the analysis: %w", err)
+	}
+	if len(recs) != r.samples {
+		r.o.Log.Warn("the analysis covers only the samples stored: the others failed to be written (see the errors above)",
+			zap.Int("stored", len(recs)), zap.Int("taken", r.samples))
+	}
 	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit}
 	if r.o.Load.Rate == 0 {
 		ao.Concurrency = max(r.o.Load.Concurrency, 1)
@@ -89,14 +100,14 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 	if tgt != nil {
 		ti = TargetInfo{Description: tgt.Describe(), Probed: true, Exit: tgt.Exit()}
 	}
-	rep := NewReport(r.recs, sum, ti, ao)
+	rep := NewReport(recs, sum, ti, ao)
 	rep.Started, rep.Ended = r.start, r.o.Now()
 	rep.Sampling = r.pace.sampling(rep.Ended.Sub(rep.Started).Seconds())
 	rep.Phases.CooldownSeconds = 0
-	if n := len(r.recs); n > 0 && r.recs[n-1].Phase == verdict.Cooldown {
-		rep.Phases.CooldownSeconds = r.recs[n-1].Elapsed - loadEnd.Sub(r.start).Seconds()
+	if n := len(recs); n > 0 && recs[n-1].Phase == verdict.Cooldown {
+		rep.Phases.CooldownSeconds = recs[n-1].Elapsed - loadEnd.Sub(r.start).Seconds()
 	}
-	return rep
+	return rep, nil
 }
 
 // NewReport analyses records into a report. The daemon uses it for live

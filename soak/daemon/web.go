@@ -132,8 +132,13 @@ func (d *Daemon) runReport(id int64) (store.Run, *soak.Report, bool, error) {
 	if err != nil {
 		return run, nil, false, fmt.Errorf("run %d: %w", id, err)
 	}
-	if rep := d.LiveReport(id); rep != nil {
-		return run, rep, true, nil
+	if live := d.LiveReport(id); live != nil {
+		// the live analysis, with the charts of the full series in the store
+		rep := *live
+		if rep.Records, err = d.st.Samples(id); err != nil {
+			return run, nil, false, fmt.Errorf("run %d: %w", id, err)
+		}
+		return run, &rep, true, nil
 	}
 	b, err := d.st.ReportJSON(id)
 	if err != nil {

@@ -110,9 +110,9 @@ func (s *reservoir) snapshot() []soak.Record {
 	copy(out, s.kept)
 	if s.groupN > 0 {
 		out = append(out, s.group)
-		if s.group.Time != s.newest.Time || s.group.Elapsed != s.newest.Elapsed {
-			out = append(out, s.newest)
-		}
+	}
+	if n := len(out); s.n > 0 && (n == 0 || out[n-1].Time != s.newest.Time || out[n-1].Elapsed != s.newest.Elapsed) {
+		out = append(out, s.newest)
 	}
 	return out
 }

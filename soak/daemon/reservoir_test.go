@@ -6,6 +6,7 @@ import (
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -108,6 +109,46 @@ func TestReservoirShortRunWhole(t *testing.T) {
 	for i := range all {
 		if snap[i].Elapsed != all[i].Elapsed {
 			t.Fatalf("snapshot changed at %d after more records", i)
+		}
+	}
+}
+
+// TestChartSamplesBounded: a running run's page reads the store into at
+// most ChartSamples records (here 64) (plus the stride being filled and the
+// newest), without members, from the first sample to the newest; a short
+// run is drawn whole.
+func TestChartSamplesBounded(t *testing.T) {
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const size = 64
+	for _, n := range []int{50, 1000} {
+		id, err := st.CreateRun("chart", store.TriggerAPI, "chart", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if err := st.AppendSample(id, sawRecord(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		recs, err := storedReservoir(st, id, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := min(n, size+2)
+		if len(recs) > want || (n < size && len(recs) != n) || len(recs) < min(n, size/2) {
+			t.Errorf("%d stored samples: the chart reads %d; want %d at most (all of a short run)", n, len(recs), want)
+		}
+		if last := recs[len(recs)-1]; last.Requests != uint64(n-1)*3 {
+			t.Errorf("%d stored samples: the chart ends at %d requests; want the newest's %d", n, last.Requests, (n-1)*3)
+		}
+		for i, r := range recs {
+			if r.Members != nil {
+				t.Fatalf("%d stored samples: chart record %d holds members", n, i)
+			}
 		}
 	}
 }

@@ -64,19 +64,20 @@ type activeRun struct {
 	// by the live loop only.
 	gate *verdict.Gate
 
-	mu    sync.Mutex // guards the plan, ti, ao, spec, root, recs, live, alive and inc
-	recs  []model.Record
+	mu sync.Mutex // guards the plan, ti, ao, spec, root, res, live, alive and inc
+	// res holds the records for the live analysis, in bounded memory; the
+	// full series is in the store only.
+	res   reservoir
 	live  *model.Report
 	alive bool
 	inc   int
 }
 
-// snapshot returns the records so far. They are never modified once
-// appended, so the slice can be shared.
-func (a *activeRun) snapshot() []model.Record {
+// samples returns the number of records taken so far.
+func (a *activeRun) samples() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.recs[:len(a.recs):len(a.recs)]
+	return a.res.n
 }
 
 // analyze analyses the records so far.
@@ -89,13 +90,16 @@ func (a *activeRun) analyze() *model.Report {
 
 func (a *activeRun) analyzeWith(ao runner.AnalysisOptions) *model.Report {
 	a.mu.Lock()
-	recs := a.recs[:len(a.recs):len(a.recs)]
+	recs := a.res.snapshot()
+	n, soakN := a.res.n, a.res.soakN
 	ti := a.ti
 	a.mu.Unlock()
 	if ti.Probed {
 		ti.Description = a.describe(recs)
 	}
-	return runner.NewReport(recs, nil, ti, ao)
+	rep := runner.NewReport(recs, nil, ti, ao)
+	rep.Samples, rep.Phases.SoakSamples = n, soakN // the run's, not the reservoir's
+	return rep
 }
 
 // analyzeLook is analyze at the live looks' stricter level (see
@@ -166,14 +170,10 @@ func (a *activeRun) latest() *model.Report {
 func (a *activeRun) progress() (float64, uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.recs) == 0 {
+	if a.res.n == 0 {
 		return 0, 0
 	}
-	r := a.recs[len(a.recs)-1]
-	var loadStart float64 // the idle baseline's samples come first
-	for i := 0; i < len(a.recs) && a.recs[i].Phase == verdict.Baseline; i++ {
-		loadStart = a.recs[i].Elapsed
-	}
+	r, loadStart := &a.res.newest, a.res.loadStart // the idle baseline's samples come first
 	p := -1.0
 	if a.planDuration > 0 {
 		p = max(r.Elapsed-loadStart, 0) / a.planDuration.Seconds()
@@ -324,6 +324,7 @@ func (d *Daemon) execute(ar *activeRun, j config.Job) {
 func (d *Daemon) wire(ar *activeRun, o *runner.Options) {
 	o.Log = ar.log
 	o.OutDir, o.Progress = "", nil
+	o.Spool = storeSpool{st: d.st, id: ar.id}
 	o.OnRecord = func(r model.Record) { d.onRecord(ar, r) }
 	o.Load.OnResult = d.m.loadObserver(ar.job)
 	ar.mu.Lock()
@@ -343,15 +344,13 @@ func analysisOf(o *runner.Options) runner.AnalysisOptions {
 	return ao
 }
 
-// onRecord stores a sample as it comes (so a kill -9 loses at most one),
-// updates the target metrics, and fires when the target died or
+// onRecord keeps a sample for the live analysis (soak.Run has stored it
+// through the run's spool, so a kill -9 loses at most one), updates the
+// target metrics, and fires when the target died or
 // restarted. It runs on the sampling goroutine and never blocks on alerts.
 func (d *Daemon) onRecord(ar *activeRun, r model.Record) {
-	if err := d.st.AppendSample(ar.id, r); err != nil {
-		ar.log.Warn("storing a sample", zap.Error(err))
-	}
 	ar.mu.Lock()
-	ar.recs = append(ar.recs, r)
+	ar.res.add(r)
 	wasAlive, prevInc := ar.alive, ar.inc
 	ar.alive = r.Alive
 	if r.Incarnation > 0 {
@@ -385,8 +384,8 @@ func (d *Daemon) finish(ar *activeRun, rep *model.Report, runErr error) {
 	case rep == nil:
 		status, result = store.StatusFailed, resultFailed
 	}
-	if rep == nil && len(ar.snapshot()) > 0 {
-		rep = ar.analyze()
+	if rep == nil && ar.samples() > 0 {
+		rep = d.analyzeStored(ar)
 	}
 	if err := d.st.FinishRun(ar.id, status, rep, runErr); err != nil {
 		ar.log.Error("storing the run's outcome", zap.Error(err))
@@ -457,7 +456,7 @@ func (d *Daemon) liveLoop(ctx context.Context, ar *activeRun) {
 // analyzeLive analyses a snapshot of the run's records, publishes it to
 // the metrics and the API, and feeds the alerts.
 func (d *Daemon) analyzeLive(ar *activeRun) *model.Report {
-	if len(ar.snapshot()) < 2 {
+	if ar.samples() < 2 {
 		return nil
 	}
 	rep := ar.analyzeLook()

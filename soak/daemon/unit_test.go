@@ -200,7 +200,7 @@ func TestStatusLine(t *testing.T) {
 		t.Errorf("idle status = %q", got)
 	}
 	ar := &activeRun{id: 7, job: "web", planDuration: 10 * time.Second}
-	ar.recs = []model.Record{{Elapsed: 2.5, Requests: 300}}
+	ar.res.add(model.Record{Elapsed: 2.5, Requests: 300})
 	d.active["web"] = ar
 	if got, want := d.statusLine(), "running web (run 7): 300 requests, 25%"; got != want {
 		t.Errorf("status = %q; want %q", got, want)

@@ -63,6 +63,10 @@ type Options struct {
 	// Progress receives the live progress lines; nil = none.
 	Progress io.Writer
 	Log      *zap.Logger
+	// Spool, when set, takes every sample as it is taken and gives the
+	// series back for the final analysis (see Spool); nil spools to
+	// OutDir's samples.csv and procs.csv, or to temporary files.
+	Spool Spool
 	// OnRecord, when set, is called with every sample as it is taken.
 	OnRecord func(model.Record)
 	// Now is the clock; nil = time.Now.

@@ -1,15 +1,26 @@
 package runner
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
+	"go.uber.org/zap"
 )
 
-func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time) *model.Report {
+// report reads the run's series back from the spool and analyses it.
+func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time) (*model.Report, error) {
+	recs, err := r.spool.Records()
+	if err != nil {
+		return nil, fmt.Errorf("reading the run's samples back for the analysis: %w", err)
+	}
+	if len(recs) != r.samples {
+		r.o.Log.Warn("the analysis covers only the samples stored: the others failed to be written (see the errors above)",
+			zap.Int("stored", len(recs)), zap.Int("taken", r.samples))
+	}
 	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit}
 	if r.o.Load.Rate == 0 {
 		ao.Concurrency = max(r.o.Load.Concurrency, 1)
@@ -18,14 +29,14 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 	if tgt != nil {
 		ti = model.TargetInfo{Description: tgt.Describe(), Probed: true, Exit: tgt.Exit()}
 	}
-	rep := NewReport(r.recs, sum, ti, ao)
+	rep := NewReport(recs, sum, ti, ao)
 	rep.Started, rep.Ended = r.start, r.o.Now()
 	rep.Sampling = r.pace.sampling(rep.Ended.Sub(rep.Started).Seconds())
 	rep.Phases.CooldownSeconds = 0
-	if n := len(r.recs); n > 0 && r.recs[n-1].Phase == verdict.Cooldown {
-		rep.Phases.CooldownSeconds = r.recs[n-1].Elapsed - loadEnd.Sub(r.start).Seconds()
+	if n := len(recs); n > 0 && recs[n-1].Phase == verdict.Cooldown {
+		rep.Phases.CooldownSeconds = recs[n-1].Elapsed - loadEnd.Sub(r.start).Seconds()
 	}
-	return rep
+	return rep, nil
 }
 
 // NewReport analyses records into a report. The daemon uses it for live

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -25,7 +24,10 @@ type runner struct {
 	eng     *load.Engine
 	sampler *probes.Sampler // nil with NoProbe
 	start   time.Time
-	csv     *model.CSVWriter // nil without OutDir
+	// spool takes every record as it is taken (see Spool); csv, when it
+	// is not the spool, writes OutDir's samples.csv beside it.
+	spool Spool
+	csv   *csvSpool
 
 	wReq uint64
 	wDur time.Duration
@@ -33,9 +35,12 @@ type runner struct {
 	mu   sync.Mutex // guards last
 	last load.Interval
 
-	pace        *pacer
-	tick        *time.Ticker
-	recs        []model.Record
+	pace *pacer
+	tick *time.Ticker
+	// prev is the record before, without its members: the run keeps no
+	// series in memory.
+	prev        *model.Record
+	samples     int
 	loadStarted bool
 	loadStart   float64 // Elapsed when the load started
 	loadDone    bool
@@ -68,17 +73,28 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	if err := preflight(ctx, o.Load.Endpoints); err != nil {
 		return nil, err
 	}
-	if o.OutDir != "" {
-		if r.csv, err = model.CreateCSV(filepath.Join(o.OutDir, "samples.csv")); err != nil {
+	if o.Spool == nil || o.OutDir != "" {
+		if r.csv, err = newCSVSpool(o.OutDir); err != nil {
 			return nil, err
 		}
-		defer r.csv.Close()
+		defer func() {
+			if err := r.csv.Close(); err != nil {
+				o.Log.Warn("closing the samples files", zap.Error(err))
+			}
+		}()
+	}
+	r.spool = o.Spool
+	if r.spool == nil {
+		r.spool = r.csv
 	}
 	sum, loadEnd, err := r.loop(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rep := r.report(sum, tgt, loadEnd)
+	rep, err := r.report(sum, tgt, loadEnd)
+	if err != nil {
+		return nil, err
+	}
 	if o.OutDir != "" {
 		if err := rep.WriteFiles(o.OutDir); err != nil {
 			return rep, err
@@ -193,8 +209,11 @@ func (r *runner) take() {
 	runtime.LockOSThread()
 	cpu0 := threadCPU()
 	rec := r.record()
-	if r.csv != nil {
-		if err := r.csv.Write(rec); err != nil {
+	if err := r.spool.Append(rec); err != nil {
+		r.o.Log.Error("spooling a sample", zap.Error(err))
+	}
+	if r.csv != nil && Spool(r.csv) != r.spool {
+		if err := r.csv.Append(rec); err != nil {
 			r.o.Log.Error("writing samples.csv", zap.Error(err))
 		}
 	}
@@ -231,14 +250,16 @@ func (r *runner) record() model.Record {
 		P50:      iv.P50,
 		P99:      iv.P99,
 	}
-	if n := len(r.recs); n > 0 {
-		prev := r.recs[n-1]
+	if prev := r.prev; prev != nil {
 		if dt := rec.Elapsed - prev.Elapsed; dt > 0 && rec.Requests >= prev.Requests {
 			rec.Rate = float64(rec.Requests-prev.Requests) / dt
 		}
 	}
 	rec.Phase = r.phase(rec)
-	r.recs = append(r.recs, rec)
+	prev := rec
+	prev.Members, prev.Top = nil, nil
+	r.prev = &prev
+	r.samples++
 	return rec
 }
 

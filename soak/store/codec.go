@@ -46,7 +46,11 @@ func loadCodec(ctx context.Context, db *sql.DB) (*codec, error) {
 		id = uint32(n)
 		dicts[id] = content
 	}
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderDictRaw(id, content), zstd.WithEncoderConcurrency(1))
+	// A sample is about 1 KB: a 64 KiB window with the low-memory
+	// buffers holds it and the dictionary, where the defaults would
+	// allocate 8 MiB of history that no sample reaches.
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderDictRaw(id, content), zstd.WithEncoderConcurrency(1),
+		zstd.WithWindowSize(1<<16), zstd.WithLowerEncoderMem(true))
 	if err != nil {
 		return nil, err
 	}

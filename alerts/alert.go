@@ -199,13 +199,13 @@ func labels(name, job, resource, severity string) map[string]string {
 	}
 }
 
-// RunURL returns the link to a run in soakd's API:
-// "<externalURL>/api/v1/runs/<runID>", or "" when either is empty.
+// RunURL returns the link to a run's page:
+// "<externalURL>/runs/<runID>" (the run's web page), or "" when either is empty.
 func RunURL(externalURL, runID string) string {
 	if externalURL == "" || runID == "" {
 		return ""
 	}
-	return strings.TrimRight(externalURL, "/") + "/api/v1/runs/" + url.PathEscape(runID)
+	return strings.TrimRight(externalURL, "/") + "/runs/" + url.PathEscape(runID)
 }
 
 // formatAmount renders v in unit: bytes in IEC units, counts plainly.

@@ -67,12 +67,22 @@ type Run struct {
 }
 
 // Open opens (creating if needed) the database in dir, creating dir with
-// mode 0750, and migrates its schema.
+// mode 0700 and the database with mode 0600 (SQLite gives its -wal and
+// -shm files the database's mode), and migrates its schema. The runs'
+// URLs and reports are nobody else's business.
 func Open(dir string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("store: creating the state directory %s: %w (choose a writable one with --state-dir)", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("store: creating %s: %w (choose a writable state directory with --state-dir)", path, err)
+	}
+	f.Close()
+	if err := os.Chmod(path, 0o600); err != nil {
+		return nil, fmt.Errorf("store: making %s private (mode 0600): %w", path, err)
+	}
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
 		return nil, fmt.Errorf("store: opening %s: %w", path, err)

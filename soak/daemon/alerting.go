@@ -23,8 +23,9 @@ type alertHub struct {
 }
 
 // newAlertHub builds the sinks of cfg.Alerts and starts a Manager over
-// them.
-func newAlertHub(cfg *config.Config, o Options) (*alertHub, error) {
+// them that persists its alerts in state, seeded with restore (the alerts
+// stored by the last soakd, or those of the Manager a reload replaces).
+func newAlertHub(cfg *config.Config, o Options, state alerts.StateStore, restore []alerts.StoredAlert) (*alertHub, error) {
 	sinks, err := alerts.Build(cfg.Alerts, alerts.BuildOptions{Logger: o.Log.Named("alerts")})
 	if err != nil {
 		return nil, fmt.Errorf("daemon: %w", err)
@@ -38,6 +39,8 @@ func newAlertHub(cfg *config.Config, o Options) (*alertHub, error) {
 		ExternalURL:    cfg.Alerts.ExternalURL,
 		QueueSize:      cfg.Alerts.QueueSize,
 		Retry:          cfg.Alerts.Retry,
+		State:          state,
+		Restore:        restore,
 		Now:            o.Now,
 		Logger:         o.Log.Named("alerts"),
 		Registerer:     o.Registry,
@@ -68,6 +71,10 @@ func (h *alertHub) sameSinks(cfg *config.Config) bool {
 func (h *alertHub) route(job string) []string {
 	return (*h.routes.Load())[job]
 }
+
+// handOver stops h persisting the alerts: the hub that replaces it on a
+// reload, seeded with h's alerts, owns them now.
+func (h *alertHub) handOver() { h.mgr.Detach() }
 
 func (h *alertHub) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), defaultAlertCloseWindow)

@@ -128,7 +128,7 @@ func TestAlertRoutes(t *testing.T) {
 	tg := target{addr: "127.0.0.1:1", pidFile: "/nonexistent.pid"}
 	cfg := parseConfig(t, configYAML(t.TempDir(), extra,
 		jobSpec{name: "one", target: tg, alerts: []string{"b"}}, jobSpec{name: "none", target: tg}))
-	h, err := newAlertHub(cfg, Options{Log: zap.NewNop(), Registry: prometheus.NewRegistry()})
+	h, err := newAlertHub(cfg, Options{Log: zap.NewNop(), Registry: prometheus.NewRegistry()}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -160,14 +160,19 @@ func New(cfg *config.Config, o Options) (*Daemon, error) {
 	if d.m, err = newMetrics(o.Registry, o.Version); err != nil {
 		return nil, fmt.Errorf("daemon: metrics: %w", err)
 	}
-	if d.alerts, err = newAlertHub(cfg, o); err != nil {
-		return nil, err
-	}
 	if d.st, err = store.Open(cfg.StateDir); err != nil {
-		d.alerts.close()
 		return nil, fmt.Errorf("daemon: %w", err)
 	}
+	stored, err := d.st.Alerts()
+	if err != nil {
+		d.log.Error("reading the alerts of the last run of soakd; they are not re-sent", zap.Error(err))
+	}
+	if d.alerts, err = newAlertHub(cfg, o, d.st, stored); err != nil {
+		d.st.Close()
+		return nil, err
+	}
 	d.recoverInterrupted()
+	d.reconcileAlerts()
 	d.prune()
 	for _, j := range cfg.Jobs {
 		d.m.initJob(j.Name)
@@ -331,7 +336,7 @@ func (d *Daemon) Reload(cfg *config.Config) error {
 	d.mu.Unlock()
 	var newHub *alertHub
 	if !hub.sameSinks(cfg) {
-		if newHub, err = newAlertHub(cfg, d.o); err != nil {
+		if newHub, err = newAlertHub(cfg, d.o, d.st, hub.mgr.Snapshot()); err != nil {
 			return err
 		}
 	}
@@ -347,7 +352,8 @@ func (d *Daemon) Reload(cfg *config.Config) error {
 	added, removed, changed := d.reschedule(old, cfg)
 	d.mu.Unlock()
 	if newHub != nil {
-		go hub.close() // its firing alerts expire by their endsAt
+		hub.handOver()
+		go hub.close() // the new hub has its alerts and re-sends them as due
 	}
 	d.log.Info("config reloaded", zap.Strings("added", added), zap.Strings("removed", removed),
 		zap.Strings("changed", changed), zap.Int("jobs", len(cfg.Jobs)))

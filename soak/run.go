@@ -2,6 +2,7 @@ package soak
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/dialaddr"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/redact"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -286,7 +288,7 @@ func preflight(ctx context.Context, eps []load.Endpoint) error {
 	for _, ep := range eps {
 		a, err := dialaddr.Parse(ep.URL)
 		if err != nil {
-			return fmt.Errorf("URL %w", err)
+			return errors.New(redact.In(fmt.Sprintf("URL %v", err), ep.URL))
 		}
 		addr := a.String()
 		if seen[addr] {
@@ -296,7 +298,7 @@ func preflight(ctx context.Context, eps []load.Endpoint) error {
 		d := net.Dialer{Timeout: 5 * time.Second}
 		c, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
-			return fmt.Errorf("cannot reach %s: %w (is the server running and listening on %s?)", ep.URL, unwrapOp(err), addr)
+			return fmt.Errorf("cannot reach %s: %w (is the server running and listening on %s?)", redact.URL(ep.URL), unwrapOp(err), addr)
 		}
 		c.Close()
 	}

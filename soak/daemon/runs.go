@@ -13,6 +13,7 @@ import (
 
 	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/redact"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -262,7 +263,7 @@ func targetOf(j config.Job) string {
 	case t.Exec != "":
 		return "exec " + t.Exec
 	}
-	return j.Load.URL
+	return redact.URL(j.Load.URL)
 }
 
 // StopRun stops a running run; it ends "stopped" with its analysis.

@@ -75,7 +75,7 @@ func TestAlertLifecycle(t *testing.T) {
 		return ok
 	})
 	a, _ := hook.find(alerts.AlertLeak, alerts.StatusFiring)
-	if want := ext + "/api/v1/runs/" + strconv.FormatInt(id, 10); a.GeneratorURL != want || a.Labels[alerts.LabelJob] != "web" {
+	if want := ext + "/runs/" + strconv.FormatInt(id, 10); a.GeneratorURL != want || a.Labels[alerts.LabelJob] != "web" {
 		t.Errorf("leak alert: job %q, generatorURL %q; want web, %q", a.Labels[alerts.LabelJob], a.GeneratorURL, want)
 	}
 	t.Logf("leak alert: %s, %s, %s", a.Labels[alerts.LabelResource], a.Annotations[alerts.AnnotationPerRequest], a.Annotations[alerts.AnnotationSummary])

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/store"
 )
 
@@ -44,7 +45,42 @@ func (d *Daemon) Handler() http.Handler {
 		ErrorLog: zap.NewStdLog(d.log), Registry: d.o.Registry,
 	}))
 	d.mountWeb(mux)
-	return mux
+	return d.readAuth(mux)
+}
+
+// readAuth requires the token for every call but the health checks when
+// the config's auth is "all" (the default off loopback).
+func (d *Daemon) readAuth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.mu.Lock()
+		tok, all := d.token, d.cfg.EffectiveAuth() == config.AuthAll
+		d.mu.Unlock()
+		if all && r.URL.Path != "/healthz" && r.URL.Path != "/readyz" && !tokenOK(r, tok) {
+			deny(w, "this soakd needs the token for reads too (auth: all): send Authorization: Bearer <token>, or in a browser any user name and the token as password")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// tokenOK tells whether r carries tok as a bearer token, or as the
+// password of Basic authentication (what a browser can send); an empty
+// tok lets everything through.
+func tokenOK(r *http.Request, tok string) bool {
+	if tok == "" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		_, got, ok = r.BasicAuth()
+	}
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(tok)) == 1
+}
+
+func deny(w http.ResponseWriter, msg string) {
+	w.Header().Add("WWW-Authenticate", `Bearer realm="soakd"`)
+	w.Header().Add("WWW-Authenticate", `Basic realm="soakd"`)
+	writeError(w, http.StatusUnauthorized, msg)
 }
 
 // auth requires the bearer token on a mutating call whenever one is
@@ -54,13 +90,9 @@ func (d *Daemon) auth(next http.Handler) http.Handler {
 		d.mu.Lock()
 		tok := d.token
 		d.mu.Unlock()
-		if tok != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(tok)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="soakd"`)
-				writeError(w, http.StatusUnauthorized, "this call needs Authorization: Bearer <token> (the config's token)")
-				return
-			}
+		if !tokenOK(r, tok) {
+			deny(w, "this call needs Authorization: Bearer <token> (the config's token)")
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -80,17 +78,7 @@ func TestKill9ResolvesCutShortAlerts(t *testing.T) {
 	p := startSoakd(t, cfgPath)
 	id := startRun(t, p.url, "web", "")
 	waitFor(t, 60*time.Second, "3 stored samples", func() bool { return sampleCount(t, p.url, id) >= 3 })
-	b, err := os.ReadFile(tg.pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil { // the target this test started
-		t.Fatal(err)
-	}
+	killTarget(t, tg)
 	var got *amAlert
 	waitFor(t, 60*time.Second, "SoakdTargetDown active in Alertmanager", func() bool {
 		got = amActive(t, am, alerts.AlertTargetDown, "web")

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bytes"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +10,8 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/soakd/soakd/soak/config"
 )
 
 // syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
@@ -68,5 +71,67 @@ func TestLoadURLSecretsNeverShown(t *testing.T) {
 				t.Errorf("%s shows %s", where, secret)
 			}
 		}
+	}
+}
+
+// TestAuthAll: with auth: all every read needs the token too (bearer, or
+// a browser's Basic password), except the health checks; the default is
+// "all" off loopback and "writes" on it.
+func TestAuthAll(t *testing.T) {
+	t.Parallel()
+	const token = "s3cret-token"
+	tg := target{addr: "127.0.0.1:1", pidFile: "/nonexistent.pid"}
+	cfg := parseConfig(t, configYAML(t.TempDir(), "token: "+token+"\nauth: all\n", jobSpec{name: "web", target: tg}))
+	d := startDaemon(t, cfg, Options{})
+	for _, c := range []struct {
+		path, token string
+		basic       bool
+		want        int
+	}{
+		{"/api/v1/jobs", "", false, http.StatusUnauthorized},
+		{"/api/v1/runs", "nope", false, http.StatusUnauthorized},
+		{"/", "", false, http.StatusUnauthorized},
+		{"/metrics", "", false, http.StatusUnauthorized},
+		{"/healthz", "", false, http.StatusOK},
+		{"/readyz", "", false, http.StatusOK},
+		{"/api/v1/jobs", token, false, http.StatusOK},
+		{"/", token, true, http.StatusOK},
+		{"/metrics", token, false, http.StatusOK},
+	} {
+		req, err := http.NewRequest("GET", d.url+c.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case c.basic:
+			req.SetBasicAuth("anyone", c.token)
+		case c.token != "":
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("GET %s (token %q, basic %v): status %d; want %d", c.path, c.token, c.basic, resp.StatusCode, c.want)
+		}
+		if c.want == http.StatusUnauthorized && len(resp.Header.Values("WWW-Authenticate")) != 2 {
+			t.Errorf("GET %s: WWW-Authenticate %q; want a Bearer and a Basic challenge", c.path, resp.Header.Values("WWW-Authenticate"))
+		}
+	}
+
+	for _, c := range []struct{ listen, auth, want string }{
+		{"127.0.0.1:7797", "", config.AuthWrites},
+		{"0.0.0.0:7797", "", config.AuthAll},
+		{"0.0.0.0:7797", config.AuthWrites, config.AuthWrites},
+	} {
+		cfg := &config.Config{Listen: c.listen, Auth: c.auth}
+		if got := cfg.EffectiveAuth(); got != c.want {
+			t.Errorf("listen %s, auth %q: effective %q; want %q", c.listen, c.auth, got, c.want)
+		}
+	}
+	if _, err := config.Parse("x.yaml", []byte("auth: all\njobs: []\n")); err == nil || !strings.Contains(err.Error(), "auth") {
+		t.Errorf("auth: all without a token: got %v; want an error naming auth", err)
 	}
 }

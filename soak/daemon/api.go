@@ -123,6 +123,10 @@ func (d *Daemon) handleReady(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "not ready")
 		return
 	}
+	if !d.storeOK() {
+		writeError(w, http.StatusServiceUnavailable, "not ready: writes to the run database fail (is the disk full?); see the log and soakd_store_write_errors_total")
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
@@ -188,6 +192,7 @@ func (d *Daemon) handleRuns(w http.ResponseWriter, r *http.Request) {
 	if runs == nil {
 		runs = []store.Run{}
 	}
+	d.overlayUnsaved(runs)
 	writeJSON(w, http.StatusOK, runs)
 }
 
@@ -227,6 +232,12 @@ func (d *Daemon) handleRun(w http.ResponseWriter, r *http.Request) {
 	if rep := d.LiveReport(id); rep != nil {
 		w.Header().Set("X-Soakd-Live", "true")
 		writeJSON(w, http.StatusOK, rep)
+		return
+	}
+	if b, ok := d.unsavedReportJSON(id); ok {
+		w.Header().Set("X-Soakd-Unsaved", "true")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
 		return
 	}
 	b, err := d.st.ReportJSON(id)

@@ -119,6 +119,7 @@ type Daemon struct {
 	o    Options
 	log  *zap.Logger
 	st   *store.Store
+	sh   *storeHealth // whether the store takes writes
 	m    *metrics
 	cron *cron.Cron
 
@@ -158,6 +159,9 @@ func New(cfg *config.Config, o Options) (*Daemon, error) {
 	d.token = tok
 	d.ctx, d.stopRuns = context.WithCancel(context.Background())
 	if d.m, err = newMetrics(o.Registry, o.Version); err != nil {
+		return nil, fmt.Errorf("daemon: metrics: %w", err)
+	}
+	if d.sh, err = newStoreHealth(o.Registry); err != nil {
 		return nil, fmt.Errorf("daemon: metrics: %w", err)
 	}
 	if d.st, err = store.Open(cfg.StateDir); err != nil {
@@ -302,7 +306,9 @@ func (d *Daemon) background(ctx context.Context) {
 		t := time.NewTicker(d.o.Watchdog / 2)
 		defer t.Stop()
 		wd = t.C
-		_ = d.o.Notifier.Watchdog()
+		if d.storeOK() {
+			_ = d.o.Notifier.Watchdog()
+		}
 	}
 	d.sendStatus()
 	for {
@@ -312,9 +318,14 @@ func (d *Daemon) background(ctx context.Context) {
 		case <-prune.C:
 			d.prune()
 		case <-status.C:
+			d.retryStore()
 			d.sendStatus()
 		case <-wd:
-			_ = d.o.Notifier.Watchdog()
+			// A store that takes no writes (a full disk) is not healthy:
+			// no ping, so the service manager sees it.
+			if d.storeOK() {
+				_ = d.o.Notifier.Watchdog()
+			}
 		}
 	}
 }

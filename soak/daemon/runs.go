@@ -59,6 +59,8 @@ type activeRun struct {
 	spec         string     // the job's target, for the live report until a sample names the root
 	root         liveTarget // the root process the live report last described
 
+	storeFailed atomic.Pointer[error] // the first failed sample write
+
 	cpu cpuTracker // used by the sampling goroutine only
 	// gate holds the live looks' leak alerts back until they persist; used
 	// by the live loop only.
@@ -69,6 +71,25 @@ type activeRun struct {
 	live  *soak.Report
 	alive bool
 	inc   int
+}
+
+// failStore stops the run at its first sample the store refused: without
+// its samples on disk a crash would lose the run, and a full disk only
+// gets fuller. The run ends "failed", its report served from memory.
+func (ar *activeRun) failStore(err error) {
+	err = fmt.Errorf("storing samples failed (%w); the run was stopped, and its report covers the samples in memory", err)
+	if ar.storeFailed.CompareAndSwap(nil, &err) {
+		ar.log.Error("run stopped: the store refused a sample", zap.Error(err))
+		ar.cancel()
+	}
+}
+
+// storeErr returns why the store failed the run, or nil.
+func (ar *activeRun) storeErr() error {
+	if p := ar.storeFailed.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // snapshot returns the records so far. They are never modified once
@@ -347,8 +368,8 @@ func analysisOf(o *soak.Options) soak.AnalysisOptions {
 // updates the target metrics, and fires when the target died or
 // restarted. It runs on the sampling goroutine and never blocks on alerts.
 func (d *Daemon) onRecord(ar *activeRun, r soak.Record) {
-	if err := d.st.AppendSample(ar.id, r); err != nil {
-		ar.log.Warn("storing a sample", zap.Error(err))
+	if err := d.st.AppendSample(ar.id, r); !d.wrote("sample", err) {
+		ar.failStore(err)
 	}
 	ar.mu.Lock()
 	ar.recs = append(ar.recs, r)
@@ -377,6 +398,9 @@ func (d *Daemon) onRecord(ar *activeRun, r soak.Record) {
 func (d *Daemon) finish(ar *activeRun, rep *soak.Report, runErr error) {
 	status, result := store.StatusCompleted, resultOK
 	switch {
+	case ar.storeErr() != nil:
+		status, result = store.StatusFailed, resultFailed
+		runErr = errors.Join(ar.storeErr(), runErr)
 	case ar.stopped.Load() || d.ctx.Err() != nil:
 		status, result = store.StatusStopped, resultStopped
 	case errors.Is(ar.ctx.Err(), context.DeadlineExceeded):
@@ -388,8 +412,9 @@ func (d *Daemon) finish(ar *activeRun, rep *soak.Report, runErr error) {
 	if rep == nil && len(ar.snapshot()) > 0 {
 		rep = ar.analyze()
 	}
-	if err := d.st.FinishRun(ar.id, status, rep, runErr); err != nil {
-		ar.log.Error("storing the run's outcome", zap.Error(err))
+	if err := d.st.FinishRun(ar.id, status, rep, runErr); !d.wrote("run outcome", err) {
+		ar.log.Error("storing the run's outcome failed: its report is served from memory and stored once writes work", zap.Error(err))
+		d.keepUnsaved(ar, status, rep, runErr)
 	}
 	d.account(ar, status, result, rep, runErr)
 }
@@ -406,7 +431,7 @@ func (d *Daemon) account(ar *activeRun, status, result string, rep *soak.Report,
 		fields = append(fields, reportFields(rep)...)
 	}
 	if result == resultFailed && ar.trigger == TriggerSchedule {
-		hub.runFailed(ar.job, ar.id, fmt.Sprintf("Scheduled run %d of job %s failed to start: %v", ar.id, ar.job, runErr))
+		hub.runFailed(ar.job, ar.id, fmt.Sprintf("Scheduled run %d of job %s failed: %v", ar.id, ar.job, runErr))
 	}
 	d.m.observeEnd(ar.job, result, verdictName, float64(d.o.Now().UnixNano())/1e9)
 	if runErr != nil {

@@ -56,7 +56,7 @@ type Run struct {
 	Status  string    `json:"status"`  // running, completed, failed, stopped, interrupted
 	Trigger string    `json:"trigger"` // schedule, api
 	Started time.Time `json:"started"`
-	Ended   time.Time `json:"ended"` // zero while running
+	Ended   time.Time `json:"ended,omitzero"` // zero (and left out) while running
 	Verdict string    `json:"verdict"`
 	// Requests is the load's completed requests; RSSPerRequest the RSS
 	// slope in bytes per request (0 when not analysed).
@@ -143,4 +143,25 @@ func (s *Store) Close() error {
 		s.codec.close()
 	}
 	return s.db.Close()
+}
+
+// ProbeWrite writes and removes a row in one transaction: it fails as a
+// real write would when the disk is full or the database read-only, so a
+// daemon that saw writes fail can tell when they work again.
+func (s *Store) ProbeWrite() error {
+	tx, err := s.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		return fmt.Errorf("store: probe write: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("INSERT OR REPLACE INTO alerts(fingerprint, data) VALUES('~probe', x'00')"); err != nil {
+		return fmt.Errorf("store: probe write: %w", err)
+	}
+	if _, err := tx.Exec("DELETE FROM alerts WHERE fingerprint = '~probe'"); err != nil {
+		return fmt.Errorf("store: probe write: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: probe write: %w", err)
+	}
+	return nil
 }

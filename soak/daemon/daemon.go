@@ -181,6 +181,7 @@ func New(cfg *config.Config, o Options) (*Daemon, error) {
 	for _, j := range cfg.Jobs {
 		d.m.initJob(j.Name)
 	}
+	d.restoreLastRuns()
 	return d, nil
 }
 

@@ -67,6 +67,10 @@ const (
 	AnnotationTimeToExhaustion = "time_to_exhaustion"
 	AnnotationRunID            = "run_id"
 	AnnotationReason           = "reason"
+	// AnnotationTarget names the target process ("pid 123 (python3
+	// app.py)"), AnnotationURL the load's URL, secrets redacted.
+	AnnotationTarget = "target"
+	AnnotationURL    = "url"
 )
 
 // Alert is one alert. Its identity is its Fingerprint.

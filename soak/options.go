@@ -51,6 +51,11 @@ type Options struct {
 	Baseline time.Duration
 	Warmup   Warmup
 	Cooldown time.Duration // sampling goes on this long after the load stops
+	// DeadGrace is how long the target may be gone during the load: when
+	// it is not back (as a new incarnation) within it, the load stops and
+	// the report says the target died. Zero is DefaultDeadGrace; negative
+	// never stops the load.
+	DeadGrace time.Duration
 
 	Memory   verdict.Thresholds // zero value = verdict.MemoryThresholds
 	FDs      verdict.Thresholds // zero value = verdict.FDThresholds
@@ -71,6 +76,10 @@ type Options struct {
 // DefaultBaseline is the idle phase sampled before the load by default.
 const DefaultBaseline = 3 * time.Second
 
+// DefaultDeadGrace is how long a target may be gone during the load
+// before the load stops.
+const DefaultDeadGrace = 10 * time.Second
+
 func (o *Options) setDefaults() error {
 	if o.Interval != 0 && o.Interval < MinInterval {
 		return fmt.Errorf("--interval must be at least %s, or 0 to pace it to the run, got %s", MinInterval, o.Interval)
@@ -80,6 +89,9 @@ func (o *Options) setDefaults() error {
 	}
 	if o.Cooldown < 0 {
 		return fmt.Errorf("--cooldown must be >= 0, got %s", o.Cooldown)
+	}
+	if o.DeadGrace == 0 {
+		o.DeadGrace = DefaultDeadGrace
 	}
 	if o.Memory == (verdict.Thresholds{}) {
 		o.Memory = verdict.MemoryThresholds

@@ -45,6 +45,31 @@ type TargetInfo struct {
 	Incarnations int              `json:"incarnations"`
 	Restarts     int              `json:"restarts"`
 	Exit         *probes.ExitInfo `json:"exit,omitempty"`
+	// DiedAt is when the target was first seen gone during the load, when
+	// it did not come back within the grace period (Options.DeadGrace) and
+	// the load was stopped; nil otherwise.
+	DiedAt *time.Time `json:"died_at,omitempty"`
+	// DeadGraceSeconds is that grace period, when DiedAt is set.
+	DeadGraceSeconds float64 `json:"dead_grace_seconds,omitempty"`
+}
+
+// TargetDied tells whether the target died during the load and the load
+// was stopped: the run's first finding.
+func (r *Report) TargetDied() bool { return r.Target.DiedAt != nil }
+
+// DeathFinding is the sentence that says the target died, or "".
+func (r *Report) DeathFinding() string {
+	t := r.Target
+	if t.DiedAt == nil {
+		return ""
+	}
+	s := fmt.Sprintf("The target died at %s and was not back within %s: the load was stopped there, and the verdicts cover the run until then.",
+		t.DiedAt.Format(time.RFC3339), FormatDuration(t.DeadGraceSeconds))
+	if e := t.Exit; e != nil {
+		s = fmt.Sprintf("The target died at %s%s and was not back within %s: the load was stopped there, and the verdicts cover the run until then.",
+			t.DiedAt.Format(time.RFC3339), exitStatus(e), FormatDuration(t.DeadGraceSeconds))
+	}
+	return s
 }
 
 // Phases gives the length of each phase, in seconds and in requests, and
@@ -88,6 +113,9 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 	var ti TargetInfo
 	if tgt != nil {
 		ti = TargetInfo{Description: tgt.Describe(), Probed: true, Exit: tgt.Exit()}
+		if r.died != nil {
+			ti.DiedAt, ti.DeadGraceSeconds = r.died, r.o.DeadGrace.Seconds()
+		}
 	}
 	rep := NewReport(r.recs, sum, ti, ao)
 	rep.Started, rep.Ended = r.start, r.o.Now()
@@ -225,6 +253,9 @@ func (r *Report) ResourceNames() []string {
 // WriteText writes the human report: the verdict block first, then the
 // target, the phases and the load accounting.
 func (r *Report) WriteText(w io.Writer) error {
+	if f := r.DeathFinding(); f != "" {
+		fmt.Fprintf(w, "TARGET DIED: %s\n", f)
+	}
 	fmt.Fprintf(w, "Verdict: %s\n", strings.ToUpper(r.Verdict))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, n := range r.ResourceNames() {

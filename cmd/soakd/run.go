@@ -47,7 +47,7 @@ func newRunFlagSet(o *soak.Options, f *runFlags, stderr io.Writer) *pflag.FlagSe
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: soakd run [flags] URL\n\nSoak URL with HTTP load while sampling the server's process tree, then print\nthe verdict: leak, clean or inconclusive. Exit code 0: done, 1: a leak was\nfound, 2: a usage or runtime error.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: soakd run [flags] URL\n\nSoak URL with HTTP load while sampling the server's process tree, then print\nthe verdict: leak, clean or inconclusive. Exit code 0: done, 1: a leak was\nfound, 2: a usage or runtime error, 3: the target died during the load (and\nwas not back within --dead-grace).\n\nFlags:")
 		fmt.Fprint(stderr, fs.FlagUsages())
 	}
 	l := &o.Load
@@ -87,6 +87,7 @@ func newRunFlagSet(o *soak.Options, f *runFlags, stderr io.Writer) *pflag.FlagSe
 	fs.DurationVar(&f.baseline, "baseline", soak.DefaultBaseline, "before the load, sample the idle target this long: the level 'released' is judged against (0 skips it)")
 	fs.StringVar(&f.warmup, "warmup", "10%", "excluded from the fits: N requests, a duration (30s), a share of the run (10%), or 0")
 	fs.DurationVar(&o.Cooldown, "cooldown", 0, "after the load stops, sample this long to see whether memory is released")
+	fs.DurationVar(&o.DeadGrace, "dead-grace", soak.DefaultDeadGrace, "when the target is gone this long during the load (not restarted), stop the load and exit 3; negative never stops")
 	f.analysis.declare(fs)
 	// Output.
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines")
@@ -261,6 +262,9 @@ func soakAndReport(o soak.Options, f runFlags, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "soakd: writing the report:", err)
 		return exitUsage
+	}
+	if rep.TargetDied() {
+		return exitTargetDied
 	}
 	if rep.HasLeak() {
 		return exitLeak

@@ -11,6 +11,7 @@ import (
 	"github.com/shirou/gopsutil/v3/process"
 	"go.uber.org/zap"
 
+	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/redact"
@@ -157,6 +158,17 @@ func (a *activeRun) describe(recs []soak.Record) string {
 		a.mu.Unlock()
 	}
 	return root.desc
+}
+
+// lastDesc is the target as last described: its root process when a
+// sample named one, else the job's target spec.
+func (a *activeRun) lastDesc() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.root.desc != "" {
+		return a.root.desc
+	}
+	return a.spec
 }
 
 // maxCmdline is the length at which a command line is cut for display,
@@ -385,11 +397,12 @@ func (d *Daemon) onRecord(ar *activeRun, r soak.Record) {
 		d.m.restarts.WithLabelValues(ar.job).Inc()
 		reason := fmt.Sprintf("The target of job %s restarted during run %d (incarnation %d, root PID changed).", ar.job, ar.id, r.Incarnation)
 		ar.log.Warn("target restarted", zap.Int("incarnation", r.Incarnation))
-		d.hub().targetDown(ar.job, ar.id, reason)
+		d.hub().targetDown(ar.job, ar.id, ar.describe([]soak.Record{r}), reason)
 	case wasAlive && !r.Alive:
-		reason := fmt.Sprintf("The target of job %s died during run %d.", ar.job, ar.id)
-		ar.log.Warn("target died")
-		d.hub().targetDown(ar.job, ar.id, reason)
+		reason := fmt.Sprintf("The target of job %s (%s) is gone during run %d, since %s.", ar.job, ar.lastDesc(), ar.id,
+			r.Time.Format(time.RFC3339))
+		ar.log.Warn("target gone")
+		d.hub().targetDown(ar.job, ar.id, ar.lastDesc(), reason)
 	}
 }
 
@@ -412,6 +425,11 @@ func (d *Daemon) finish(ar *activeRun, rep *soak.Report, runErr error) {
 	if rep == nil && len(ar.snapshot()) > 0 {
 		rep = ar.analyze()
 	}
+	if rep != nil && rep.TargetDied() {
+		runErr = errors.Join(runErr, errors.New(rep.DeathFinding()))
+		d.hub().targetDown(ar.job, ar.id, rep.Target.Description,
+			fmt.Sprintf("Job %s, run %d: %s", ar.job, ar.id, rep.DeathFinding()))
+	}
 	if err := d.st.FinishRun(ar.id, status, rep, runErr); !d.wrote("run outcome", err) {
 		ar.log.Error("storing the run's outcome failed: its report is served from memory and stored once writes work", zap.Error(err))
 		d.keepUnsaved(ar, status, rep, runErr)
@@ -427,7 +445,13 @@ func (d *Daemon) account(ar *activeRun, status, result string, rep *soak.Report,
 	if rep != nil {
 		verdictName = rep.Verdict
 		d.m.observeAnalysis(ar.job, rep)
-		hub.endRun(ar.job, hub.evaluate(ar.job, ar.id, rep, nil))
+		firing := hub.evaluate(ar.job, ar.id, rep, nil)
+		if rep.TargetDied() {
+			// The death is the run's finding: its alert stays until the
+			// next run, as a leak's does.
+			firing = append(firing, alerts.ResourceTarget)
+		}
+		hub.endRun(ar.job, firing)
 		fields = append(fields, reportFields(rep)...)
 	}
 	if result == resultFailed && ar.trigger == TriggerSchedule {

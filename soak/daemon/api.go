@@ -35,6 +35,11 @@ func (d *Daemon) Handler() http.Handler {
 	mux.Handle("POST /api/v1/jobs/{name}/runs", d.auth(http.HandlerFunc(d.handleStart)))
 	mux.Handle("POST /api/v1/runs/{id}/stop", d.auth(http.HandlerFunc(d.handleStop)))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		if allow := allowed(mux, r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, http.StatusMethodNotAllowed, r.Method+" "+r.URL.Path+": method not allowed (allowed: "+strings.Join(allow, ", ")+")")
+			return
+		}
 		writeError(w, http.StatusNotFound, "no such API endpoint: "+r.Method+" "+r.URL.Path)
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -46,6 +51,23 @@ func (d *Daemon) Handler() http.Handler {
 	}))
 	d.mountWeb(mux)
 	return d.readAuth(mux)
+}
+
+// allowed returns the methods that another route of mux serves r's path
+// with: an existing path asked with the wrong method is a 405, not a 404.
+func allowed(mux *http.ServeMux, r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := mux.Handler(probe); pattern != "" && pattern != "/api/" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // readAuth requires the token for every call but the health checks when

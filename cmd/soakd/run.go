@@ -52,7 +52,7 @@ func newRunFlagSet(o *soak.Options, f *runFlags, stderr io.Writer) *pflag.FlagSe
 	}
 	l := &o.Load
 	// Load.
-	fs.IntVarP(&l.Concurrency, "concurrency", "c", 1, "closed-loop workers, each with its own connection (in open loop: the most requests in flight)")
+	fs.IntVarP(&l.Concurrency, "concurrency", "c", 0, "closed-loop workers, each with its own connection (default 1); in open loop the most requests in flight (default rate × timeout, at most 256)")
 	fs.Float64Var(&l.Rate, "rate", 0, "open loop: requests per second on a constant schedule; latency counts from each intended send time")
 	fs.Uint64VarP(&l.Requests, "requests", "n", 0, "stop after this many requests (0: no limit)")
 	fs.DurationVarP(&l.Duration, "duration", "d", 0, "stop after this long, e.g. 8h (0: no limit); with -n, whichever comes first")
@@ -106,6 +106,9 @@ func parseRun(args []string, stderr io.Writer) (soak.Options, runFlags, error) {
 	fs := newRunFlagSet(&o, &f, stderr)
 	if err := fs.Parse(args); err != nil {
 		return o, f, err
+	}
+	if fs.Changed("concurrency") && o.Load.Concurrency < 1 {
+		return o, f, fmt.Errorf("-c/--concurrency must be >= 1, got %d (leave it out for the default)", o.Load.Concurrency)
 	}
 	if err := f.apply(&o, fs.Args()); err != nil {
 		return o, f, err

@@ -192,7 +192,7 @@ func DefaultJob() Job {
 	return Job{
 		Target: TargetConfig{ReadyTimeout: 10 * time.Second, StopGrace: 5 * time.Second},
 		Load: LoadConfig{
-			Method: "GET", Concurrency: 1, KeepAlive: true, Timeout: 30 * time.Second,
+			Method: "GET", KeepAlive: true, Timeout: 30 * time.Second, // Concurrency 0: the load's default
 		},
 		Sampling: SamplingConfig{Smaps: true, SmapsInterval: 30 * time.Second, TopN: 5},
 		Phases:   PhasesConfig{Baseline: soak.DefaultBaseline, Warmup: "10%"},

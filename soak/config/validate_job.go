@@ -88,8 +88,8 @@ func (v validator) checkLoad(p string, l *LoadConfig) {
 
 // checkLoadBounds checks the load's numbers, and that it ends by itself.
 func (v validator) checkLoadBounds(p string, l *LoadConfig) {
-	if l.Concurrency < 1 {
-		v.errs.add(p+".concurrency", "must be >= 1, got %d", l.Concurrency)
+	if l.Concurrency < 0 {
+		v.errs.add(p+".concurrency", "must be >= 1 (or 0, the default: 1 in closed loop, rate × timeout at most 256 in open loop), got %d", l.Concurrency)
 	}
 	if l.Rate < 0 {
 		v.errs.add(p+".rate", "must be >= 0 (0 = closed loop), got %g", l.Rate)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -324,7 +325,7 @@ func (r *Report) writeCPU(w io.Writer) {
 		c.Utilization, c.Throughput, FormatSeconds(c.DemandSeconds), FormatSeconds(c.ResponseSeconds),
 		c.Concurrency, 100*c.RequestCPUShare, 100*c.UserShare, 100*c.SystemShare)
 	if c.Capacity > 0 {
-		fmt.Fprintf(w, "CPU capacity:      %g cores: %s\n", c.Capacity, c.CapacitySource)
+		fmt.Fprintf(w, "CPU capacity:      %s cores: %s\n", strconv.FormatFloat(c.Capacity, 'g', 3, 64), c.CapacitySource)
 	}
 	if h := c.HotThread; h != nil {
 		fmt.Fprintf(w, "Busiest thread:    %d (%s) of pid %d, on CPU %.0f %% and waiting for a core %.0f %% of the time\n",

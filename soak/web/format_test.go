@@ -1,6 +1,11 @@
 package web
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/verdict"
+)
 
 // TestNumbersHaveUnitsAndNoExponent: figures print with their unit, three
 // significant digits, no scientific notation, one unit per interval, and
@@ -23,6 +28,25 @@ func TestNumbersHaveUnitsAndNoExponent(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q; want %q", c.got, c.want)
+		}
+	}
+}
+
+// TestLatencySkipsIdlePhases: the latency chart takes no point from the
+// baseline or the cool-down, which only repeat the last interval.
+func TestLatencySkipsIdlePhases(t *testing.T) {
+	rec := func(p verdict.Phase) soak.Record {
+		return soak.Record{Phase: p, P50: 0.002, P99: 0.01, Rate: 100}
+	}
+	for _, c := range []struct {
+		phase verdict.Phase
+		want  bool
+	}{{verdict.Baseline, false}, {verdict.Warmup, true}, {verdict.Soak, true}, {verdict.Cooldown, false}} {
+		if _, ok := p50Value(rec(c.phase)); ok != c.want {
+			t.Errorf("p50 of a %s record: plotted %v; want %v", soak.PhaseName(c.phase), ok, c.want)
+		}
+		if _, ok := p99Value(rec(c.phase)); ok != c.want {
+			t.Errorf("p99 of a %s record: plotted %v; want %v", soak.PhaseName(c.phase), ok, c.want)
 		}
 	}
 }

@@ -76,6 +76,19 @@ type Options struct {
 // DefaultBaseline is the idle phase sampled before the load by default.
 const DefaultBaseline = 3 * time.Second
 
+// SmapsPace is the PSS/USS cadence of a run whose load lasts d: about 30
+// reads of smaps_rollup over it, no closer than 2 s (each read takes the
+// target's mmap lock) and no further apart than 30 s, the default of a
+// run with no duration. A 6-minute run reads PSS every 12 s, where a fixed
+// 30 s left too few points to decide.
+func SmapsPace(d time.Duration) time.Duration {
+	const most = 30 * time.Second
+	if d <= 0 {
+		return most
+	}
+	return min(max(d/30, 2*time.Second), most)
+}
+
 // DefaultDeadGrace is how long a target may be gone during the load
 // before the load stops.
 const DefaultDeadGrace = 10 * time.Second
@@ -92,6 +105,9 @@ func (o *Options) setDefaults() error {
 	}
 	if o.DeadGrace == 0 {
 		o.DeadGrace = DefaultDeadGrace
+	}
+	if o.Sampler.SmapsInterval == 0 {
+		o.Sampler.SmapsInterval = SmapsPace(o.Load.Duration)
 	}
 	if o.Memory == (verdict.Thresholds{}) {
 		o.Memory = verdict.MemoryThresholds

@@ -148,8 +148,8 @@ func NewReport(recs []Record, sum *load.Summary, ti TargetInfo, ao AnalysisOptio
 	return rep
 }
 
-// overall is the run's verdict. PSS and USS (read every 30 s by default)
-// and CLOSE_WAIT sockets (counted every 5 s) are sampled more slowly than
+// overall is the run's verdict. PSS and USS (read about 30 times over a
+// timed load, 2 s to 30 s apart: SmapsPace) and CLOSE_WAIT sockets (counted every 5 s) are sampled more slowly than
 // the rest, so a short run often has too few of them to decide; when they
 // are inconclusive and RSS, fds and threads are decided, those speak for
 // the run and the slow ones do not hold its verdict back. A leak in any

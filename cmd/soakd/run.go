@@ -82,12 +82,12 @@ func newRunFlagSet(o *soak.Options, f *runFlags, stderr io.Writer) *pflag.FlagSe
 	fs.BoolVar(&o.NoProbe, "no-probe", false, "load only: sample no target, make no resource verdicts")
 	// Sampling and verdicts.
 	fs.DurationVar(&o.Interval, "interval", 0, "sampling interval; 0 paces it to the run (about 300 soak samples, 10ms to 1s, within 2% of a core); progress lines stay at 1s")
-	fs.DurationVar(&o.Sampler.SmapsInterval, "smaps-interval", 30*time.Second, "how often to read PSS/USS from smaps_rollup (it takes the target's mmap lock)")
+	fs.DurationVar(&o.Sampler.SmapsInterval, "smaps-interval", 0, "how often to read PSS/USS from smaps_rollup (it takes the target's mmap lock); default: about 30 reads over -d, 2s to 30s")
 	fs.BoolVar(&f.noSmaps, "no-smaps", false, "never read smaps_rollup (no PSS/USS)")
 	fs.DurationVar(&f.baseline, "baseline", soak.DefaultBaseline, "before the load, sample the idle target this long: the level 'released' is judged against (0 skips it)")
 	fs.StringVar(&f.warmup, "warmup", "10%", "excluded from the fits: N requests, a duration (30s), a share of the run (10%), or 0")
 	fs.DurationVar(&o.Cooldown, "cooldown", 0, "after the load stops, sample this long to see whether memory is released")
-	fs.DurationVar(&o.DeadGrace, "dead-grace", soak.DefaultDeadGrace, "when the target is gone this long during the load (not restarted), stop the load and exit 3; negative never stops")
+	fs.DurationVar(&o.DeadGrace, "dead-grace", 0, "when the target is gone this long during the load (not restarted), stop the load and exit 3; default 10s, negative never stops")
 	f.analysis.declare(fs)
 	// Output.
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines")

@@ -194,7 +194,7 @@ func DefaultJob() Job {
 		Load: LoadConfig{
 			Method: "GET", KeepAlive: true, Timeout: 30 * time.Second, // Concurrency 0: the load's default
 		},
-		Sampling: SamplingConfig{Smaps: true, SmapsInterval: 30 * time.Second, TopN: 5},
+		Sampling: SamplingConfig{Smaps: true, TopN: 5}, // SmapsInterval 0: paced to the load's duration
 		Phases:   PhasesConfig{Baseline: soak.DefaultBaseline, Warmup: "10%"},
 		Thresholds: ThresholdsConfig{Alpha: mem.Alpha, LeakBytesPerRequest: mem.MinPerRequest, LeakMinGrowth: "1MiB",
 			LeakFDsPerRequest: fds.MinPerRequest,

@@ -163,8 +163,8 @@ func (v validator) checkSampling(p string, s *SamplingConfig) {
 	if s.Interval != 0 && s.Interval < soak.MinInterval {
 		v.errs.add(p+".interval", "must be at least %s, or 0 to pace it to the run, got %s", soak.MinInterval, s.Interval)
 	}
-	if s.SmapsInterval <= 0 {
-		v.errs.add(p+".smaps_interval", "must be > 0, got %s (set smaps: false to never read smaps_rollup)", s.SmapsInterval)
+	if s.SmapsInterval < 0 {
+		v.errs.add(p+".smaps_interval", "must be > 0, or 0 to pace it to the load's duration; got %s (set smaps: false to never read smaps_rollup)", s.SmapsInterval)
 	}
 	if s.TopN < 0 {
 		v.errs.add(p+".top_n", "must be >= 0, got %d", s.TopN)

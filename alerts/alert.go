@@ -6,9 +6,9 @@
 package alerts
 
 import (
-	"fmt"
 	"math"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -67,6 +67,10 @@ const (
 	AnnotationTimeToExhaustion = "time_to_exhaustion"
 	AnnotationRunID            = "run_id"
 	AnnotationReason           = "reason"
+	// AnnotationTarget names the target process ("pid 123 (python3
+	// app.py)"), AnnotationURL the load's URL, secrets redacted.
+	AnnotationTarget = "target"
+	AnnotationURL    = "url"
 )
 
 // Alert is one alert. Its identity is its Fingerprint.
@@ -199,33 +203,70 @@ func labels(name, job, resource, severity string) map[string]string {
 	}
 }
 
-// RunURL returns the link to a run in soakd's API:
-// "<externalURL>/api/v1/runs/<runID>", or "" when either is empty.
+// RunURL returns the link to a run's page:
+// "<externalURL>/runs/<runID>" (the run's web page), or "" when either is empty.
 func RunURL(externalURL, runID string) string {
 	if externalURL == "" || runID == "" {
 		return ""
 	}
-	return strings.TrimRight(externalURL, "/") + "/api/v1/runs/" + url.PathEscape(runID)
+	return strings.TrimRight(externalURL, "/") + "/runs/" + url.PathEscape(runID)
 }
 
-// formatAmount renders v in unit: bytes in IEC units, counts plainly.
+// formatAmount renders v in unit with three significant digits, never in
+// scientific notation: bytes in KiB, MiB, GiB or TiB, counts plainly
+// ("650346 fds", "0.00501 fds").
 func formatAmount(v float64, unit string) string {
+	if unit == "CPU seconds" {
+		return cpuTime(v)
+	}
 	if unit != "bytes" {
 		if unit == "" {
-			return fmt.Sprintf("%.4g", v)
+			return sig3(v)
 		}
-		return fmt.Sprintf("%.4g %s", v, unit)
+		return sig3(v) + " " + unit
 	}
 	abs := math.Abs(v)
 	for _, u := range []struct {
 		name string
 		size float64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
 		if abs >= u.size {
-			return fmt.Sprintf("%.3g %s", v/u.size, u.name)
+			return sig3(v/u.size) + " " + u.name
 		}
 	}
-	return fmt.Sprintf("%.3g B", v)
+	return sig3(v) + " B"
+}
+
+// cpuTime renders CPU seconds in s, ms, µs or ns: "1 ns CPU", "360 µs CPU".
+func cpuTime(v float64) string {
+	a := math.Abs(v)
+	for _, u := range []struct {
+		name string
+		size float64
+	}{{"s", 1}, {"ms", 1e-3}, {"µs", 1e-6}} {
+		if a >= u.size {
+			return sig3(v/u.size) + " " + u.name + " CPU"
+		}
+	}
+	return sig3(v/1e-9) + " ns CPU"
+}
+
+// sig3 formats v with at most three significant digits in plain notation
+// (large values keep their integer digits; trailing zeros go); never "-0".
+func sig3(v float64) string {
+	a := math.Abs(v)
+	dec := 0
+	if a > 0 && a < 100 {
+		dec = min(12, 2-int(math.Floor(math.Log10(a))))
+	}
+	s := strconv.FormatFloat(v, 'f', dec, 64)
+	if dec > 0 {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		return "0"
+	}
+	return s
 }
 
 func formatTTE(d time.Duration) string {

@@ -142,3 +142,7 @@ func toAMAlerts(alerts []Alert) []amAlert {
 	}
 	return out
 }
+
+// refreshes tells the Manager to keep the endsAt of firing alerts fresh:
+// Alertmanager expires an alert at its endsAt.
+func (am *Alertmanager) refreshes() bool { return true }

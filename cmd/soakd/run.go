@@ -92,12 +92,12 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: soakd run [flags] URL\n\nSoak URL with HTTP load while sampling the server's process tree, then print\nthe verdict: leak, clean or inconclusive. Exit code 0: done, 1: a leak was\nfound, 2: a usage or runtime error.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: soakd run [flags] URL\n\nSoak URL with HTTP load while sampling the server's process tree, then print\nthe verdict: leak, clean or inconclusive. Exit code 0: done, 1: a leak was\nfound, 2: a usage or runtime error, 3: the target died during the load (and\nwas not back within --dead-grace).\n\nFlags:")
 		fmt.Fprint(stderr, fs.FlagUsages())
 	}
 	l := &s.Load
 	// Load.
-	fs.IntVarP(&l.Concurrency, "concurrency", "c", l.Concurrency, "closed-loop workers, each with its own connection (in open loop: the most requests in flight)")
+	fs.IntVarP(&l.Concurrency, "concurrency", "c", l.Concurrency, "closed-loop workers, each with its own connection (default 1); in open loop the most requests in flight (default rate × timeout, at most 256)")
 	bind(fs, "load.concurrency", "concurrency")
 	fs.Float64Var(&l.Rate, "rate", l.Rate, "open loop: requests per second on a constant schedule; latency counts from each intended send time")
 	bind(fs, "load.rate", "rate")
@@ -154,7 +154,7 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	sm := &s.Sampling
 	fs.DurationVar(&sm.Interval, "interval", sm.Interval, "sampling interval; 0 paces it to the run (about 300 soak samples, 10ms to 1s, within 2% of a core); progress lines stay at 1s")
 	bind(fs, "sampling.interval", "interval")
-	fs.DurationVar(&sm.SmapsInterval, "smaps-interval", sm.SmapsInterval, "how often to read PSS/USS from smaps_rollup (it takes the target's mmap lock)")
+	fs.DurationVar(&sm.SmapsInterval, "smaps-interval", sm.SmapsInterval, "how often to read PSS/USS from smaps_rollup (it takes the target's mmap lock); default: about 30 reads over -d, 2s to 30s")
 	bind(fs, "sampling.smaps_interval", "smaps-interval")
 	fs.BoolVar(&sm.Smaps, "smaps", sm.Smaps, "read PSS/USS from smaps_rollup; --smaps=false never reads it")
 	bind(fs, "sampling.smaps", "smaps")
@@ -167,6 +167,8 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	bind(fs, "phases.warmup", "warmup")
 	fs.DurationVar(&ph.Cooldown, "cooldown", ph.Cooldown, "after the load stops, sample this long to see whether memory is released")
 	bind(fs, "phases.cooldown", "cooldown")
+	fs.DurationVar(&s.Target.DeadGrace, "dead-grace", s.Target.DeadGrace, "when the target is gone this long during the load (not restarted), stop the load and exit 3; default 10s, negative never stops")
+	bind(fs, "target.dead_grace", "dead-grace")
 	declareThresholds(fs, &s.Thresholds)
 	// Output.
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines")
@@ -185,6 +187,9 @@ func parseRun(args []string, stderr io.Writer) (runner.Options, runFlags, error)
 	fs := newRunFlagSet(&s, &f, stderr)
 	if err := fs.Parse(args); err != nil {
 		return runner.Options{}, f, err
+	}
+	if fs.Changed("concurrency") && s.Load.Concurrency < 1 {
+		return runner.Options{}, f, fmt.Errorf("--concurrency: must be >= 1, got %d (leave it out for the default)", s.Load.Concurrency)
 	}
 	switch rest := fs.Args(); {
 	case s.Load.TargetsFile != "" && len(rest) > 0:
@@ -283,6 +288,9 @@ func soakAndReport(o runner.Options, f runFlags, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "soakd: writing the report:", err)
 		return exitUsage
+	}
+	if rep.TargetDied() {
+		return exitTargetDied
 	}
 	if rep.HasLeak() {
 		return exitLeak

@@ -29,6 +29,8 @@ func TestParseRunErrorsNameTheFlag(t *testing.T) {
 		want string
 	}{
 		{"no URL", []string{"-n", "10"}, "missing URL"},
+		{"zero concurrency", []string{"-c", "0", "-n", "10", "http://a/"}, "--concurrency: must be >= 1, got 0"},
+		{"negative concurrency", []string{"-c", "-1", "-n", "10", "http://a/"}, "--concurrency: must be >= 1, got -1"},
 		{"two URLs", []string{"-n", "10", "http://a/", "http://b/"}, "one URL expected, got 2"},
 		{"URL and targets", []string{"--targets", badTargets, "http://a/"}, "either a URL or --targets"},
 		{"bad targets line", []string{"--targets", badTargets}, "--targets: " + badTargets + ":2"},

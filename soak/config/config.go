@@ -43,6 +43,11 @@ type Config struct {
 	// token, which may come from TokenFile.
 	BearerToken string `yaml:"token"`
 	TokenFile   string `yaml:"token_file"`
+	// Auth says which calls need the token: AuthWrites (those that change
+	// anything) or AuthAll (reads too: the API, the pages, /metrics; only
+	// /healthz and /readyz stay open). Empty means AuthAll when Listen is
+	// not on loopback, else AuthWrites; see EffectiveAuth.
+	Auth string `yaml:"auth"`
 	// ExternalURL is the base of links in alerts; default http://<listen>.
 	// It also fills Alerts.ExternalURL when that is empty.
 	ExternalURL string        `yaml:"external_url"`
@@ -53,6 +58,23 @@ type Config struct {
 
 	// Path is the file the config came from.
 	Path string `yaml:"-"`
+}
+
+// Values of Config.Auth.
+const (
+	AuthWrites = "writes"
+	AuthAll    = "all"
+)
+
+// EffectiveAuth returns Auth, or its default for the listen address.
+func (c *Config) EffectiveAuth() string {
+	if c.Auth != "" {
+		return c.Auth
+	}
+	if c.ListenIsLoopback() {
+		return AuthWrites
+	}
+	return AuthAll
 }
 
 // Retention bounds the store: runs older than MaxAge, and runs beyond the

@@ -144,8 +144,8 @@ func TestDefaultsMatchRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Load.Concurrency != 1 || !o.Load.KeepAlive || o.Load.Timeout != 30*time.Second || o.Load.Endpoints[0].Method != "GET" ||
-		o.Interval != 0 || o.Baseline != runner.DefaultBaseline || o.Sampler.SmapsInterval != 30*time.Second || o.Warmup.Fraction != 0.10 ||
+	if o.Load.Concurrency != 0 || !o.Load.KeepAlive || o.Load.Timeout != 30*time.Second || o.Load.Endpoints[0].Method != "GET" ||
+		o.Interval != 0 || o.Baseline != runner.DefaultBaseline || o.Sampler.SmapsInterval != 0 || o.Warmup.Fraction != 0.10 ||
 		o.Memory.Alpha != 0.001 || o.Memory.MinPerRequest != 16 || o.Memory.MinTotal != 1<<20 || o.FDs.MinPerRequest != 0.001 ||
 		o.Target.ReadyTimeout != 10*time.Second || o.Target.StopGrace != 5*time.Second || o.Target.URL != "http://127.0.0.1:8080/" {
 		t.Errorf("default options differ from soakd run's: %+v", o)

@@ -99,6 +99,15 @@ func (v validator) checkListen() {
 
 func (v validator) checkToken() {
 	c := v.cfg
+	switch c.Auth {
+	case "", AuthWrites:
+	case AuthAll:
+		if c.BearerToken == "" && c.TokenFile == "" {
+			v.errs.add("auth", "\"all\" needs a token: set token or token_file")
+		}
+	default:
+		v.errs.add("auth", "must be %q (the token guards calls that change anything) or %q (reads too), got %q", AuthWrites, AuthAll, c.Auth)
+	}
 	switch {
 	case c.BearerToken != "" && c.TokenFile != "":
 		v.errs.add("token_file", "set token or token_file, not both")

@@ -76,7 +76,7 @@ func BenchmarkOnRecord(b *testing.B) {
 	b.ResetTimer()
 	i := 0
 	for b.Loop() {
-		sp := storeSpool{st: st, id: id}
+		sp := storeSpool{d: d, ar: ar}
 		if err := sp.Append(recs[i%len(recs)]); err != nil {
 			b.Fatal(err)
 		}

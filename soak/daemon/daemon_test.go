@@ -129,6 +129,8 @@ func TestAPI(t *testing.T) {
 		{"unknown samples", "GET", "/api/v1/runs/999/samples", "", http.StatusNotFound},
 		{"stop unknown run", "POST", "/api/v1/runs/999/stop", token, http.StatusNotFound},
 		{"unknown endpoint", "GET", "/api/v1/nope", "", http.StatusNotFound},
+		{"unknown method on an existing path", "DELETE", "/api/v1/jobs", "", http.StatusMethodNotAllowed},
+		{"GET on a POST-only path", "GET", "/api/v1/runs/1/stop", "", http.StatusMethodNotAllowed},
 		{"jobs", "GET", "/api/v1/jobs", "", http.StatusOK},
 		{"healthz", "GET", "/healthz", "", http.StatusOK},
 	} {

@@ -69,7 +69,7 @@ func TestCPUCostRisingFiresALeak(t *testing.T) {
 	if len(active) != 1 || active[0].Labels[alerts.LabelResource] != "cpu_per_request" || active[0].Labels[alerts.LabelAlertname] != alerts.AlertLeak {
 		t.Fatalf("active alerts %v; want one %s for cpu_per_request", active, alerts.AlertLeak)
 	}
-	if got, want := active[0].Annotations[alerts.AnnotationPerRequest], "1e-09 CPU seconds/request"; got != want {
+	if got, want := active[0].Annotations[alerts.AnnotationPerRequest], "1 ns CPU/request"; got != want {
 		t.Errorf("per-request annotation = %q; want %q", got, want)
 	}
 	rep.CPU.Cost.Rising = false

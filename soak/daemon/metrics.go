@@ -266,6 +266,21 @@ func (m *metrics) observeEnd(job, result, verdictName string, ended float64) {
 	}
 	m.lastTimestamp.WithLabelValues(job).Set(ended)
 	m.active.WithLabelValues(job).Set(0)
+	m.clearRunGauges(job)
+}
+
+// clearRunGauges deletes a job's series that describe a run while it goes:
+// the target's gauges and the time to exhaustion, which no longer mean
+// anything once the load stopped (a rule on them would go on firing). The
+// leak and CPU gauges stay: they are the last run's analysis.
+func (m *metrics) clearRunGauges(job string) {
+	for _, g := range m.resources {
+		g.DeleteLabelValues(job)
+	}
+	for _, g := range []*prometheus.GaugeVec{m.maxFDs, m.procs, m.up} {
+		g.DeleteLabelValues(job)
+	}
+	m.tte.DeletePartialMatch(prometheus.Labels{"job": job})
 }
 
 func b2f(b bool) float64 {

@@ -19,7 +19,8 @@ import (
 )
 
 // contractMetrics are the metric names configs/prometheus-rules.yml and
-// the dashboards rely on. soakd_time_to_exhaustion_seconds is left out: it
+// the dashboards rely on, while a run goes (the soakd_target_* gauges are
+// deleted when it ends). soakd_time_to_exhaustion_seconds is left out: it
 // is absent while no resource grows toward a limit.
 var contractMetrics = []string{
 	"soakd_build_info", "soakd_requests_total", "soakd_request_errors_total",

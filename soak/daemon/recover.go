@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"errors"
+	"strconv"
 
 	"go.uber.org/zap"
 
+	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
@@ -67,6 +69,46 @@ func (d *Daemon) analysisOptions(job string, recs []model.Record) (model.TargetI
 		}
 	}
 	return ti, ao
+}
+
+// reconcileAlerts resolves the alerts restored from the store that no
+// longer hold: those of a job the config no longer has, and those of a run
+// that a crash cut short (now "interrupted") or that is gone. The others
+// (a finished run's leaks, still its job's latest word) go on firing and
+// are re-sent as due.
+func (d *Daemon) reconcileAlerts() {
+	cfg := d.config()
+	var resolved []string
+	d.hub().mgr.ResolveIf(func(a alerts.Alert) bool {
+		why := ""
+		if cfg.Job(a.Labels[alerts.LabelJob]) == nil {
+			why = "job no longer configured"
+		} else if id := a.Annotations[alerts.AnnotationRunID]; id != "" {
+			n, err := strconv.ParseInt(id, 10, 64)
+			if err != nil {
+				return false
+			}
+			run, err := d.st.Run(n)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				why = "run gone"
+			case err != nil:
+				return false
+			case run.Status == store.StatusInterrupted || run.Status == store.StatusRunning:
+				why = "run cut short"
+			}
+		}
+		if why != "" {
+			resolved = append(resolved, a.Fingerprint().String()+" ("+why+")")
+		}
+		return why != ""
+	})
+	if len(resolved) > 0 {
+		d.log.Info("resolved alerts that no longer hold after the restart", zap.Strings("alerts", resolved))
+	}
+	if n := len(d.hub().mgr.Active()); n > 0 {
+		d.log.Info("alerts still firing after the restart; re-sending them", zap.Int("alerts", n))
+	}
 }
 
 // prune applies the retention limits.

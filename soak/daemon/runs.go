@@ -11,8 +11,10 @@ import (
 	"github.com/shirou/gopsutil/v3/process"
 	"go.uber.org/zap"
 
+	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/redact"
 	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
@@ -59,6 +61,8 @@ type activeRun struct {
 	spec         string     // the job's target, for the live report until a sample names the root
 	root         liveTarget // the root process the live report last described
 
+	storeFailed atomic.Pointer[error] // the first failed sample write
+
 	cpu cpuTracker // used by the sampling goroutine only
 	// gate holds the live looks' leak alerts back until they persist; used
 	// by the live loop only.
@@ -71,6 +75,25 @@ type activeRun struct {
 	live  *model.Report
 	alive bool
 	inc   int
+}
+
+// failStore stops the run at its first sample the store refused: without
+// its samples on disk a crash would lose the run, and a full disk only
+// gets fuller. The run ends "failed", its report served from memory.
+func (ar *activeRun) failStore(err error) {
+	err = fmt.Errorf("storing samples failed (%w); the run was stopped, and its report covers the samples in memory", err)
+	if ar.storeFailed.CompareAndSwap(nil, &err) {
+		ar.log.Error("run stopped: the store refused a sample", zap.Error(err))
+		ar.cancel()
+	}
+}
+
+// storeErr returns why the store failed the run, or nil.
+func (ar *activeRun) storeErr() error {
+	if p := ar.storeFailed.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // samples returns the number of records taken so far.
@@ -140,6 +163,17 @@ func (a *activeRun) describe(recs []model.Record) string {
 		a.mu.Unlock()
 	}
 	return root.desc
+}
+
+// lastDesc is the target as last described: its root process when a
+// sample named one, else the job's target spec.
+func (a *activeRun) lastDesc() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.root.desc != "" {
+		return a.root.desc
+	}
+	return a.spec
 }
 
 // maxCmdline is the length at which a command line is cut for display,
@@ -263,7 +297,7 @@ func targetOf(j config.Job) string {
 	case t.Exec != "":
 		return "exec " + t.Exec
 	}
-	return j.Load.URL
+	return redact.URL(j.Load.URL)
 }
 
 // StopRun stops a running run; it ends "stopped" with its analysis.
@@ -324,7 +358,7 @@ func (d *Daemon) execute(ar *activeRun, j config.Job) {
 func (d *Daemon) wire(ar *activeRun, o *runner.Options) {
 	o.Log = ar.log
 	o.OutDir, o.Progress = "", nil
-	o.Spool = storeSpool{st: d.st, id: ar.id}
+	o.Spool = storeSpool{d: d, ar: ar}
 	o.OnRecord = func(r model.Record) { d.onRecord(ar, r) }
 	o.Load.OnResult = d.m.loadObserver(ar.job)
 	ar.mu.Lock()
@@ -363,11 +397,12 @@ func (d *Daemon) onRecord(ar *activeRun, r model.Record) {
 		d.m.restarts.WithLabelValues(ar.job).Inc()
 		reason := fmt.Sprintf("The target of job %s restarted during run %d (incarnation %d, root PID changed).", ar.job, ar.id, r.Incarnation)
 		ar.log.Warn("target restarted", zap.Int("incarnation", r.Incarnation))
-		d.hub().targetDown(ar.job, ar.id, reason)
+		d.hub().targetDown(ar.job, ar.id, ar.describe([]model.Record{r}), reason)
 	case wasAlive && !r.Alive:
-		reason := fmt.Sprintf("The target of job %s died during run %d.", ar.job, ar.id)
-		ar.log.Warn("target died")
-		d.hub().targetDown(ar.job, ar.id, reason)
+		reason := fmt.Sprintf("The target of job %s (%s) is gone during run %d, since %s.", ar.job, ar.lastDesc(), ar.id,
+			r.Time.Format(time.RFC3339))
+		ar.log.Warn("target gone")
+		d.hub().targetDown(ar.job, ar.id, ar.lastDesc(), reason)
 	}
 }
 
@@ -376,6 +411,9 @@ func (d *Daemon) onRecord(ar *activeRun, r model.Record) {
 func (d *Daemon) finish(ar *activeRun, rep *model.Report, runErr error) {
 	status, result := store.StatusCompleted, resultOK
 	switch {
+	case ar.storeErr() != nil:
+		status, result = store.StatusFailed, resultFailed
+		runErr = errors.Join(ar.storeErr(), runErr)
 	case ar.stopped.Load() || d.ctx.Err() != nil:
 		status, result = store.StatusStopped, resultStopped
 	case errors.Is(ar.ctx.Err(), context.DeadlineExceeded):
@@ -387,8 +425,14 @@ func (d *Daemon) finish(ar *activeRun, rep *model.Report, runErr error) {
 	if rep == nil && ar.samples() > 0 {
 		rep = d.analyzeStored(ar)
 	}
-	if err := d.st.FinishRun(ar.id, status, rep, runErr); err != nil {
-		ar.log.Error("storing the run's outcome", zap.Error(err))
+	if rep != nil && rep.TargetDied() {
+		runErr = errors.Join(runErr, errors.New(rep.DeathFinding()))
+		d.hub().targetDown(ar.job, ar.id, rep.Target.Description,
+			fmt.Sprintf("Job %s, run %d: %s", ar.job, ar.id, rep.DeathFinding()))
+	}
+	if err := d.st.FinishRun(ar.id, status, rep, runErr); !d.wrote("run outcome", err) {
+		ar.log.Error("storing the run's outcome failed: its report is served from memory and stored once writes work", zap.Error(err))
+		d.keepUnsaved(ar, status, rep, runErr)
 	}
 	d.account(ar, status, result, rep, runErr)
 }
@@ -401,11 +445,17 @@ func (d *Daemon) account(ar *activeRun, status, result string, rep *model.Report
 	if rep != nil {
 		verdictName = rep.Verdict
 		d.m.observeAnalysis(ar.job, rep)
-		hub.endRun(ar.job, hub.evaluate(ar.job, ar.id, rep, nil))
+		firing := hub.evaluate(ar.job, ar.id, rep, nil)
+		if rep.TargetDied() {
+			// The death is the run's finding: its alert stays until the
+			// next run, as a leak's does.
+			firing = append(firing, alerts.ResourceTarget)
+		}
+		hub.endRun(ar.job, firing)
 		fields = append(fields, reportFields(rep)...)
 	}
 	if result == resultFailed && ar.trigger == TriggerSchedule {
-		hub.runFailed(ar.job, ar.id, fmt.Sprintf("Scheduled run %d of job %s failed to start: %v", ar.id, ar.job, runErr))
+		hub.runFailed(ar.job, ar.id, fmt.Sprintf("Scheduled run %d of job %s failed: %v", ar.id, ar.job, runErr))
 	}
 	d.m.observeEnd(ar.job, result, verdictName, float64(d.o.Now().UnixNano())/1e9)
 	if runErr != nil {

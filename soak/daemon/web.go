@@ -166,6 +166,9 @@ func (d *Daemon) runReport(id int64) (store.Run, *model.Report, bool, error) {
 		}
 		return run, &rep, true, nil
 	}
+	if u, ok := d.unsavedRun(id); ok && u.rep != nil {
+		return u.run, u.rep, false, nil
+	}
 	b, err := d.st.ReportJSON(id)
 	if err != nil {
 		return run, nil, false, fmt.Errorf("run %d (%s) has no report: %w", id, run.Status, err)

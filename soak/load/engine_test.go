@@ -284,6 +284,14 @@ func TestDefaults(t *testing.T) {
 	if got := openLoopConcurrency(10, time.Second); got != 10 {
 		t.Errorf("got %d; want 10", got)
 	}
+	// 1 is a choice, not "unset": an open loop of rate 300 with 1 in
+	// flight keeps 1 (it used to get 256).
+	if o := withDefaults(Options{Rate: 300, Concurrency: 1}); o.Concurrency != 1 {
+		t.Errorf("rate 300, concurrency 1: got concurrency %d; want 1", o.Concurrency)
+	}
+	if o := withDefaults(Options{}); o.Concurrency != DefaultConcurrency {
+		t.Errorf("closed loop, concurrency unset: got %d; want %d", o.Concurrency, DefaultConcurrency)
+	}
 }
 
 func TestOnResult(t *testing.T) {

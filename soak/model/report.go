@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -45,6 +46,31 @@ type TargetInfo struct {
 	Incarnations int              `json:"incarnations"`
 	Restarts     int              `json:"restarts"`
 	Exit         *probes.ExitInfo `json:"exit,omitempty"`
+	// DiedAt is when the target was first seen gone during the load, when
+	// it did not come back within the grace period (Options.DeadGrace) and
+	// the load was stopped; nil otherwise.
+	DiedAt *time.Time `json:"died_at,omitempty"`
+	// DeadGraceSeconds is that grace period, when DiedAt is set.
+	DeadGraceSeconds float64 `json:"dead_grace_seconds,omitempty"`
+}
+
+// TargetDied tells whether the target died during the load and the load
+// was stopped: the run's first finding.
+func (r *Report) TargetDied() bool { return r.Target.DiedAt != nil }
+
+// DeathFinding is the sentence that says the target died, or "".
+func (r *Report) DeathFinding() string {
+	t := r.Target
+	if t.DiedAt == nil {
+		return ""
+	}
+	s := fmt.Sprintf("The target died at %s and was not back within %s: the load was stopped there, and the verdicts cover the run until then.",
+		t.DiedAt.Format(time.RFC3339), FormatDuration(t.DeadGraceSeconds))
+	if e := t.Exit; e != nil {
+		s = fmt.Sprintf("The target died at %s%s and was not back within %s: the load was stopped there, and the verdicts cover the run until then.",
+			t.DiedAt.Format(time.RFC3339), exitStatus(e), FormatDuration(t.DeadGraceSeconds))
+	}
+	return s
 }
 
 // Phases gives the length of each phase, in seconds and in requests, and
@@ -127,6 +153,9 @@ func (r *Report) ResourceNames() []string {
 // WriteText writes the human report: the verdict block first, then the
 // target, the phases and the load accounting.
 func (r *Report) WriteText(w io.Writer) error {
+	if f := r.DeathFinding(); f != "" {
+		fmt.Fprintf(w, "TARGET DIED: %s\n", f)
+	}
 	fmt.Fprintf(w, "Verdict: %s\n", strings.ToUpper(r.Verdict))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, n := range r.ResourceNames() {
@@ -195,7 +224,7 @@ func (r *Report) writeCPU(w io.Writer) {
 		c.Utilization, c.Throughput, FormatSeconds(c.DemandSeconds), FormatSeconds(c.ResponseSeconds),
 		c.Concurrency, 100*c.RequestCPUShare, 100*c.UserShare, 100*c.SystemShare)
 	if c.Capacity > 0 {
-		fmt.Fprintf(w, "CPU capacity:      %g cores: %s\n", c.Capacity, c.CapacitySource)
+		fmt.Fprintf(w, "CPU capacity:      %s cores: %s\n", strconv.FormatFloat(c.Capacity, 'g', 3, 64), c.CapacitySource)
 	}
 	if h := c.HotThread; h != nil {
 		fmt.Fprintf(w, "Busiest thread:    %d (%s) of pid %d, on CPU %.0f %% and waiting for a core %.0f %% of the time\n",

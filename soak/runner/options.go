@@ -52,6 +52,11 @@ type Options struct {
 	Baseline time.Duration
 	Warmup   Warmup
 	Cooldown time.Duration // sampling goes on this long after the load stops
+	// DeadGrace is how long the target may be gone during the load: when
+	// it is not back (as a new incarnation) within it, the load stops and
+	// the report says the target died. Zero is DefaultDeadGrace; negative
+	// never stops the load.
+	DeadGrace time.Duration
 
 	Memory   verdict.Thresholds // zero value = verdict.MemoryThresholds
 	FDs      verdict.Thresholds // zero value = verdict.FDThresholds
@@ -76,11 +81,34 @@ type Options struct {
 // DefaultBaseline is the idle phase sampled before the load by default.
 const DefaultBaseline = 3 * time.Second
 
+// SmapsPace is the PSS/USS cadence of a run whose load lasts d: about 30
+// reads of smaps_rollup over it, no closer than 2 s (each read takes the
+// target's mmap lock) and no further apart than 30 s, the default of a
+// run with no duration. A 6-minute run reads PSS every 12 s, where a fixed
+// 30 s left too few points to decide.
+func SmapsPace(d time.Duration) time.Duration {
+	const most = 30 * time.Second
+	if d <= 0 {
+		return most
+	}
+	return min(max(d/30, 2*time.Second), most)
+}
+
+// DefaultDeadGrace is how long a target may be gone during the load
+// before the load stops.
+const DefaultDeadGrace = 10 * time.Second
+
 // setDefaults fills the fields a caller may leave zero. The options are
 // checked where they are written: Spec.Check for the CLI and the config.
 func (o *Options) setDefaults() {
 	if o.Baseline == 0 {
 		o.Baseline = DefaultBaseline
+	}
+	if o.DeadGrace == 0 {
+		o.DeadGrace = DefaultDeadGrace
+	}
+	if o.Sampler.SmapsInterval == 0 {
+		o.Sampler.SmapsInterval = SmapsPace(o.Load.Duration)
 	}
 	if o.Memory == (verdict.Thresholds{}) {
 		o.Memory = verdict.MemoryThresholds

@@ -28,6 +28,9 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 	var ti model.TargetInfo
 	if tgt != nil {
 		ti = model.TargetInfo{Description: tgt.Describe(), Probed: true, Exit: tgt.Exit()}
+		if r.died != nil {
+			ti.DiedAt, ti.DeadGraceSeconds = r.died, r.o.DeadGrace.Seconds()
+		}
 	}
 	rep := NewReport(recs, sum, ti, ao)
 	rep.Started, rep.Ended = r.start, r.o.Now()
@@ -59,8 +62,9 @@ func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao A
 	return rep
 }
 
-// overall is the run's verdict. PSS and USS (read every 30 s by default)
-// and CLOSE_WAIT sockets (counted every 5 s) are sampled more slowly than
+// overall is the run's verdict. PSS and USS (read about 30 times over a
+// timed load, 2 s to 30 s apart: SmapsPace) and CLOSE_WAIT sockets
+// (counted every 5 s) are sampled more slowly than
 // the rest, so a short run often has too few of them to decide; when they
 // are inconclusive and RSS, fds and threads are decided, those speak for
 // the run and the slow ones do not hold its verdict back. A leak in any

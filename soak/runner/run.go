@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/soakd/soakd/soak/dialaddr"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/redact"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -44,6 +46,9 @@ type runner struct {
 	loadStarted bool
 	loadStart   float64 // Elapsed when the load started
 	loadDone    bool
+	stopLoad    context.CancelFunc // stops the load early: the target died
+	goneSince   time.Time          // when the target was first seen gone, during the load
+	died        *time.Time         // goneSince, once the grace passed without it coming back
 }
 
 // Run soaks the target: it resolves (or starts) the target, checks that the
@@ -149,9 +154,12 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	done := make(chan struct{})
 	r.loadStarted = true
 	r.loadStart = r.o.Now().Sub(r.start).Seconds()
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	defer stopLoad()
+	r.stopLoad = stopLoad
 	go func() {
 		defer close(done)
-		sum, lerr = r.eng.Run(ctx)
+		sum, lerr = r.eng.Run(loadCtx)
 	}()
 	r.setInterval(r.pace.underLoad(0, 0, true)) // back from the baseline's interval
 	r.take()
@@ -169,7 +177,7 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	r.take() // the load's last state, still in the soak phase
 	loadEnd := r.o.Now()
 	r.loadDone = true
-	if r.sampler != nil && r.o.Cooldown > 0 && ctx.Err() == nil {
+	if r.sampler != nil && r.o.Cooldown > 0 && ctx.Err() == nil && r.died == nil {
 		r.o.Log.Info("cool-down: load stopped, sampling goes on", zap.Duration("cooldown", r.o.Cooldown))
 		r.idle(ctx, r.o.Cooldown)
 	}
@@ -223,11 +231,38 @@ func (r *runner) take() {
 	r.pace.observe(threadCPU() - cpu0)
 	runtime.UnlockOSThread()
 	if r.loadStarted && !r.loadDone {
+		r.watchDeath(rec)
 		d := r.pace.underLoad(rec.Elapsed-r.loadStart, rec.Requests, rec.Phase == verdict.Warmup)
 		if r.pace.retick(d) {
 			r.tick.Reset(d)
 		}
 		r.pace.ran()
+	}
+}
+
+// watchDeath stops the load when the target has been gone for longer than
+// the grace period; a target back within it (a restart: a new
+// incarnation) goes on being soaked.
+func (r *runner) watchDeath(rec model.Record) {
+	if r.sampler == nil || r.o.DeadGrace < 0 || r.died != nil {
+		return
+	}
+	if rec.Alive {
+		r.goneSince = time.Time{}
+		return
+	}
+	if r.goneSince.IsZero() {
+		r.goneSince = rec.Time
+		r.o.Log.Warn("the target is gone; the load stops unless it is back within the grace period",
+			zap.Duration("grace", r.o.DeadGrace))
+		return
+	}
+	if rec.Time.Sub(r.goneSince) >= r.o.DeadGrace {
+		died := r.goneSince
+		r.died = &died
+		r.o.Log.Error("the target died and is not back: stopping the load",
+			zap.Time("died_at", died), zap.Duration("grace", r.o.DeadGrace))
+		r.stopLoad()
 	}
 }
 
@@ -288,7 +323,7 @@ func preflight(ctx context.Context, eps []load.Endpoint) error {
 	for _, ep := range eps {
 		a, err := dialaddr.Parse(ep.URL)
 		if err != nil {
-			return fmt.Errorf("URL %w", err)
+			return errors.New(redact.In(fmt.Sprintf("URL %v", err), ep.URL))
 		}
 		addr := a.String()
 		if seen[addr] {
@@ -298,7 +333,7 @@ func preflight(ctx context.Context, eps []load.Endpoint) error {
 		d := net.Dialer{Timeout: 5 * time.Second}
 		c, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
-			return fmt.Errorf("cannot reach %s: %w (is the server running and listening on %s?)", ep.URL, unwrapOp(err), addr)
+			return fmt.Errorf("cannot reach %s: %w (is the server running and listening on %s?)", redact.URL(ep.URL), unwrapOp(err), addr)
 		}
 		c.Close()
 	}

@@ -45,6 +45,9 @@ type TargetSpec struct {
 	ReadyTimeout time.Duration `yaml:"ready_timeout"`
 	StopGrace    time.Duration `yaml:"stop_grace"`
 	NoProbe      bool          `yaml:"no_probe"`
+	// DeadGrace is how long the target may be gone during the load
+	// before the load stops (0: the default, 10 s; negative: never).
+	DeadGrace time.Duration `yaml:"dead_grace"`
 }
 
 // LoadSpec is the HTTP load.
@@ -55,7 +58,7 @@ type LoadSpec struct {
 	Headers      []string      `yaml:"headers"`
 	Body         string        `yaml:"body"` // a STRING, or @FILE
 	ContentType  string        `yaml:"content_type"`
-	Concurrency  int           `yaml:"concurrency"`
+	Concurrency  int           `yaml:"concurrency"` // 0: the load's default (1 closed, rate × timeout open)
 	Rate         float64       `yaml:"rate"`
 	Requests     uint64        `yaml:"requests"`
 	Duration     time.Duration `yaml:"duration"`
@@ -69,10 +72,10 @@ type LoadSpec struct {
 
 // SamplingSpec is the cadence of the target's samples.
 type SamplingSpec struct {
-	Interval      time.Duration `yaml:"interval"` // 0 = paced to the run
-	Smaps         bool          `yaml:"smaps"`    // false: never read smaps_rollup
-	SmapsInterval time.Duration `yaml:"smaps_interval"`
-	TopN          int           `yaml:"top_n"` // per-process breakdown size
+	Interval      time.Duration `yaml:"interval"`       // 0 = paced to the run
+	Smaps         bool          `yaml:"smaps"`          // false: never read smaps_rollup
+	SmapsInterval time.Duration `yaml:"smaps_interval"` // 0: paced to the load's duration
+	TopN          int           `yaml:"top_n"`          // per-process breakdown size
 }
 
 // PhasesSpec are the idle baseline before the load, the warm-up (excluded
@@ -108,9 +111,9 @@ func DefaultSpec() Spec {
 	return Spec{
 		Target: TargetSpec{ReadyTimeout: 10 * time.Second, StopGrace: 5 * time.Second},
 		Load: LoadSpec{
-			Method: "GET", Concurrency: 1, KeepAlive: true, Timeout: 30 * time.Second,
+			Method: "GET", KeepAlive: true, Timeout: 30 * time.Second, // Concurrency 0: the load's default
 		},
-		Sampling:   SamplingSpec{Smaps: true, SmapsInterval: 30 * time.Second, TopN: 5},
+		Sampling:   SamplingSpec{Smaps: true, TopN: 5}, // SmapsInterval 0: paced to the load's duration
 		Phases:     PhasesSpec{Baseline: DefaultBaseline, Warmup: "10%"},
 		Thresholds: DefaultThresholds(),
 	}
@@ -230,8 +233,8 @@ func (l *LoadSpec) check(es *field.Errors) {
 
 // checkBounds checks the load's numbers, and that it ends by itself.
 func (l *LoadSpec) checkBounds(es *field.Errors) {
-	if l.Concurrency < 1 {
-		es.Add("load.concurrency", "must be >= 1, got %d", l.Concurrency)
+	if l.Concurrency < 0 {
+		es.Add("load.concurrency", "must be >= 1 (or 0, the default: 1 in closed loop, rate × timeout at most 256 in open loop), got %d", l.Concurrency)
 	}
 	if l.Rate < 0 || l.Rate != l.Rate {
 		es.Add("load.rate", "must be >= 0 (0 = closed loop), got %g", l.Rate)
@@ -328,8 +331,8 @@ func (s *SamplingSpec) check(es *field.Errors) {
 	if s.Interval != 0 && s.Interval < MinInterval {
 		es.Add("sampling.interval", "must be at least %s, or 0 to pace it to the run, got %s", MinInterval, s.Interval)
 	}
-	if s.SmapsInterval <= 0 {
-		es.Add("sampling.smaps_interval", "must be > 0, got %s (turn {sampling.smaps} off to never read smaps_rollup)", s.SmapsInterval)
+	if s.SmapsInterval < 0 {
+		es.Add("sampling.smaps_interval", "must be > 0, or 0 to pace it to the load's duration; got %s (turn {sampling.smaps} off to never read smaps_rollup)", s.SmapsInterval)
 	}
 	if s.TopN < 0 {
 		es.Add("sampling.top_n", "must be >= 0, got %d", s.TopN)
@@ -404,7 +407,7 @@ func (s *Spec) Options() (Options, error) {
 		ExecLog: t.ExecLog, ExecShow: t.ExecShow, ReadyTimeout: t.ReadyTimeout, StopGrace: t.StopGrace,
 		URL: l.Endpoints[0].URL,
 	}
-	o.NoProbe = t.NoProbe
+	o.NoProbe, o.DeadGrace = t.NoProbe, t.DeadGrace
 	o.Interval = s.Sampling.Interval
 	o.Sampler = probes.SamplerOptions{SmapsInterval: s.Sampling.SmapsInterval, TopN: s.Sampling.TopN}
 	if !s.Sampling.Smaps {

@@ -117,6 +117,12 @@ func TestBrowser(t *testing.T) {
 		if n := eval[int](t, ctx, `document.querySelectorAll('table').length`); n < 5 {
 			t.Errorf("tables = %d; want at least 5", n)
 		}
+		// A 1200 px window (less than the 1280 px the issue saw overflow):
+		// every table fits its box, no sideways scrolling.
+		const wide = `Array.from(document.querySelectorAll('.scroll')).filter(s => s.scrollWidth > s.clientWidth).map(s => s.querySelector('caption') ? s.querySelector('caption').textContent : '?')`
+		if over := eval[[]string](t, ctx, wide); len(over) > 0 {
+			t.Errorf("tables wider than the page at %d px: %q", eval[int](t, ctx, `window.innerWidth`), over)
+		}
 		screenshot(t, ctx, "web-run.png")
 	})
 	t.Run("print", func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,7 +87,8 @@ var funcs = template.FuncMap{
 	"seconds":  model.FormatSeconds,
 	"long":     model.FormatDuration,
 	"ms":       func(s float64) string { return fmt.Sprintf("%.3f", 1000*s) },
-	"pct":      func(f float64) string { return fmt.Sprintf("%.0f %%", 100*f) },
+	"pct":      percent,
+	"perrange": perRequestRange,
 	"f":        func(prec int, v float64) string { return fmt.Sprintf("%.*f", prec, v) },
 	"when":     formatTime,
 	"dur":      formatDur,
@@ -112,20 +114,64 @@ func formatDur(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// perRequest formats a per-request figure to three significant digits, in
-// KiB or MiB for bytes: slopes and their bounds differ in the second digit.
+// perRequest formats a per-request (or per-hour) figure to three
+// significant digits, never in scientific notation, in KiB, MiB or GiB for
+// bytes: slopes and their bounds differ in the second digit.
 func perRequest(v float64, unit string) string {
+	scale, name := byteUnit(math.Abs(v), unit)
+	return sig3(v/scale) + " " + name
+}
+
+// perRequestRange formats an interval in one unit, the one its larger
+// bound takes: "0.98 – 1.02 KiB", never "1e+03 B – 1.02 KiB".
+func perRequestRange(lo, hi float64, unit string) string {
+	scale, name := byteUnit(max(math.Abs(lo), math.Abs(hi)), unit)
+	return sig3(lo/scale) + " – " + sig3(hi/scale) + " " + name
+}
+
+// byteUnit picks the unit of a figure of magnitude a.
+func byteUnit(a float64, unit string) (float64, string) {
 	if unit != "bytes" {
-		return fmt.Sprintf("%.3g %s", v, unit)
+		return 1, unit
 	}
+	for _, u := range []struct {
+		size float64
+		name string
+	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if a >= u.size {
+			return u.size, u.name
+		}
+	}
+	return 1, "B"
+}
+
+// sig3 formats v with at most three significant digits in plain notation
+// (large values keep all their integer digits, trailing zeros go, as %g
+// would drop them); "-0" becomes "0".
+func sig3(v float64) string {
 	a := math.Abs(v)
-	switch {
-	case a >= 1<<20:
-		return fmt.Sprintf("%.3g MiB", v/(1<<20))
-	case a >= 1<<10:
-		return fmt.Sprintf("%.3g KiB", v/(1<<10))
+	dec := 0
+	if a > 0 && a < 100 {
+		dec = min(12, 2-int(math.Floor(math.Log10(a))))
 	}
-	return fmt.Sprintf("%.3g B", v)
+	s := strconv.FormatFloat(v, 'f', dec, 64)
+	if dec > 0 {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// percent formats a share as a whole percentage; a share that rounds to
+// zero is "0 %", never "-0 %".
+func percent(f float64) string {
+	p := math.Round(100 * f)
+	if p == 0 {
+		p = 0 // drop the sign of -0
+	}
+	return strconv.FormatFloat(p, 'f', 0, 64) + " %"
 }
 
 func released(b *bool) string {

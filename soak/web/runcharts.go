@@ -275,9 +275,17 @@ func throughputChart(rep *model.Report, a axes) (chart, bool, error) {
 }
 
 // p50Value and p99Value skip the records taken before the load's first
-// progress interval, which carry no latency yet.
-func p50Value(r model.Record) (float64, bool) { return 1000 * r.P50, r.P50 > 0 && r.Rate > 0 }
-func p99Value(r model.Record) (float64, bool) { return 1000 * r.P99, r.P99 > 0 && r.Rate > 0 }
+// progress interval, which carry no latency yet, and those of the idle
+// phases (baseline, cool-down), which repeat the load's last interval and
+// would draw a flat line where no request ran.
+func p50Value(r model.Record) (float64, bool) {
+	return 1000 * r.P50, r.P50 > 0 && r.Rate > 0 && underLoad(r)
+}
+func p99Value(r model.Record) (float64, bool) {
+	return 1000 * r.P99, r.P99 > 0 && r.Rate > 0 && underLoad(r)
+}
+
+func underLoad(r model.Record) bool { return r.Phase == verdict.Warmup || r.Phase == verdict.Soak }
 
 func latencyChart(rep *model.Report, a axes) (chart, bool, error) {
 	p50, p99 := pick(rep.Records, a.xSec, p50Value), pick(rep.Records, a.xSec, p99Value)

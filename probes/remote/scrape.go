@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -99,7 +100,59 @@ func (s *scrape) get(ctx context.Context) (snapshot, error) {
 		}
 		return nil, fmt.Errorf("scraping %s: HTTP %s%s", redactURL(s.url), resp.Status, hint)
 	}
-	return decode(resp.Body, expfmt.ResponseFormat(resp.Header))
+	if isOpenMetrics(resp.Header.Get("Content-Type")) {
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+		if err != nil {
+			return nil, fmt.Errorf("scraping %s: %w", redactURL(s.url), err)
+		}
+		return decode(bytes.NewReader(openMetricsAsText(body)), expfmt.NewFormat(expfmt.TypeTextPlain))
+	}
+	return decode(io.LimitReader(resp.Body, maxBody), expfmt.ResponseFormat(resp.Header))
+}
+
+// maxBody bounds an exposition soakd reads (cAdvisor's for a big node is
+// a few MB).
+const maxBody = 64 << 20
+
+func isOpenMetrics(contentType string) bool {
+	return strings.HasPrefix(strings.TrimSpace(contentType), "application/openmetrics-text")
+}
+
+// openMetricsAsText turns an OpenMetrics 1.0 exposition into the text
+// format's sample lines, which expfmt parses: expfmt's own decoder takes
+// OpenMetrics as text and fails on its metadata (a counter's family is
+// named without _total, so client_golang's go_memstats_alloc_bytes gauge
+// and counter share a HELP name). soakd needs only the sample values, so
+// the comment lines (HELP, TYPE, UNIT, EOF) go, and so do each sample's
+// timestamp (seconds here, milliseconds in the text format) and exemplar.
+// The samples are then untyped, under their full names.
+func openMetricsAsText(in []byte) []byte {
+	var out bytes.Buffer
+	for line := range bytes.Lines(in) {
+		line = bytes.TrimRight(line, "\n")
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		if i := bytes.Index(line, []byte(" # ")); i >= 0 && bytes.LastIndexByte(line[:i], '}') >= bytes.LastIndexByte(line[:i], '"') {
+			line = line[:i] // an exemplar
+		}
+		// name{labels} value [timestamp]: keep the first two fields after
+		// the labels.
+		rest := line
+		head := ""
+		if j := bytes.LastIndexByte(line, '}'); j >= 0 {
+			head, rest = string(line[:j+1]), line[j+1:]
+		}
+		f := strings.Fields(string(rest))
+		if head == "" && len(f) >= 2 {
+			head, f = f[0], f[1:]
+		}
+		if len(f) == 0 {
+			continue
+		}
+		out.WriteString(head + " " + f[0] + "\n")
+	}
+	return out.Bytes()
 }
 
 // decode reads an exposition in format f (text, OpenMetrics 1.0 or
@@ -130,12 +183,7 @@ func decode(r io.Reader, f expfmt.Format) (snapshot, error) {
 			for _, l := range m.GetLabel() {
 				ls[l.GetName()] = l.GetValue()
 			}
-			// OpenMetrics names a counter's family without _total.
-			n := name
-			if mf.GetType() == dto.MetricType_COUNTER && !strings.HasSuffix(n, "_total") && f.FormatType() == expfmt.TypeOpenMetrics {
-				n += "_total"
-			}
-			snap[n] = append(snap[n], point{labels: ls, value: v})
+			snap[name] = append(snap[name], point{labels: ls, value: v})
 		}
 	}
 }

@@ -212,8 +212,8 @@ func TestBuilder(t *testing.T) {
 	}{
 		{reading{kRSS: 100, kStart: 1000, kCPUTotal: 5, kFDs: 3}, true, 1, 5, true},
 		{reading{kRSS: 110, kStart: 1000, kCPUTotal: 7, kFDs: 3}, true, 1, 7, true},
-		{reading{kRSS: 120, kStart: 1000, kCPUTotal: 1}, true, 1, 8, false}, // reset; fds gone
-		{reading{}, false, 1, 0, false},                                     // not seen
+		{reading{kRSS: 120, kStart: 1000, kCPUTotal: 1}, true, 1, 8, false},    // reset; fds gone
+		{reading{}, false, 1, 0, false},                                        // not seen
 		{reading{kRSS: 50, kStart: 2000, kCPUTotal: 0.5}, true, 2, 0.5, false}, // restart
 	}
 	for i, st := range steps {

@@ -1,7 +1,9 @@
 package soak
 
 import (
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/load"
@@ -41,7 +43,7 @@ func resourceSeries(memLimit uint64) []series {
 	}
 	return []series{
 		{name: "rss", unit: "bytes", memory: true, limit: memMax,
-			value:  func(r Record) (float64, bool) { return float64(r.RSS), true },
+			value:  func(r Record) (float64, bool) { return float64(r.RSS), !r.NoRSS },
 			member: func(m probes.Member) (float64, bool) { return float64(m.RSS), true }},
 		{name: "pss", unit: "bytes", memory: true, limit: memMax,
 			value: func(r Record) (float64, bool) { return float64(r.PSS), r.SmapsValid }},
@@ -53,10 +55,36 @@ func resourceSeries(memLimit uint64) []series {
 			value:  func(r Record) (float64, bool) { return float64(r.FDs), r.FDsValid },
 			member: func(m probes.Member) (float64, bool) { return float64(m.FDs), !m.NoFDs }},
 		{name: "threads", unit: "threads",
-			value: func(r Record) (float64, bool) { return float64(r.Threads), true }},
+			value: func(r Record) (float64, bool) { return float64(r.Threads), !r.NoThreads }},
 		{name: "close_wait", unit: "sockets",
 			value: func(r Record) (float64, bool) { return float64(r.TCPCloseWait), r.TCPValid }},
 	}
+}
+
+// extraSeries are the extra gauges a remote source read (Sample.Extra),
+// in name order: a name ending in _bytes is memory, any other a count.
+func extraSeries(recs []Record, memLimit uint64) []series {
+	names := map[string]bool{}
+	for _, r := range recs {
+		for n := range r.Extra {
+			names[n] = true
+		}
+	}
+	var out []series
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		s := series{name: n, unit: "units", value: func(r Record) (float64, bool) { v, ok := r.Extra[n]; return v, ok }}
+		if strings.HasSuffix(n, "_bytes") {
+			s.unit, s.memory = "bytes", true
+			s.limit = func(r Record) float64 {
+				if memLimit > 0 {
+					return float64(memLimit)
+				}
+				return float64(r.MemMax)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // Analyze fits every resource that the records hold and makes the CPU
@@ -71,7 +99,7 @@ func Analyze(recs []Record, sum *load.Summary, ao AnalysisOptions) (map[string]v
 	}
 	perHour := soakRequestsPerHour(recs)
 	out := map[string]verdict.Resource{}
-	for _, s := range resourceSeries(ao.MemLimit) {
+	for _, s := range append(resourceSeries(ao.MemLimit), extraSeries(recs, ao.MemLimit)...) {
 		if ao.Resources != nil && !slices.Contains(ao.Resources, s.name) {
 			continue
 		}

@@ -23,6 +23,7 @@ func cpuInput(recs []Record, sum *load.Summary, ao AnalysisOptions) verdict.CPUI
 		in.TargetUser = b.CPUUser - a.CPUUser
 		in.TargetSystem = b.CPUSystem - a.CPUSystem
 	}
+	in.NoTargetCPU, in.SplitUnknown = b.NoCPU, b.CPUSplitUnknown
 	in.ClientUser = b.SelfUser - a.SelfUser
 	in.ClientSystem = b.SelfSystem - a.SelfSystem
 	if sum != nil {

@@ -45,6 +45,8 @@ type TargetInfo struct {
 	Incarnations int              `json:"incarnations"`
 	Restarts     int              `json:"restarts"`
 	Exit         *probes.ExitInfo `json:"exit,omitempty"`
+	// Remote is set when a remote source was sampled instead of /proc.
+	Remote *RemoteInfo `json:"remote,omitempty"`
 }
 
 // Phases gives the length of each phase, in seconds and in requests, and
@@ -89,7 +91,17 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 	if tgt != nil {
 		ti = TargetInfo{Description: tgt.Describe(), Probed: true, Exit: tgt.Exit()}
 	}
+	if r.remote != nil {
+		ti = TargetInfo{Description: r.remote.Describe(), Probed: true}
+		if tgt != nil {
+			ti.Description += "; started as " + tgt.Describe()
+			ti.Exit = tgt.Exit()
+		}
+	}
 	rep := NewReport(r.recs, sum, ti, ao)
+	if r.remote != nil {
+		r.remoteInfo(rep)
+	}
 	rep.Started, rep.Ended = r.start, r.o.Now()
 	rep.Sampling = r.pace.sampling(rep.Ended.Sub(rep.Started).Seconds())
 	rep.Phases.CooldownSeconds = 0
@@ -234,6 +246,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.CPU.Bound != "" {
 		fmt.Fprintf(tw, "  cpu\t%s\t%s\n", r.CPU.Bound, r.CPU.Reason)
 	}
+	r.Target.Remote.writeAbsent(tw)
 	tw.Flush()
 	if r.CPU.Cost.Rising {
 		fmt.Fprintf(w, "  %s\n", r.CPU.Cost.Reason)
@@ -274,6 +287,7 @@ func (r *Report) writeTarget(w io.Writer) {
 		if e := t.Exit; e != nil {
 			fmt.Fprintf(w, "Target exited:     at %s%s\n", e.Time.Format(time.RFC3339), exitStatus(e))
 		}
+		t.Remote.writeNotes(w)
 	}
 	p := r.Phases
 	fmt.Fprintf(w, "Phases:            baseline %.1f s, warm-up %.1f s (%d requests), soak %.1f s (%d requests, %d samples), cool-down %.1f s\n",
@@ -289,9 +303,13 @@ func (r *Report) writeTarget(w io.Writer) {
 // writeCPU writes the CPU verdict's figures.
 func (r *Report) writeCPU(w io.Writer) {
 	c := r.CPU
-	fmt.Fprintf(w, "CPU:               U %.3f cores, X %.1f req/s, D %s, R %s, N %.2f, D/R %.0f %%, user %.0f %% / system %.0f %%\n",
+	split := fmt.Sprintf("user %.0f %% / system %.0f %%", 100*c.UserShare, 100*c.SystemShare)
+	if c.SplitUnknown {
+		split = verdict.SplitUnavailable
+	}
+	fmt.Fprintf(w, "CPU:               U %.3f cores, X %.1f req/s, D %s, R %s, N %.2f, D/R %.0f %%, %s\n",
 		c.Utilization, c.Throughput, FormatSeconds(c.DemandSeconds), FormatSeconds(c.ResponseSeconds),
-		c.Concurrency, 100*c.RequestCPUShare, 100*c.UserShare, 100*c.SystemShare)
+		c.Concurrency, 100*c.RequestCPUShare, split)
 	if c.Capacity > 0 {
 		fmt.Fprintf(w, "CPU capacity:      %g cores: %s\n", c.Capacity, c.CapacitySource)
 	}

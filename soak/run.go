@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/probes/remote"
 	"github.com/soakd/soakd/soak/dialaddr"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/verdict"
@@ -40,7 +41,11 @@ type Record struct {
 type runner struct {
 	o       *Options
 	eng     *load.Engine
-	sampler *probes.Sampler // nil with NoProbe
+	sampler probes.Source // nil with NoProbe
+	// remote is the remote source (also sampler) with Options.Remote;
+	// fetchErr is its range query's failure, if any.
+	remote   remote.Source
+	fetchErr error
 	start   time.Time
 	csv     *csvWriter // nil without OutDir
 
@@ -66,6 +71,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := o.setDefaults(); err != nil {
 		return nil, err
 	}
+	if o.Remote.Enabled() && o.Interval == 0 {
+		o.Interval = remoteDefaultInterval
+	}
 	r := &runner{o: &o}
 	r.wReq, r.wDur = o.warmupEnd()
 	r.pace = newPacer(o.Interval, plan{requests: o.Load.Requests, duration: o.Load.Duration, warmReq: r.wReq, warmDur: r.wDur})
@@ -76,7 +84,17 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	r.eng = eng
 	var tgt *probes.Target
-	if !o.NoProbe {
+	if o.Remote.Enabled() && o.Target.Exec != "" { // started here, sampled through its metrics
+		if tgt, err = probes.Open(ctx, o.Target, o.Log); err != nil {
+			return nil, err
+		}
+		defer closeTarget(tgt, o.Log)
+	}
+	if o.Remote.Enabled() {
+		if err := r.openRemote(ctx); err != nil {
+			return nil, err
+		}
+	} else if !o.NoProbe {
 		tgt, err = probes.Open(ctx, o.Target, o.Log)
 		if err != nil {
 			return nil, err
@@ -96,6 +114,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	sum, loadEnd, err := r.loop(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if r.remote != nil {
+		r.fetchRemote(ctx)
 	}
 	rep := r.report(sum, tgt, loadEnd)
 	if o.OutDir != "" {

@@ -80,6 +80,7 @@ func newRunFlagSet(o *soak.Options, f *runFlags, stderr io.Writer) *pflag.FlagSe
 	fs.DurationVar(&t.ReadyTimeout, "ready-timeout", 10*time.Second, "with --exec: how long to wait for the port to accept connections")
 	fs.DurationVar(&t.StopGrace, "stop-grace", 5*time.Second, "with --exec: SIGKILL this long after SIGTERM")
 	fs.BoolVar(&o.NoProbe, "no-probe", false, "load only: sample no target, make no resource verdicts")
+	declareRemote(fs, &o.Remote)
 	// Sampling and verdicts.
 	fs.DurationVar(&o.Interval, "interval", 0, "sampling interval; 0 paces it to the run (about 300 soak samples, 10ms to 1s, within 2% of a core); progress lines stay at 1s")
 	fs.DurationVar(&o.Sampler.SmapsInterval, "smaps-interval", 30*time.Second, "how often to read PSS/USS from smaps_rollup (it takes the target's mmap lock)")
@@ -172,6 +173,9 @@ func (f *runFlags) apply(o *soak.Options, args []string) error {
 		return err
 	}
 	o.Memory, o.FDs, o.MemLimit = ao.Memory, ao.FDs, ao.MemLimit
+	if err := o.Remote.Validate(); err != nil {
+		return cliError(err)
+	}
 	return checkStop(l)
 }
 
@@ -242,7 +246,7 @@ func soakAndReport(o soak.Options, f runFlags, stdout, stderr io.Writer) int {
 	defer stop()
 	rep, err := soak.Run(ctx, o)
 	if err != nil && rep == nil {
-		fmt.Fprintln(stderr, "soakd:", err)
+		fmt.Fprintln(stderr, "soakd:", cliError(err))
 		return exitUsage
 	}
 	if err != nil {

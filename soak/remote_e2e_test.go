@@ -79,7 +79,7 @@ func remoteSoak(t *testing.T, url string, tune func(*soak.Options)) *soak.Report
 			Rate: 400, Concurrency: 4, Duration: 8 * time.Second},
 		Warmup:   soak.Warmup{Fraction: 0.25},
 		Baseline: time.Second,
-		Interval: 500 * time.Millisecond,
+		Interval: 250 * time.Millisecond,
 		OutDir:   t.TempDir(),
 		Log:      zaptest.NewLogger(t),
 	}
@@ -90,7 +90,7 @@ func remoteSoak(t *testing.T, url string, tune func(*soak.Options)) *soak.Report
 
 // TestRemoteSources soaks the same instrumented server, leaking 16 KiB per
 // request, through /proc, its own /metrics and the real Prometheus
-// scraping it every 500 ms (a server of its own for each, since a soak's
+// scraping it every 250 ms (a server of its own for each, since a soak's
 // slope is per request of its own load), and a clean one through both
 // remote sources. The leak must be found within ±20 % by all three, and
 // the clean server judged clean by both.
@@ -106,7 +106,7 @@ func TestRemoteSources(t *testing.T) {
 	cleanMetricsURL, _ := start(0)
 	cleanPromURL, _ := start(0)
 	host := func(u string) string { return strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/") }
-	prom := promtest.Start(t, 500*time.Millisecond,
+	prom := promtest.Start(t, 250*time.Millisecond,
 		promtest.Job{Name: "leaky", Targets: []string{host(promURL)}},
 		promtest.Job{Name: "clean", Targets: []string{host(cleanPromURL)}},
 		promtest.Job{Name: "twins", Targets: []string{host(cleanMetricsURL), host(metricsURL)}})

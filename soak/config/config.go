@@ -18,6 +18,7 @@ import (
 	_ "time/tzdata" // job timezones work on hosts without /usr/share/zoneinfo
 
 	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/probes/remote"
 	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -96,6 +97,10 @@ type TargetConfig struct {
 	ReadyTimeout time.Duration `yaml:"ready_timeout"`
 	StopGrace    time.Duration `yaml:"stop_grace"`
 	NoProbe      bool          `yaml:"no_probe"`
+	// Remote samples the target through its metrics instead of /proc:
+	// its own endpoint (metrics_url) or a Prometheus server's series
+	// (prometheus_url with a selector), as `soakd run --probe-*`.
+	Remote remote.Config `yaml:"remote"`
 }
 
 // LoadConfig is a job's HTTP load, as `soakd run`'s load flags.

@@ -35,6 +35,7 @@ func (j *Job) Options() (soak.Options, error) {
 		URL: l.Endpoints[0].URL,
 	}
 	o.NoProbe = t.NoProbe
+	o.Remote = t.Remote
 	o.Interval = j.Sampling.Interval
 	o.Sampler = probes.SamplerOptions{SmapsInterval: j.Sampling.SmapsInterval, TopN: j.Sampling.TopN}
 	if !j.Sampling.Smaps {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/soakd/soakd/probes/remote"
 	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
 )
@@ -22,6 +24,7 @@ func (v validator) checkTarget(p string, t *TargetConfig) {
 	if t.NoProbe && len(kinds) > 0 {
 		v.errs.add(p+".no_probe", "no_probe samples no target, but %s is set: drop one", kinds[0])
 	}
+	v.checkRemote(p, t, kinds)
 	if t.PID < 0 {
 		v.errs.add(p+".pid", "must be > 0, got %d", t.PID)
 	}
@@ -220,5 +223,30 @@ func (v validator) checkHorizon(p string, t *ThresholdsConfig) {
 	}
 	if t.ExhaustionWithin <= 0 {
 		v.errs.add(p+".exhaustion_within", "must be > 0, e.g. 168h; got %s", t.ExhaustionWithin)
+	}
+}
+
+// checkRemote checks the remote source: its own fields, and that it is
+// the job's only way to sample (exec may still start the target).
+func (v validator) checkRemote(p string, t *TargetConfig, kinds []string) {
+	if err := t.Remote.Validate(); err != nil {
+		var fe *remote.FieldError
+		if errors.As(err, &fe) {
+			v.errs.add(p+".remote."+fe.Field, "%s", fe.Err.Error())
+		} else {
+			v.errs.add(p+".remote", "%s", err.Error())
+		}
+		return
+	}
+	if !t.Remote.Enabled() {
+		return
+	}
+	if t.NoProbe {
+		v.errs.add(p+".no_probe", "no_probe samples nothing, but remote is set: drop one")
+	}
+	for _, k := range kinds {
+		if k != "exec" {
+			v.errs.add(p+"."+k, "remote samples the target through its metrics; %s picks a local process to sample instead: drop one", k)
+		}
 	}
 }

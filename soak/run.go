@@ -46,8 +46,8 @@ type runner struct {
 	// fetchErr is its range query's failure, if any.
 	remote   remote.Source
 	fetchErr error
-	start   time.Time
-	csv     *csvWriter // nil without OutDir
+	start    time.Time
+	csv      *csvWriter // nil without OutDir
 
 	wReq uint64
 	wDur time.Duration

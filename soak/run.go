@@ -42,12 +42,13 @@ type runner struct {
 	o       *Options
 	eng     *load.Engine
 	sampler probes.Source // nil with NoProbe
+	start   time.Time
+	csv     *csvWriter // nil without OutDir
+
 	// remote is the remote source (also sampler) with Options.Remote;
 	// fetchErr is its range query's failure, if any.
 	remote   remote.Source
 	fetchErr error
-	start    time.Time
-	csv      *csvWriter // nil without OutDir
 
 	wReq uint64
 	wDur time.Duration

@@ -174,7 +174,10 @@ func parseSelector(s string) (map[string]string, error) {
 func redactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
-		return "(unparsable URL)"
+		if strings.ContainsAny(s, "@?") {
+			return "(an unparsable URL)"
+		}
+		return s
 	}
 	if u.RawQuery != "" {
 		u.RawQuery = "REDACTED"

@@ -247,6 +247,7 @@ type builder struct {
 	seen        bool
 	cpu         [3]counter // total, user, system
 	notes       *notes
+	lost        bool            // the last reading had no anchor
 	gone        map[string]bool // keys seen once and missing now
 	had         map[string]bool
 }
@@ -280,8 +281,13 @@ func (b *builder) sample(t time.Time, r reading) probes.Sample {
 	s := probes.Sample{Time: t}
 	if _, ok := r[b.fam.anchor.key]; !ok {
 		s.Incarnation = max(b.incarnation, 1)
+		if b.seen && !b.lost {
+			b.lost = true
+			b.notes.add(fmt.Sprintf("the target's series disappeared at %s: its samples are absent until they come back", t.UTC().Format(time.TimeOnly)))
+		}
 		return s
 	}
+	b.lost = false
 	b.follow(t, r)
 	s.Alive = true
 	s.Incarnation = b.incarnation

@@ -224,7 +224,7 @@ func TestBuilder(t *testing.T) {
 		}
 	}
 	got := strings.Join(n.all(), "\n")
-	for _, want := range []string{"counter reset at 00:00:02", "fds disappeared at 00:00:02", "restart at 00:00:04"} {
+	for _, want := range []string{"counter reset at 00:00:02", "fds disappeared at 00:00:02", "restart at 00:00:04", "series disappeared at 00:00:03"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("notes lack %q:\n%s", want, got)
 		}
@@ -241,5 +241,26 @@ func TestParseSelector(t *testing.T) {
 	}
 	if x, err := ParseExtra(`heap_bytes=jvm_memory_used_bytes{area="heap"}`); err != nil || x.Metric != "jvm_memory_used_bytes" || x.Labels["area"] != "heap" {
 		t.Errorf("ParseExtra = %+v, %v", x, err)
+	}
+}
+
+// TestScrapeEndpointGoesDown samples an endpoint that stops answering:
+// the sample is absent (not alive, no readings), and the note says why.
+func TestScrapeEndpointGoesDown(t *testing.T) {
+	srv := httptest.NewServer(instrumented(t))
+	src, err := Open(context.Background(), Config{MetricsURL: srv.URL + "/metrics", Timeout: 2 * time.Second}, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := src.Sample(); !s.Alive {
+		t.Fatalf("first sample not alive; notes %v", src.Notes())
+	}
+	srv.Close()
+	s := src.Sample()
+	if s.Alive || s.RSS != 0 || s.FDsValid {
+		t.Errorf("sample after the endpoint went down: Alive %v, RSS %d, FDsValid %v; want an absent sample", s.Alive, s.RSS, s.FDsValid)
+	}
+	if notes := strings.Join(src.Notes(), "\n"); !strings.Contains(notes, "scrape failed: cannot scrape") {
+		t.Errorf("notes %q; want the failed scrape", notes)
 	}
 }

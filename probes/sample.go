@@ -117,6 +117,21 @@ type Sample struct {
 	MemAnon     uint64 `json:"mem_anon_bytes"`
 	MemFile     uint64 `json:"mem_file_bytes"`
 
+	// What a remote source (probes/remote) cannot see. The local /proc
+	// sampler leaves all of these false: NoRSS and NoThreads say the
+	// source has no such reading (RSS and Threads are then 0, not a
+	// reading); NoCPU says it has no CPU counter at all, and CPUSplitUnknown
+	// that it has one for user+system only, held in CPUUser.
+	NoRSS           bool `json:"no_rss,omitempty"`
+	NoThreads       bool `json:"no_threads,omitempty"`
+	NoCPU           bool `json:"no_cpu,omitempty"`
+	CPUSplitUnknown bool `json:"cpu_split_unknown,omitempty"`
+	// Extra holds the extra gauges a remote source reads (--probe-metric
+	// NAME=SERIES, and the container working set), by resource name. Each
+	// is fitted like the other resources; a name ending in _bytes is
+	// fitted as memory.
+	Extra map[string]float64 `json:"extra,omitempty"`
+
 	// soakd's own process, cumulative CPU seconds and RSS bytes.
 	SelfUser   float64 `json:"self_cpu_user_seconds"`
 	SelfSystem float64 `json:"self_cpu_system_seconds"`

@@ -150,6 +150,7 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	bind(fs, "target.stop_grace", "stop-grace")
 	fs.BoolVar(&t.NoProbe, "no-probe", t.NoProbe, "load only: sample no target, make no resource verdicts")
 	bind(fs, "target.no_probe", "no-probe")
+	declareRemote(fs, &t.Remote)
 	// Sampling and verdicts.
 	sm := &s.Sampling
 	fs.DurationVar(&sm.Interval, "interval", sm.Interval, "sampling interval; 0 paces it to the run (about 300 soak samples, 10ms to 1s, within 2% of a core); progress lines stay at 1s")

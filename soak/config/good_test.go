@@ -99,6 +99,36 @@ func TestGoodConfigs(t *testing.T) {
 	}
 }
 
+func TestRemoteJob(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "soakd.yaml")
+	os.WriteFile(path, []byte(job(`    target:
+      remote:
+        prometheus_url: http://127.0.0.1:9090
+        selector: '{pod="api-7d9c"}'
+        metrics: ['heap_bytes=jvm_memory_used_bytes{area="heap"}']
+        bearer_token_file: token
+        ca_file: ca.pem
+`)), 0o600)
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := c.Jobs[0].Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := o.Remote
+	if r.PrometheusURL != "http://127.0.0.1:9090" || r.Selector != `{pod="api-7d9c"}` || len(r.Metrics) != 1 {
+		t.Errorf("Options().Remote = %+v; want the job's target.remote", r)
+	}
+	for name, got := range map[string]string{"bearer_token_file": r.BearerTokenFile, "ca_file": r.CAFile} {
+		if got != filepath.Join(dir, filepath.Base(got)) {
+			t.Errorf("%s = %q; want it under %s", name, got, dir)
+		}
+	}
+}
+
 func TestRelativePaths(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "token"), []byte("t0k\n"), 0o600)

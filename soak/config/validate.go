@@ -69,6 +69,9 @@ func (v validator) resolvePaths() {
 		abs(&j.Load.TargetsFile)
 		abs(&j.Target.PIDFile)
 		abs(&j.Target.ExecLog)
+		abs(&j.Target.Remote.BearerTokenFile)
+		abs(&j.Target.Remote.BasicAuthFile)
+		abs(&j.Target.Remote.CAFile)
 		if name, ok := strings.CutPrefix(j.Load.Body, "@"); ok && name != "" {
 			abs(&name)
 			j.Load.Body = "@" + name

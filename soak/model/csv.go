@@ -421,6 +421,54 @@ func optStr(name string, f func(*Record) *string, valid func(*Record) *bool) Col
 		}}
 }
 
+// flagCol is a column of a flag that is rarely set: "true" when set,
+// empty otherwise.
+func flagCol(name string, f func(*Record) *bool) Column {
+	return Column{Name: name,
+		Format: func(r Record) string {
+			if *f(&r) {
+				return "true"
+			}
+			return ""
+		},
+		Parse: func(r *Record, s string) (err error) {
+			if s == "" {
+				return nil
+			}
+			if *f(r), err = strconv.ParseBool(s); err != nil {
+				return fmt.Errorf("%q: want true, false or nothing", s)
+			}
+			return nil
+		}}
+}
+
+// extraCol holds a remote source's extra gauges (probes.Sample.Extra) in
+// one cell, as NAME=VALUE pairs joined by ";" in name order: their names
+// are the user's (--probe-metric), so they have no columns of their own.
+var extraCol = Column{Name: "extra",
+	Format: func(r Record) string {
+		parts := make([]string, 0, len(r.Extra))
+		for _, n := range slices.Sorted(maps.Keys(r.Extra)) {
+			parts = append(parts, n+"="+formatFloat(r.Extra[n]))
+		}
+		return strings.Join(parts, ";")
+	},
+	Parse: func(r *Record, s string) error {
+		if s == "" {
+			return nil
+		}
+		r.Extra = map[string]float64{}
+		for _, p := range strings.Split(s, ";") {
+			n, v, ok := strings.Cut(p, "=")
+			f, err := strconv.ParseFloat(v, 64)
+			if !ok || n == "" || err != nil {
+				return fmt.Errorf("%q: want NAME=NUMBER pairs joined by ;", p)
+			}
+			r.Extra[n] = f
+		}
+		return nil
+	}}
+
 func smapsValid(r *Record) *bool  { return &r.SmapsValid }
 func ioValid(r *Record) *bool     { return &r.IOValid }
 func tcpValid(r *Record) *bool    { return &r.TCPValid }
@@ -500,6 +548,11 @@ var tailColumns = []Column{
 	optCol("host_cpus", func(r *Record) *int { return &r.HostCPUs }, hostValid),
 	optCol("read_chars", func(r *Record) *uint64 { return &r.ReadChars }, ioValid),
 	optCol("write_chars", func(r *Record) *uint64 { return &r.WriteChars }, ioValid),
+	flagCol("no_rss", func(r *Record) *bool { return &r.NoRSS }),
+	flagCol("no_threads", func(r *Record) *bool { return &r.NoThreads }),
+	flagCol("no_cpu", func(r *Record) *bool { return &r.NoCPU }),
+	flagCol("cpu_split_unknown", func(r *Record) *bool { return &r.CPUSplitUnknown }),
+	extraCol,
 	optCol("root_start_ticks", func(r *Record) *uint64 { return &r.RootStart }, func(r *Record) *bool { return new(r.RootStart > 0) }),
 }
 

@@ -28,6 +28,8 @@ func fullRecord() Record {
 			HotProcPID: 42, HotProcName: "server", HotProcCores: 1.05,
 			CPUCapacity: 1.5, CPUCapacitySource: "cpu.max 1.5 cores (/system.slice/x.service); affinity 2 CPUs",
 			HostCPUValid: true, HostCPUBusy: 1234.5, HostCPUTotal: 4000.25, HostCPUs: 2,
+			NoRSS: true, NoThreads: true, NoCPU: true, CPUSplitUnknown: true,
+			Extra: map[string]float64{"heap_bytes": 123456789, "queue": 7.5},
 		},
 		Elapsed: 61.5, Phase: verdict.Soak, Requests: 123456, Errors: 3, Rate: 2000.5, P50: 0.0004, P99: 0.0021,
 	}
@@ -117,6 +119,7 @@ func TestReadCSVWithoutTheLaterColumns(t *testing.T) {
 	want.CPUCapacity, want.CPUCapacitySource = 0, ""
 	want.HostCPUValid, want.HostCPUBusy, want.HostCPUTotal, want.HostCPUs = false, 0, 0, 0
 	want.ReadChars, want.WriteChars, want.RootStart = 0, 0, 0
+	want.NoRSS, want.NoThreads, want.NoCPU, want.CPUSplitUnknown, want.Extra = false, false, false, false, nil
 	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
@@ -131,7 +134,7 @@ func TestReadCSVErrorsNameTheLine(t *testing.T) {
 		{"bad phase", head + "\n" + good + "\n" + bad + "\n", `line 3: column phase: phase "lunch" is not one of baseline, warmup, soak, cooldown`},
 		{"short row", head + "\n1,2,3\n", "wrong number of fields"},
 		{"short header", "time,elapsed_seconds\n", "line 1: no phase column"},
-		{"unknown column", head + ",extra\n", fmt.Sprintf(`line 1: column %d "extra" is not a samples.csv column`, len(CSVHeader)+1)},
+		{"unknown column", head + ",bogus\n", fmt.Sprintf(`line 1: column %d "bogus" is not a samples.csv column`, len(CSVHeader)+1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadCSV(strings.NewReader(tc.in))

@@ -52,6 +52,8 @@ type TargetInfo struct {
 	DiedAt *time.Time `json:"died_at,omitempty"`
 	// DeadGraceSeconds is that grace period, when DiedAt is set.
 	DeadGraceSeconds float64 `json:"dead_grace_seconds,omitempty"`
+	// Remote is set when a remote source was sampled instead of /proc.
+	Remote *RemoteInfo `json:"remote,omitempty"`
 }
 
 // TargetDied tells whether the target died during the load and the load
@@ -165,6 +167,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.CPU.Bound != "" {
 		fmt.Fprintf(tw, "  cpu\t%s\t%s\n", r.CPU.Bound, r.CPU.Reason)
 	}
+	r.Target.Remote.writeAbsent(tw)
 	tw.Flush()
 	if r.CPU.Cost.Rising {
 		fmt.Fprintf(w, "  %s\n", r.CPU.Cost.Reason)
@@ -205,6 +208,7 @@ func (r *Report) writeTarget(w io.Writer) {
 		if e := t.Exit; e != nil {
 			fmt.Fprintf(w, "Target exited:     at %s%s\n", e.Time.Format(time.RFC3339), exitStatus(e))
 		}
+		t.Remote.writeNotes(w)
 	}
 	p := r.Phases
 	fmt.Fprintf(w, "Phases:            baseline %.1f s, warm-up %.1f s (%d requests), soak %.1f s (%d requests, %d samples), cool-down %.1f s\n",
@@ -220,9 +224,13 @@ func (r *Report) writeTarget(w io.Writer) {
 // writeCPU writes the CPU verdict's figures.
 func (r *Report) writeCPU(w io.Writer) {
 	c := r.CPU
-	fmt.Fprintf(w, "CPU:               U %.3f cores, X %.1f req/s, D %s, R %s, N %.2f, D/R %.0f %%, user %.0f %% / system %.0f %%\n",
+	split := fmt.Sprintf("user %.0f %% / system %.0f %%", 100*c.UserShare, 100*c.SystemShare)
+	if c.SplitUnknown {
+		split = verdict.SplitUnavailable
+	}
+	fmt.Fprintf(w, "CPU:               U %.3f cores, X %.1f req/s, D %s, R %s, N %.2f, D/R %.0f %%, %s\n",
 		c.Utilization, c.Throughput, FormatSeconds(c.DemandSeconds), FormatSeconds(c.ResponseSeconds),
-		c.Concurrency, 100*c.RequestCPUShare, 100*c.UserShare, 100*c.SystemShare)
+		c.Concurrency, 100*c.RequestCPUShare, split)
 	if c.Capacity > 0 {
 		fmt.Fprintf(w, "CPU capacity:      %s cores: %s\n", strconv.FormatFloat(c.Capacity, 'g', 3, 64), c.CapacitySource)
 	}

@@ -1,6 +1,10 @@
 package model
 
 import (
+	"maps"
+	"slices"
+	"strings"
+
 	"github.com/soakd/soakd/probes"
 )
 
@@ -66,7 +70,7 @@ type Resource struct {
 // Resources is the table of resources, in the order reports list them.
 var Resources = []Resource{
 	{Name: "rss", Label: "RSS", Unit: "bytes", Quantum: page, Kind: Memory, Chart: ChartMemory,
-		Value:  func(r Record) (float64, bool) { return float64(r.RSS), true },
+		Value:  func(r Record) (float64, bool) { return float64(r.RSS), !r.NoRSS },
 		Member: func(m probes.Member) (float64, bool) { return float64(m.RSS), true },
 		Limit:  memoryLimit,
 		Column: uintCol("rss_bytes", func(r *Record) *uint64 { return &r.RSS }),
@@ -92,7 +96,7 @@ var Resources = []Resource{
 		Column: optCol("fds", func(r *Record) *uint64 { return &r.FDs }, func(r *Record) *bool { return &r.FDsValid }),
 		Metric: "soakd_target_open_fds", Help: "Open file descriptors of the target's process tree."},
 	{Name: "threads", Label: "threads", Unit: "threads", Quantum: 1, Kind: Count, Chart: ChartCounts,
-		Value:  func(r Record) (float64, bool) { return float64(r.Threads), true },
+		Value:  func(r Record) (float64, bool) { return float64(r.Threads), !r.NoThreads },
 		Column: uintCol("threads", func(r *Record) *uint64 { return &r.Threads }),
 		Metric: "soakd_target_threads", Help: "Threads of the target's process tree."},
 	{Name: "close_wait", Label: "CLOSE_WAIT sockets", Unit: "sockets", Quantum: 1, Kind: Count, Slow: true, Chart: ChartCounts,
@@ -109,6 +113,30 @@ func memoryLimit(r Record, memLimit uint64) float64 {
 		return float64(memLimit)
 	}
 	return float64(r.MemMax)
+}
+
+// ExtraResources are the extra gauges a remote source read into the
+// records (probes.Sample.Extra, from --probe-metric NAME=SERIES), in name
+// order, each fitted like a resource of the table: a NAME ending in
+// _bytes as memory, any other as a count. They live in samples.csv's
+// extra column.
+func ExtraResources(recs []Record) []Resource {
+	names := map[string]bool{}
+	for _, r := range recs {
+		for n := range r.Extra {
+			names[n] = true
+		}
+	}
+	var out []Resource
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		res := Resource{Name: n, Label: n, Unit: "units", Quantum: 1, Kind: Count,
+			Value: func(r Record) (float64, bool) { v, ok := r.Extra[n]; return v, ok }}
+		if strings.HasSuffix(n, "_bytes") {
+			res.Unit, res.Quantum, res.Kind, res.Limit = "bytes", page, Memory, memoryLimit
+		}
+		out = append(out, res)
+	}
+	return out
 }
 
 // ResourceNamed returns the table's entry for a report name.

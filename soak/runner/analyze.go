@@ -33,7 +33,7 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 	}
 	perHour := soakRequestsPerHour(recs)
 	out := map[string]verdict.Resource{}
-	for _, res := range model.Resources {
+	for _, res := range append(slices.Clone(model.Resources), model.ExtraResources(recs)...) {
 		if ao.Resources != nil && !slices.Contains(ao.Resources, res.Name) {
 			continue
 		}

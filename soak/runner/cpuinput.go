@@ -24,6 +24,7 @@ func cpuInput(recs []model.Record, sum *load.Summary, ao AnalysisOptions) verdic
 		in.TargetUser = b.CPUUser - a.CPUUser
 		in.TargetSystem = b.CPUSystem - a.CPUSystem
 	}
+	in.NoTargetCPU, in.SplitUnknown = b.NoCPU, b.CPUSplitUnknown
 	in.ClientUser = b.SelfUser - a.SelfUser
 	in.ClientSystem = b.SelfSystem - a.SelfSystem
 	if sum != nil {

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/probes/remote"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
@@ -40,6 +41,10 @@ type Options struct {
 	// verdicts are made.
 	NoProbe bool
 	Sampler probes.SamplerOptions
+	// Remote, when it names a source, samples the target through its
+	// metrics (its own endpoint or a Prometheus server) instead of /proc.
+	// Target then only starts it (Exec), if anything.
+	Remote remote.Config
 	// Interval is the sampling cadence; zero paces it to the run (see
 	// pacer): about 300 samples over the soak, no shorter than the probe's
 	// cost allows (2 % of a core) and no longer than 1 s. The load's
@@ -184,4 +189,19 @@ func ParseWarmup(s string) (Warmup, error) {
 		return Warmup{Duration: d}, nil
 	}
 	return Warmup{}, bad
+}
+
+// checkRemote checks that a remote source is the run's only way to sample.
+func (o *Options) checkRemote() error {
+	if !o.Remote.Enabled() {
+		return o.Remote.Validate()
+	}
+	t := o.Target
+	switch {
+	case o.NoProbe:
+		return fmt.Errorf("--no-probe samples nothing; it cannot go with a remote probe source")
+	case t.PID != 0 || t.PIDFile != "" || t.Match != "" || t.Unit != "":
+		return fmt.Errorf("a remote probe source samples the target through its metrics; --pid, --pidfile, --match and --unit pick a local process to sample instead: give one or the other")
+	}
+	return o.Remote.Validate()
 }

@@ -13,11 +13,14 @@ import (
 
 // report reads the run's series back from the spool and analyses it.
 func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time) (*model.Report, error) {
-	recs, err := r.spool.Records()
-	if err != nil {
-		return nil, fmt.Errorf("reading the run's samples back for the analysis: %w", err)
+	recs := r.final // a remote source's own samples (fetchRemote)
+	if recs == nil {
+		var err error
+		if recs, err = r.spool.Records(); err != nil {
+			return nil, fmt.Errorf("reading the run's samples back for the analysis: %w", err)
+		}
 	}
-	if len(recs) != r.samples {
+	if r.final == nil && len(recs) != r.samples {
 		r.o.Log.Warn("the analysis covers only the samples stored: the others failed to be written (see the errors above)",
 			zap.Int("stored", len(recs)), zap.Int("taken", r.samples))
 	}
@@ -32,7 +35,17 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 			ti.DiedAt, ti.DeadGraceSeconds = r.died, r.o.DeadGrace.Seconds()
 		}
 	}
+	if r.remote != nil {
+		ti = model.TargetInfo{Description: r.remote.Describe(), Probed: true}
+		if tgt != nil {
+			ti.Description += "; started as " + tgt.Describe()
+			ti.Exit = tgt.Exit()
+		}
+	}
 	rep := NewReport(recs, sum, ti, ao)
+	if r.remote != nil {
+		r.remoteInfo(rep)
+	}
 	rep.Started, rep.Ended = r.start, r.o.Now()
 	rep.Sampling = r.pace.sampling(rep.Ended.Sub(rep.Started).Seconds())
 	rep.Phases.CooldownSeconds = 0

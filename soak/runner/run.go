@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/probes/remote"
 	"github.com/soakd/soakd/soak/dialaddr"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
@@ -24,12 +25,17 @@ import (
 type runner struct {
 	o       *Options
 	eng     *load.Engine
-	sampler *probes.Sampler // nil with NoProbe
+	sampler probes.Source // nil with NoProbe
 	start   time.Time
 	// spool takes every record as it is taken (see Spool); csv, when it
 	// is not the spool, writes OutDir's samples.csv beside it.
 	spool Spool
 	csv   *csvSpool
+
+	// remote is the remote source (also sampler) with Options.Remote;
+	// fetchErr is its range query's failure, if any.
+	remote   remote.Source
+	fetchErr error
 
 	wReq uint64
 	wDur time.Duration
@@ -42,6 +48,7 @@ type runner struct {
 	// prev is the record before, without its members: the run keeps no
 	// series in memory.
 	prev        *model.Record
+	final       []model.Record // a remote source's own samples, which the analysis takes instead (fetchRemote)
 	samples     int
 	loadStarted bool
 	loadStart   float64 // Elapsed when the load started
@@ -57,6 +64,9 @@ type runner struct {
 // stops, the cool-down is skipped, and the report covers what was done.
 func Run(ctx context.Context, o Options) (*model.Report, error) {
 	o.setDefaults()
+	if o.Remote.Enabled() && o.Interval == 0 {
+		o.Interval = remoteDefaultInterval
+	}
 	r := &runner{o: &o}
 	r.wReq, r.wDur = o.warmupEnd()
 	r.pace = newPacer(o.Interval, plan{requests: o.Load.Requests, duration: o.Load.Duration, warmReq: r.wReq, warmDur: r.wDur})
@@ -67,7 +77,17 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	}
 	r.eng = eng
 	var tgt *probes.Target
-	if !o.NoProbe {
+	if o.Remote.Enabled() && o.Target.Exec != "" { // started here, sampled through its metrics
+		if tgt, err = probes.Open(ctx, o.Target, o.Log); err != nil {
+			return nil, err
+		}
+		defer closeTarget(tgt, o.Log)
+	}
+	if o.Remote.Enabled() {
+		if err := r.openRemote(ctx); err != nil {
+			return nil, err
+		}
+	} else if !o.NoProbe {
 		tgt, err = probes.Open(ctx, o.Target, o.Log)
 		if err != nil {
 			return nil, err
@@ -95,6 +115,9 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	sum, loadEnd, err := r.loop(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if r.remote != nil {
+		r.fetchRemote(ctx)
 	}
 	rep, err := r.report(sum, tgt, loadEnd)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/probes/remote"
 	"github.com/soakd/soakd/soak/field"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/verdict"
@@ -48,6 +49,10 @@ type TargetSpec struct {
 	// DeadGrace is how long the target may be gone during the load
 	// before the load stops (0: the default, 10 s; negative: never).
 	DeadGrace time.Duration `yaml:"dead_grace"`
+	// Remote samples the target through its metrics instead of /proc:
+	// its own endpoint (metrics_url) or a Prometheus server's series
+	// (prometheus_url with a selector). Exec may still start it.
+	Remote remote.Config `yaml:"remote"`
 }
 
 // LoadSpec is the HTTP load.
@@ -167,6 +172,7 @@ func (t *TargetSpec) check(es *field.Errors) {
 	if t.NoProbe && len(kinds) > 0 {
 		es.Add("target.no_probe", "{target.no_probe} samples no target, but {target.%s} is set: drop one", kinds[0])
 	}
+	t.checkRemote(es, kinds)
 	if t.PID < 0 {
 		es.Add("target.pid", "must be > 0, got %d", t.PID)
 	}
@@ -188,6 +194,30 @@ func (t *TargetSpec) check(es *field.Errors) {
 	}
 	if t.StopGrace < 0 {
 		es.Add("target.stop_grace", "must be >= 0, got %s", t.StopGrace)
+	}
+}
+
+// checkRemote checks the remote source: its own fields, and that it is
+// the run's only way to sample (exec may still start the target).
+func (t *TargetSpec) checkRemote(es *field.Errors, kinds []string) {
+	if err := t.Remote.Validate(); err != nil {
+		if fe := field.As(err); fe != nil {
+			*es = append(*es, fe...)
+		} else {
+			es.Add("target.remote", "%v", err)
+		}
+		return
+	}
+	if !t.Remote.Enabled() {
+		return
+	}
+	if t.NoProbe {
+		es.Add("target.no_probe", "{target.no_probe} samples nothing, but a remote source is set: drop one")
+	}
+	for _, k := range kinds {
+		if k != "exec" {
+			es.Add("target."+k, "a remote source samples the target through its metrics; {target.%s} picks a local process to sample instead: drop one", k)
+		}
 	}
 }
 
@@ -407,7 +437,7 @@ func (s *Spec) Options() (Options, error) {
 		ExecLog: t.ExecLog, ExecShow: t.ExecShow, ReadyTimeout: t.ReadyTimeout, StopGrace: t.StopGrace,
 		URL: l.Endpoints[0].URL,
 	}
-	o.NoProbe, o.DeadGrace = t.NoProbe, t.DeadGrace
+	o.NoProbe, o.DeadGrace, o.Remote = t.NoProbe, t.DeadGrace, t.Remote
 	o.Interval = s.Sampling.Interval
 	o.Sampler = probes.SamplerOptions{SmapsInterval: s.Sampling.SmapsInterval, TopN: s.Sampling.TopN}
 	if !s.Sampling.Smaps {

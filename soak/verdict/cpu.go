@@ -51,6 +51,11 @@ type CPUInput struct {
 	WallSeconds  float64 // length of the soak window
 	TargetUser   float64 // target CPU user seconds within the window
 	TargetSystem float64
+	// SplitUnknown says the source gives user+system time only, held in
+	// TargetUser (a remote process_cpu_seconds_total); NoTargetCPU that it
+	// gives no CPU time at all.
+	SplitUnknown bool
+	NoTargetCPU  bool
 	ClientUser   float64 // soakd's own CPU seconds within the window
 	ClientSystem float64
 	Requests     float64 // completed requests within the window
@@ -139,6 +144,9 @@ type CPU struct {
 	UserShare      float64     `json:"user_share"`
 	SystemShare    float64     `json:"system_share"`
 	KernelHeavy    bool        `json:"kernel_heavy"`
+	// SplitUnknown says the source gave user+system time only: UserShare
+	// and SystemShare are then 0, not measured.
+	SplitUnknown bool `json:"split_unknown,omitempty"`
 	// CPUSecondsPerRequest is D over the whole soak; Cost is its drift.
 	CPUSecondsPerRequest float64   `json:"cpu_seconds_per_request"`
 	Cost                 CostDrift `json:"cost_per_request"`
@@ -221,10 +229,15 @@ func AnalyzeCPU(in CPUInput) CPU {
 	c.DemandSeconds = c.Utilization / c.Throughput
 	c.CPUSecondsPerRequest = busy / in.Requests
 	c.ClientUtilization = (in.ClientUser + in.ClientSystem) / in.WallSeconds
-	if busy > 0 {
+	if busy > 0 && !in.SplitUnknown {
 		c.UserShare, c.SystemShare = in.TargetUser/busy, in.TargetSystem/busy
 	}
+	c.SplitUnknown = in.SplitUnknown
 	c.KernelHeavy = c.SystemShare > kernelHeavy
+	if in.NoTargetCPU {
+		c.Reason = "inconclusive: the probe source has no CPU counter for the target"
+		return c
+	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = c.Throughput * in.MeanResponse
 	}
@@ -411,7 +424,14 @@ func threadText(h *HotThread) string {
 	return fmt.Sprintf("thread %d (%s) of pid %d", h.TID, h.Name, h.PID)
 }
 
+// SplitUnavailable is what the CPU verdict says of the user/system split
+// when the source gives user+system time only.
+const SplitUnavailable = "user/system split not available from this source"
+
 func sharesText(c CPU) string {
+	if c.SplitUnknown {
+		return SplitUnavailable
+	}
 	if c.KernelHeavy {
 		return fmt.Sprintf("kernel-heavy (system %s)", pct(c.SystemShare))
 	}

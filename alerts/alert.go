@@ -8,9 +8,10 @@ package alerts
 import (
 	"math"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/soakd/soakd/soak/units"
 )
 
 // Status says whether an alert is firing or resolved.
@@ -213,28 +214,13 @@ func RunURL(externalURL, runID string) string {
 }
 
 // formatAmount renders v in unit with three significant digits, never in
-// scientific notation: bytes in KiB, MiB, GiB or TiB, counts plainly
-// ("650346 fds", "0.00501 fds").
+// scientific notation (units.Amount): bytes in KiB, MiB, GiB or TiB,
+// counts plainly ("650346 fds", "0.00501 fds"), CPU seconds as time.
 func formatAmount(v float64, unit string) string {
 	if unit == "CPU seconds" {
 		return cpuTime(v)
 	}
-	if unit != "bytes" {
-		if unit == "" {
-			return sig3(v)
-		}
-		return sig3(v) + " " + unit
-	}
-	abs := math.Abs(v)
-	for _, u := range []struct {
-		name string
-		size float64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if abs >= u.size {
-			return sig3(v/u.size) + " " + u.name
-		}
-	}
-	return sig3(v) + " B"
+	return units.Amount(v, unit)
 }
 
 // cpuTime renders CPU seconds in s, ms, µs or ns: "1 ns CPU", "360 µs CPU".
@@ -245,28 +231,10 @@ func cpuTime(v float64) string {
 		size float64
 	}{{"s", 1}, {"ms", 1e-3}, {"µs", 1e-6}} {
 		if a >= u.size {
-			return sig3(v/u.size) + " " + u.name + " CPU"
+			return units.Sig3(v/u.size) + " " + u.name + " CPU"
 		}
 	}
-	return sig3(v/1e-9) + " ns CPU"
-}
-
-// sig3 formats v with at most three significant digits in plain notation
-// (large values keep their integer digits; trailing zeros go); never "-0".
-func sig3(v float64) string {
-	a := math.Abs(v)
-	dec := 0
-	if a > 0 && a < 100 {
-		dec = min(12, 2-int(math.Floor(math.Log10(a))))
-	}
-	s := strconv.FormatFloat(v, 'f', dec, 64)
-	if dec > 0 {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "-0" {
-		return "0"
-	}
-	return s
+	return units.Sig3(v/1e-9) + " ns CPU"
 }
 
 func formatTTE(d time.Duration) string {

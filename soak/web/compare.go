@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/units"
 )
 
 func rssValue(r model.Record) (float64, bool) { return float64(r.RSS), r.Alive || r.RSS > 0 }
@@ -40,11 +41,11 @@ func compareChart(a, b *model.Report, av, bv RunView) (chart, error) {
 			continue
 		}
 		if fit := fitLine(s.rep, res.PerRequest, res.Start, xs, ys); len(fit) > 0 {
-			if err := addLine(p, fmt.Sprintf("%s fit, %s/request", name, perRequest(res.PerRequest, "bytes")), fit, col, 2+i); err != nil {
+			if err := addLine(p, fmt.Sprintf("%s fit, %s/request", name, units.Amount(res.PerRequest, "bytes")), fit, col, 2+i); err != nil {
 				return chart{}, err
 			}
 		}
-		desc += fmt.Sprintf(" Run %d: %s per request (%s).", s.view.ID, perRequest(res.PerRequest, "bytes"), res.Verdict)
+		desc += fmt.Sprintf(" Run %d: %s per request (%s).", s.view.ID, units.Amount(res.PerRequest, "bytes"), res.Verdict)
 	}
 	p.Y.Min = 0
 	return render(p, "chart-compare", "RSS against requests, both runs", desc)

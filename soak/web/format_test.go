@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/units"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -12,19 +13,19 @@ import (
 // no "-0".
 func TestNumbersHaveUnitsAndNoExponent(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
-		{perRequest(5.3e3*(1<<20), "bytes"), "5.18 GiB"},
-		{perRequest(1020, "bytes"), "1020 B"},
-		{perRequest(101.4, "bytes"), "101 B"},
-		{perRequest(0.0123, "fds"), "0.0123 fds"},
-		{perRequest(-0.0001, "bytes"), "-0.0001 B"},
-		{perRequest(4096, "bytes"), "4 KiB"},
-		{perRequest(123456, "threads"), "123456 threads"},
-		{perRequestRange(1020, 1024, "bytes"), "0.996 – 1 KiB"},
-		{perRequestRange(-3, 200, "bytes"), "-3 – 200 B"},
+		{units.Amount(5.3e3*(1<<20), "bytes"), "5.18 GiB"},
+		{units.Amount(1020, "bytes"), "1020 B"},
+		{units.Amount(101.4, "bytes"), "101 B"},
+		{units.Amount(0.0123, "fds"), "0.0123 fds"},
+		{units.Amount(-0.0001, "bytes"), "-0.0001 B"},
+		{units.Amount(4096, "bytes"), "4 KiB"},
+		{units.Amount(123456, "threads"), "123456 threads"},
+		{units.Range(1020, 1024, "bytes"), "0.996 – 1 KiB"},
+		{units.Range(-3, 200, "bytes"), "-3 – 200 B"},
 		{percent(-0.001), "0 %"},
 		{percent(0.456), "46 %"},
-		{sig3(-0.0004), "-0.0004"},
-		{sig3(-0.00000000000001), "0"},
+		{units.Sig3(-0.0004), "-0.0004"},
+		{units.Sig3(-0.00000000000001), "0"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q; want %q", c.got, c.want)

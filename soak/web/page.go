@@ -18,6 +18,7 @@ import (
 
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/units"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -88,11 +89,11 @@ var funcs = template.FuncMap{
 	"long":     model.FormatDuration,
 	"ms":       func(s float64) string { return fmt.Sprintf("%.3f", 1000*s) },
 	"pct":      percent,
-	"perrange": perRequestRange,
+	"perrange": units.Range,
 	"f":        func(prec int, v float64) string { return fmt.Sprintf("%.*f", prec, v) },
 	"when":     formatTime,
 	"dur":      formatDur,
-	"perreq":   perRequest,
+	"perreq":   units.Amount,
 	"released": released,
 	"phase":    func(p verdict.Phase) string { return model.PhaseName(p) },
 	"upper":    strings.ToUpper,
@@ -112,56 +113,6 @@ func formatDur(d time.Duration) string {
 		return "—"
 	}
 	return d.Round(time.Second).String()
-}
-
-// perRequest formats a per-request (or per-hour) figure to three
-// significant digits, never in scientific notation, in KiB, MiB or GiB for
-// bytes: slopes and their bounds differ in the second digit.
-func perRequest(v float64, unit string) string {
-	scale, name := byteUnit(math.Abs(v), unit)
-	return sig3(v/scale) + " " + name
-}
-
-// perRequestRange formats an interval in one unit, the one its larger
-// bound takes: "0.98 – 1.02 KiB", never "1e+03 B – 1.02 KiB".
-func perRequestRange(lo, hi float64, unit string) string {
-	scale, name := byteUnit(max(math.Abs(lo), math.Abs(hi)), unit)
-	return sig3(lo/scale) + " – " + sig3(hi/scale) + " " + name
-}
-
-// byteUnit picks the unit of a figure of magnitude a.
-func byteUnit(a float64, unit string) (float64, string) {
-	if unit != "bytes" {
-		return 1, unit
-	}
-	for _, u := range []struct {
-		size float64
-		name string
-	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-		if a >= u.size {
-			return u.size, u.name
-		}
-	}
-	return 1, "B"
-}
-
-// sig3 formats v with at most three significant digits in plain notation
-// (large values keep all their integer digits, trailing zeros go, as %g
-// would drop them); "-0" becomes "0".
-func sig3(v float64) string {
-	a := math.Abs(v)
-	dec := 0
-	if a > 0 && a < 100 {
-		dec = min(12, 2-int(math.Floor(math.Log10(a))))
-	}
-	s := strconv.FormatFloat(v, 'f', dec, 64)
-	if dec > 0 {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "-0" {
-		return "0"
-	}
-	return s
 }
 
 // percent formats a share as a whole percentage; a share that rounds to

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/units"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -48,8 +49,8 @@ func memoryByRequests(rep *model.Report, a axes) (chart, bool, error) {
 			return chart{}, false, err
 		}
 		desc += fmt.Sprintf(" The fitted RSS slope over the soak phase is %s per request (95 %% confidence band %s to %s); verdict: %s.",
-			perRequest(res.PerRequest, res.Unit), perRequest(res.CI95[0], res.Unit),
-			perRequest(res.CI95[1], res.Unit), res.Verdict)
+			units.Amount(res.PerRequest, res.Unit), units.Amount(res.CI95[0], res.Unit),
+			units.Amount(res.CI95[1], res.Unit), res.Verdict)
 	}
 	for i, m := range ms {
 		xy := pick(recs, a.xReq, scaled(m.value, ys))

@@ -40,6 +40,9 @@ type Job struct {
 	Targets []string
 	// Labels are added to every series of the job's targets.
 	Labels map[string]string
+	// HonorLabels keeps the targets' own job and instance labels (a
+	// target that exports series of other jobs, as soakd does).
+	HonorLabels bool
 }
 
 // Start runs Prometheus scraping jobs every interval, waits until it is
@@ -52,7 +55,11 @@ func Start(t testing.TB, interval time.Duration, jobs ...Job) string {
 	fmt.Fprintf(&cfg, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\nscrape_configs:\n", interval, interval)
 	n := 0
 	for _, j := range jobs {
-		fmt.Fprintf(&cfg, "  - job_name: %q\n    static_configs:\n      - targets: [", j.Name)
+		fmt.Fprintf(&cfg, "  - job_name: %q\n", j.Name)
+		if j.HonorLabels {
+			cfg.WriteString("    honor_labels: true\n")
+		}
+		cfg.WriteString("    static_configs:\n      - targets: [")
 		for i, tg := range j.Targets {
 			if i > 0 {
 				cfg.WriteString(", ")

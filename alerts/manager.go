@@ -127,6 +127,9 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 		m.alerts[fp] = &sa
 		m.routes[fp] = m.route(fp.Job)
 		m.gen = max(m.gen, sa.Gen)
+		if sa.Alert.Status == StatusResolved {
+			m.settle(fp, &sa) // saved, or forgotten when no sink still needs it
+		}
 	}
 	for name, w := range m.workers {
 		m.wg.Add(1)

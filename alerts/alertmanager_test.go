@@ -259,4 +259,34 @@ func TestAlertmanagerOutageLongerThanRetryBudget(t *testing.T) {
 	}
 	// The worker confirms once Alertmanager answered: wait for it.
 	waitFor(t, "the delivery confirmed", func() bool { return m.QueueLen("am") == 0 })
+	t.Logf("delivered after %d failed attempts (retry budget %d), endsAt %s ahead",
+		deliveries(m, "am", ResultRetry)+deliveries(m, "am", ResultFailure), 3, time.Until(got.EndsAt).Round(time.Second))
+}
+
+// TestAlertmanagerRecoveryIsSentAtOnce: Alertmanager is down when the
+// alert fires and the backoff has grown to 10 minutes; once Alertmanager is
+// back, the readiness probe ends the backoff and the alert arrives within
+// seconds (the wait below gives up long before 5 minutes, the shortest
+// jittered backoff).
+func TestAlertmanagerRecoveryIsSentAtOnce(t *testing.T) {
+	addr, dir := freeAddr(t), t.TempDir()
+	am := startAlertmanagerAt(t, addr, dir)
+	am.stop()
+	sink, err := NewAlertmanager("am", []string{am.base}, HTTPOptions{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newTestManager(t, ManagerOptions{
+		Retry:         RetryConfig{Initial: 10 * time.Minute, Max: 10 * time.Minute, MaxAttempts: 1},
+		ProbeInterval: 100 * time.Millisecond,
+	}, sink)
+	m.Fire(LeakAlert(testLeak("web", "rss")))
+	waitFor(t, "the first send failed", func() bool { return deliveries(m, "am", ResultFailure) == 1 })
+
+	am = startAlertmanagerAt(t, addr, dir)
+	start := time.Now()
+	waitFor(t, "the alert in Alertmanager once it is back", func() bool {
+		return findAlert(getAlerts(t, am.base), AlertLeak, "web", "rss") != nil
+	})
+	t.Logf("delivered %s after Alertmanager was ready again, with a 10-minute backoff pending", time.Since(start).Round(10*time.Millisecond))
 }

@@ -142,7 +142,9 @@ func (m *Manager) work(name string, w *worker) {
 		default:
 			m.metrics.Deliveries.WithLabelValues(name, ResultRetry).Inc()
 		}
-		if !sleep(m.ctx, jitter(backoff)) {
+		// A receiver that answered with a final status (4xx) is not
+		// probed: it was up, and asking again sooner would not help.
+		if !m.backoffWait(w, jitter(backoff), retry) {
 			m.abandon(name)
 			return
 		}

@@ -49,6 +49,11 @@ type ManagerOptions struct {
 	// alerts; after MaxAttempts failures in a row the failure is counted
 	// and logged as an error.
 	Retry RetryConfig
+	// ProbeInterval is how often a failing sink's receiver is probed
+	// during the backoff (Alertmanager's /-/ready, a TCP connect for the
+	// webhooks); a probe that succeeds ends the backoff at once. Zero
+	// means DefaultProbeInterval.
+	ProbeInterval time.Duration
 	// State persists the alerts; nil keeps them in memory only.
 	State StateStore
 	// Restore seeds the Manager with alerts persisted earlier (or handed
@@ -122,6 +127,9 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 		m.alerts[fp] = &sa
 		m.routes[fp] = m.route(fp.Job)
 		m.gen = max(m.gen, sa.Gen)
+		if sa.Alert.Status == StatusResolved {
+			m.settle(fp, &sa) // saved, or forgotten when no sink still needs it
+		}
 	}
 	for name, w := range m.workers {
 		m.wg.Add(1)
@@ -134,6 +142,7 @@ func fillManagerDefaults(o *ManagerOptions) {
 	setDefault(&o.RepeatInterval, DefaultRepeatInterval)
 	setDefault(&o.ResolveTimeout, DefaultResolveTimeout)
 	setDefault(&o.RepeatCheck, time.Minute)
+	setDefault(&o.ProbeInterval, DefaultProbeInterval)
 	setDefault(&o.Retry.Initial, DefaultRetryInitial)
 	setDefault(&o.Retry.Max, DefaultRetryMax)
 	if o.Retry.MaxAttempts <= 0 {

@@ -168,3 +168,24 @@ func TestSendErrorsAreRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookProbeEndsTheBackoff: a webhook receiver that starts listening
+// during a 10-minute backoff gets the alert at once: the TCP probe finds
+// it.
+func TestWebhookProbeEndsTheBackoff(t *testing.T) {
+	addr := freeAddr(t) // nothing listens there yet
+	m, _ := newTestManager(t, ManagerOptions{
+		Retry:         RetryConfig{Initial: 10 * time.Minute, Max: 10 * time.Minute, MaxAttempts: 1},
+		ProbeInterval: 50 * time.Millisecond,
+	}, NewWebhook("hook", "http://"+addr+"/hook", nil, HTTPOptions{}))
+	m.Fire(LeakAlert(testLeak("web", "rss")))
+	waitFor(t, "a failed attempt", func() bool { return deliveries(m, "hook", ResultFailure) == 1 })
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("port %s taken meanwhile: %v", addr, err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	waitFor(t, "delivery once listening", func() bool { return deliveries(m, "hook", ResultSuccess) == 1 })
+}

@@ -74,6 +74,7 @@ func TestRunTargetDiesExits3(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("report: %v\n%s", err, stdout.String())
 	}
+	t.Logf("target died at %v; soak %.1f s of the planned 120 s, cool-down %.1f s", rep.Target.DiedAt, rep.Phases.Soak, rep.Phases.Cooldown)
 	if rep.Target.DiedAt == nil || rep.Target.Grace != 1 {
 		t.Errorf("target: %+v; want died_at and a grace of 1 s", rep.Target)
 	}

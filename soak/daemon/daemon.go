@@ -167,16 +167,18 @@ func New(cfg *config.Config, o Options) (*Daemon, error) {
 	if d.st, err = store.Open(cfg.StateDir); err != nil {
 		return nil, fmt.Errorf("daemon: %w", err)
 	}
+	d.recoverInterrupted()
 	stored, err := d.st.Alerts()
 	if err != nil {
 		d.log.Error("reading the alerts of the last run of soakd; they are not re-sent", zap.Error(err))
 	}
+	// Resolve what no longer holds before any worker sends: a cut-short
+	// run's alert must not fire again for a moment.
+	stored = d.reconcileAlerts(stored)
 	if d.alerts, err = newAlertHub(cfg, o, d.st, stored); err != nil {
 		d.st.Close()
 		return nil, err
 	}
-	d.recoverInterrupted()
-	d.reconcileAlerts()
 	d.prune()
 	for _, j := range cfg.Jobs {
 		d.m.initJob(j.Name)

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
@@ -71,44 +72,66 @@ func (d *Daemon) analysisOptions(job string, recs []model.Record) (model.TargetI
 	return ti, ao
 }
 
-// reconcileAlerts resolves the alerts restored from the store that no
-// longer hold: those of a job the config no longer has, and those of a run
-// that a crash cut short (now "interrupted") or that is gone. The others
-// (a finished run's leaks, still its job's latest word) go on firing and
-// are re-sent as due.
-func (d *Daemon) reconcileAlerts() {
+// reconcileAlerts marks resolved, in the alerts restored from the store,
+// those that no longer hold: those of a job the config no longer has, and
+// those of a run that a crash cut short (now "interrupted") or that is
+// gone. The others (a finished run's leaks, still its job's latest word)
+// go on firing and are re-sent as due. It runs before the alert manager
+// starts, so a stale alert is never sent firing again.
+func (d *Daemon) reconcileAlerts(stored []alerts.StoredAlert) []alerts.StoredAlert {
 	cfg := d.config()
+	var gen uint64
+	for _, sa := range stored {
+		gen = max(gen, sa.Gen)
+	}
 	var resolved []string
-	d.hub().mgr.ResolveIf(func(a alerts.Alert) bool {
-		why := ""
-		if cfg.Job(a.Labels[alerts.LabelJob]) == nil {
-			why = "job no longer configured"
-		} else if id := a.Annotations[alerts.AnnotationRunID]; id != "" {
-			n, err := strconv.ParseInt(id, 10, 64)
-			if err != nil {
-				return false
-			}
-			run, err := d.st.Run(n)
-			switch {
-			case errors.Is(err, store.ErrNotFound):
-				why = "run gone"
-			case err != nil:
-				return false
-			case run.Status == store.StatusInterrupted || run.Status == store.StatusRunning:
-				why = "run cut short"
-			}
+	firing := 0
+	for i := range stored {
+		a := &stored[i].Alert
+		if a.Status != alerts.StatusFiring {
+			continue
 		}
-		if why != "" {
-			resolved = append(resolved, a.Fingerprint().String()+" ("+why+")")
+		why := d.staleBecause(cfg, *a)
+		if why == "" {
+			firing++
+			continue
 		}
-		return why != ""
-	})
+		gen++
+		a.Status, a.EndsAt, stored[i].Gen = alerts.StatusResolved, d.o.Now(), gen
+		resolved = append(resolved, a.Fingerprint().String()+" ("+why+")")
+	}
 	if len(resolved) > 0 {
 		d.log.Info("resolved alerts that no longer hold after the restart", zap.Strings("alerts", resolved))
 	}
-	if n := len(d.hub().mgr.Active()); n > 0 {
-		d.log.Info("alerts still firing after the restart; re-sending them", zap.Int("alerts", n))
+	if firing > 0 {
+		d.log.Info("alerts still firing after the restart; re-sending them", zap.Int("alerts", firing))
 	}
+	return stored
+}
+
+// staleBecause says why a restored firing alert no longer holds, or "".
+func (d *Daemon) staleBecause(cfg *config.Config, a alerts.Alert) string {
+	if cfg.Job(a.Labels[alerts.LabelJob]) == nil {
+		return "job no longer configured"
+	}
+	id := a.Annotations[alerts.AnnotationRunID]
+	if id == "" {
+		return ""
+	}
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return ""
+	}
+	run, err := d.st.Run(n)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "run gone"
+	case err != nil:
+		return ""
+	case run.Status == store.StatusInterrupted || run.Status == store.StatusRunning:
+		return "run cut short"
+	}
+	return ""
 }
 
 // prune applies the retention limits.

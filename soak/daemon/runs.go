@@ -378,7 +378,7 @@ func analysisOf(o *runner.Options) runner.AnalysisOptions {
 	return ao
 }
 
-// onRecord keeps a sample for the live analysis (soak.Run has stored it
+// onRecord keeps a sample for the live analysis (runner.Run has stored it
 // through the run's spool, so a kill -9 loses at most one), updates the
 // target metrics, and fires when the target died or
 // restarted. It runs on the sampling goroutine and never blocks on alerts.

@@ -137,6 +137,8 @@ func TestFullDiskIsVisible(t *testing.T) {
 	}
 
 	pings := nt.pings.Load()
+	t.Logf("disk full: %g store write errors, %d log lines about them, %d watchdog pings while failing",
+		gathered(t, reg, "soakd_store_write_errors_total"), strings.Count(logs.String(), "store write failed"), nt.whileBad.Load())
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/store"
@@ -94,4 +95,57 @@ func leakReport() *model.Report {
 	return &model.Report{Verdict: verdict.OverallLeak, Resources: map[string]verdict.Resource{
 		"rss": {Verdict: verdict.Leak, Unit: "bytes", PerRequest: 4096, PerHour: 1 << 30, TimeToExhaustionSeconds: &tte},
 	}}
+}
+
+// TestRestartReconcilesAlerts: at start-up a finished run's leak alert
+// goes on firing, while the alert of a run a crash cut short and the alert
+// of a job no longer configured are resolved (and, with no sink to tell,
+// forgotten).
+func TestRestartReconcilesAlerts(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	done, err := st.CreateRun("web", store.TriggerAPI, "x", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishRun(done, store.StatusCompleted, leakReport(), nil); err != nil {
+		t.Fatal(err)
+	}
+	cut, err := st.CreateRun("web", store.TriggerAPI, "x", at.Add(time.Hour)) // left "running": a crash
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range []alerts.Alert{
+		alerts.LeakAlert(alerts.Leak{Job: "web", Resource: "rss", Unit: "bytes", RunID: itoa(done)}),
+		alerts.TargetDownAlert("web", itoa(cut), "gone"),
+		alerts.LeakAlert(alerts.Leak{Job: "removed", Resource: "fds", Unit: "fds", RunID: itoa(done)}),
+	} {
+		a.Status = alerts.StatusFiring
+		if err := st.SaveAlert(alerts.StoredAlert{Alert: a, Gen: uint64(i + 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+
+	tg := target{addr: "127.0.0.1:1", pidFile: "/nonexistent.pid"}
+	d, err := New(parseConfig(t, configYAML(dir, "", jobSpec{name: "web", target: tg})), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { d.hub().close(); d.st.Close() }()
+	var got []string
+	for _, a := range d.hub().mgr.Active() {
+		got = append(got, a.Fingerprint().String())
+	}
+	if len(got) != 1 || got[0] != "SoakdLeak/web/rss" {
+		t.Errorf("firing after the restart: %q; want only the finished run's SoakdLeak/web/rss", got)
+	}
+	stored, err := d.st.Alerts()
+	if err != nil || len(stored) != 1 {
+		t.Errorf("stored alerts after the restart: %d (%v); want the one still firing", len(stored), err)
+	}
 }

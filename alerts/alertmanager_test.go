@@ -185,7 +185,7 @@ func TestAlertmanagerRealFireAndResolve(t *testing.T) {
 		}
 	}
 
-	m.Resolve("web", "rss")
+	resolveAll(m, "web", "rss")
 	waitFor(t, "the alert resolved in Alertmanager", func() bool {
 		a := findAlert(getAlerts(t, base), AlertLeak, "web", "rss")
 		return a == nil || !a.EndsAt.After(time.Now())

@@ -220,15 +220,6 @@ func (m *Manager) Fire(a Alert) {
 	}
 }
 
-// Resolve resolves every firing alert of (job, resource), whatever its
-// alertname: each is sent once more, resolved, with EndsAt = now.
-func (m *Manager) Resolve(job, resource string) {
-	m.ResolveIf(func(a Alert) bool {
-		fp := a.Fingerprint()
-		return fp.Job == job && fp.Resource == resource
-	})
-}
-
 // ResolveAlert resolves the one firing alert with this alertname, job and
 // resource, e.g. AlertExhaustion when the time to exhaustion grew back
 // above the threshold while the leak still fires.

@@ -34,8 +34,8 @@ func TestManagerDedupRepeatResolve(t *testing.T) {
 		{"once due it is re-sent", 2 * time.Hour, func() { m.Fire(LeakAlert(testLeak("web", "rss"))) }, 2},
 		{"Repeat once due re-sends", 4 * time.Hour, m.Repeat, 3},
 		{"a new run is sent at once", time.Minute, func() { m.Fire(LeakAlert(newRun)) }, 4},
-		{"resolve sends once", time.Minute, func() { m.Resolve("web", "rss") }, 5},
-		{"resolve again sends nothing", time.Minute, func() { m.Resolve("web", "rss") }, 5},
+		{"resolve sends once", time.Minute, func() { resolveAll(m, "web", "rss") }, 5},
+		{"resolve again sends nothing", time.Minute, func() { resolveAll(m, "web", "rss") }, 5},
 	}
 	for _, s := range steps {
 		clock.Add(s.advance)
@@ -321,7 +321,7 @@ func TestManagerStateSurvivesRestart(t *testing.T) {
 	if n := len(m2.Active()); n != 1 {
 		t.Errorf("restored: %d active; want 1", n)
 	}
-	m2.Resolve("web", "rss")
+	resolveAll(m2, "web", "rss")
 	waitFor(t, "the resolved alert forgotten", func() bool { return len(state.load()) == 0 })
 	if n := countJob(up2.batches(), "web"); n != 1 {
 		t.Errorf("sink up: %d sends after the restart; want only the resolve (it had the firing alert)", n)

@@ -6,11 +6,12 @@
 package alerts
 
 import (
-	"fmt"
 	"math"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/soakd/soakd/soak/units"
 )
 
 // Status says whether an alert is firing or resolved.
@@ -67,6 +68,10 @@ const (
 	AnnotationTimeToExhaustion = "time_to_exhaustion"
 	AnnotationRunID            = "run_id"
 	AnnotationReason           = "reason"
+	// AnnotationTarget names the target process ("pid 123 (python3
+	// app.py)"), AnnotationURL the load's URL, secrets redacted.
+	AnnotationTarget = "target"
+	AnnotationURL    = "url"
 )
 
 // Alert is one alert. Its identity is its Fingerprint.
@@ -199,33 +204,37 @@ func labels(name, job, resource, severity string) map[string]string {
 	}
 }
 
-// RunURL returns the link to a run in soakd's API:
-// "<externalURL>/api/v1/runs/<runID>", or "" when either is empty.
+// RunURL returns the link to a run's page:
+// "<externalURL>/runs/<runID>" (the run's web page), or "" when either is empty.
 func RunURL(externalURL, runID string) string {
 	if externalURL == "" || runID == "" {
 		return ""
 	}
-	return strings.TrimRight(externalURL, "/") + "/api/v1/runs/" + url.PathEscape(runID)
+	return strings.TrimRight(externalURL, "/") + "/runs/" + url.PathEscape(runID)
 }
 
-// formatAmount renders v in unit: bytes in IEC units, counts plainly.
+// formatAmount renders v in unit with three significant digits, never in
+// scientific notation (units.Amount): bytes in KiB, MiB, GiB or TiB,
+// counts plainly ("650346 fds", "0.00501 fds"), CPU seconds as time.
 func formatAmount(v float64, unit string) string {
-	if unit != "bytes" {
-		if unit == "" {
-			return fmt.Sprintf("%.4g", v)
-		}
-		return fmt.Sprintf("%.4g %s", v, unit)
+	if unit == "CPU seconds" {
+		return cpuTime(v)
 	}
-	abs := math.Abs(v)
+	return units.Amount(v, unit)
+}
+
+// cpuTime renders CPU seconds in s, ms, µs or ns: "1 ns CPU", "360 µs CPU".
+func cpuTime(v float64) string {
+	a := math.Abs(v)
 	for _, u := range []struct {
 		name string
 		size float64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if abs >= u.size {
-			return fmt.Sprintf("%.3g %s", v/u.size, u.name)
+	}{{"s", 1}, {"ms", 1e-3}, {"µs", 1e-6}} {
+		if a >= u.size {
+			return units.Sig3(v/u.size) + " " + u.name + " CPU"
 		}
 	}
-	return fmt.Sprintf("%.3g B", v)
+	return units.Sig3(v/1e-9) + " ns CPU"
 }
 
 func formatTTE(d time.Duration) string {

@@ -19,6 +19,7 @@ import (
 type Alertmanager struct {
 	name    string
 	urls    []string
+	bases   []*url.URL // for the readiness probe
 	client  *http.Client
 	headers http.Header
 	logger  *zap.Logger
@@ -73,6 +74,7 @@ func NewAlertmanager(name string, baseURLs []string, opts HTTPOptions) (*Alertma
 			return nil, fmt.Errorf("alertmanager %s: urls[%d] %s: invalid URL", name, i, RedactURL(b))
 		}
 		am.urls = append(am.urls, u.JoinPath("api", "v2", "alerts").String())
+		am.bases = append(am.bases, u)
 	}
 	if len(am.urls) == 0 {
 		return nil, fmt.Errorf("alertmanager %s: no URL", name)
@@ -142,3 +144,7 @@ func toAMAlerts(alerts []Alert) []amAlert {
 	}
 	return out
 }
+
+// refreshes tells the Manager to keep the endsAt of firing alerts fresh:
+// Alertmanager expires an alert at its endsAt.
+func (am *Alertmanager) refreshes() bool { return true }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,19 +22,30 @@ const alertmanagerBin = "/usr/bin/prometheus-alertmanager"
 // and returns its base URL. It is killed by PID at cleanup.
 func startAlertmanager(t *testing.T) string {
 	t.Helper()
+	return startAlertmanagerAt(t, freeAddr(t), t.TempDir()).base
+}
+
+// amProc is a running Alertmanager.
+type amProc struct {
+	base string
+	stop func() // kills it by PID and reaps it; idempotent
+}
+
+// startAlertmanagerAt runs Alertmanager on addr with its files in dir, so
+// a test can stop it and start it again at the same address.
+func startAlertmanagerAt(t *testing.T, addr, dir string) amProc {
+	t.Helper()
 	if _, err := os.Stat(alertmanagerBin); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%s missing in CI: %v", alertmanagerBin, err)
 		}
 		t.Skipf("%s not installed (apt-get install -y prometheus-alertmanager)", alertmanagerBin)
 	}
-	dir := t.TempDir()
 	cfg := filepath.Join(dir, "alertmanager.yml")
 	conf := "route:\n  receiver: blackhole\n  group_wait: 1s\nreceivers:\n  - name: blackhole\n"
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
 	cmd := exec.Command(alertmanagerBin,
 		"--config.file="+cfg,
 		"--storage.path="+filepath.Join(dir, "data"),
@@ -48,13 +60,17 @@ func startAlertmanager(t *testing.T) string {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		})
+	}
+	t.Cleanup(stop)
 	base := "http://" + addr
 	waitReady(t, base+"/-/ready", exited)
-	return base
+	return amProc{base: base, stop: stop}
 }
 
 // testWriter forwards a process's stderr to the test log.
@@ -211,4 +227,66 @@ func TestAlertmanagerAllDown(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAlertmanagerOutageLongerThanRetryBudget: Alertmanager is down when
+// the alert fires and stays down past MaxAttempts failed sends (the old
+// retry budget, after which the alert was lost); once it is back, the
+// alert arrives, with an endsAt in the future.
+func TestAlertmanagerOutageLongerThanRetryBudget(t *testing.T) {
+	addr, dir := freeAddr(t), t.TempDir()
+	am := startAlertmanagerAt(t, addr, dir)
+	am.stop()
+	sink, err := NewAlertmanager("am", []string{am.base}, HTTPOptions{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newTestManager(t, ManagerOptions{
+		Retry: RetryConfig{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, MaxAttempts: 3},
+	}, sink)
+	m.Fire(LeakAlert(testLeak("web", "rss")))
+	waitFor(t, "the retry budget spent", func() bool { return deliveries(m, "am", ResultFailure) == 1 })
+	waitFor(t, "more attempts past the budget", func() bool { return deliveries(m, "am", ResultRetry) >= 3 })
+
+	am = startAlertmanagerAt(t, addr, dir)
+	var got *gettableAlert
+	waitFor(t, "the alert in Alertmanager after the outage", func() bool {
+		got = findAlert(getAlerts(t, am.base), AlertLeak, "web", "rss")
+		return got != nil
+	})
+	if got.Status.State != "active" || !got.EndsAt.After(time.Now()) {
+		t.Errorf("after the outage: state %q, endsAt %v; want active and in the future", got.Status.State, got.EndsAt)
+	}
+	// The worker confirms once Alertmanager answered: wait for it.
+	waitFor(t, "the delivery confirmed", func() bool { return m.QueueLen("am") == 0 })
+	t.Logf("delivered after %d failed attempts (retry budget %d), endsAt %s ahead",
+		deliveries(m, "am", ResultRetry)+deliveries(m, "am", ResultFailure), 3, time.Until(got.EndsAt).Round(time.Second))
+}
+
+// TestAlertmanagerRecoveryIsSentAtOnce: Alertmanager is down when the
+// alert fires and the backoff has grown to 10 minutes; once Alertmanager is
+// back, the readiness probe ends the backoff and the alert arrives within
+// seconds (the wait below gives up long before 5 minutes, the shortest
+// jittered backoff).
+func TestAlertmanagerRecoveryIsSentAtOnce(t *testing.T) {
+	addr, dir := freeAddr(t), t.TempDir()
+	am := startAlertmanagerAt(t, addr, dir)
+	am.stop()
+	sink, err := NewAlertmanager("am", []string{am.base}, HTTPOptions{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newTestManager(t, ManagerOptions{
+		Retry:         RetryConfig{Initial: 10 * time.Minute, Max: 10 * time.Minute, MaxAttempts: 1},
+		ProbeInterval: 100 * time.Millisecond,
+	}, sink)
+	m.Fire(LeakAlert(testLeak("web", "rss")))
+	waitFor(t, "the first send failed", func() bool { return deliveries(m, "am", ResultFailure) == 1 })
+
+	am = startAlertmanagerAt(t, addr, dir)
+	start := time.Now()
+	waitFor(t, "the alert in Alertmanager once it is back", func() bool {
+		return findAlert(getAlerts(t, am.base), AlertLeak, "web", "rss") != nil
+	})
+	t.Logf("delivered %s after Alertmanager was ready again, with a 10-minute backoff pending", time.Since(start).Round(10*time.Millisecond))
 }

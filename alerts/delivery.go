@@ -2,71 +2,161 @@ package alerts
 
 import (
 	"context"
+	"math/bits"
 	"math/rand/v2"
+	"sort"
 	"time"
 
 	"go.uber.org/zap"
 )
 
-// enqueue queues batch for each named sink; a full queue drops its oldest
-// batch, and a closed one the new batch, each counted as dropped.
-func (m *Manager) enqueue(sinks []string, batch []Alert) {
-	for _, name := range sinks {
-		w, ok := m.workers[name]
+// sent is one alert of a send: its fingerprint and the generation sent.
+type sent struct {
+	fp  Fingerprint
+	gen uint64
+}
+
+// due returns the alerts to send to sink now: those pending (a generation
+// the sink has not confirmed) and, unless the Manager is closing, firing
+// alerts whose last delivery is a repeat interval old. Firing alerts get
+// endsAt = now + the sink's expiry. wait is how long until the next
+// alert falls due, when none is due now; closing tells the Manager
+// closes.
+func (m *Manager) due(name string, w *worker) (batch []Alert, ids []sent, wait time.Duration, closing bool) {
+	now := m.now()
+	repeat, expiry := m.repeatFor(w), m.expiryFor(w)
+	wait = m.opts.RepeatCheck
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fps := make([]Fingerprint, 0, len(m.alerts))
+	for fp := range m.alerts {
+		fps = append(fps, fp)
+	}
+	sort.Slice(fps, func(i, j int) bool { return fps[i].String() < fps[j].String() })
+	for _, fp := range fps {
+		if !routed(m.routes[fp], name) {
+			continue
+		}
+		e := m.alerts[fp]
+		st := e.Sinks[name]
+		pending := st.Gen < e.Gen
+		firing := e.Alert.Status == StatusFiring
+		next := st.Delivered.Add(repeat).Sub(now)
+		if !pending && (!firing || m.closed || next > 0) {
+			if firing && !m.closed {
+				wait = min(wait, next)
+			}
+			continue
+		}
+		if len(batch) == m.opts.QueueSize {
+			wait = 0
+			break
+		}
+		a := e.Alert.clone()
+		if firing {
+			a.EndsAt = now.Add(expiry)
+		}
+		batch = append(batch, a)
+		ids = append(ids, sent{fp, e.Gen})
+	}
+	return batch, ids, wait, m.closed
+}
+
+func routed(sinks []string, name string) bool {
+	for _, s := range sinks {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+// confirm records that sink delivered ids at now.
+func (m *Manager) confirm(name string, ids []sent, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, id := range ids {
+		e, ok := m.alerts[id.fp]
 		if !ok {
 			continue
 		}
-		if d := w.q.push(batch); d != 0 {
-			m.metrics.Deliveries.WithLabelValues(name, ResultDropped).Inc()
-			// Log the first drop and every 100th: a stuck sink must not
-			// flood the log.
-			if n := w.dropped.Add(1); n%100 == 1 {
-				m.log.Warn("alert queue full or closed: dropped a send", zap.String("sink", name), zap.Int64("dropped", n))
-			}
+		st := e.Sinks[name]
+		st.Gen = max(st.Gen, id.gen)
+		st.Delivered = now
+		if e.Sinks == nil {
+			e.Sinks = map[string]SinkState{}
 		}
+		e.Sinks[name] = st
+		m.settle(id.fp, e)
 	}
 }
 
-// work delivers sink's batches until its queue is closed and empty, or the
-// Manager gives up draining.
+// work delivers sink's due alerts until the Manager closes with nothing
+// pending for it, or gives up draining.
 func (m *Manager) work(name string, w *worker) {
 	defer m.wg.Done()
+	log := m.log.With(zap.String("sink", name))
+	backoff, failures := m.opts.Retry.Initial, 0
 	for {
-		batch, ok := w.q.pop(m.ctx)
-		if !ok {
-			break
+		batch, ids, wait, closing := m.due(name, w)
+		if len(batch) == 0 {
+			if closing {
+				return
+			}
+			if wait > 0 && !sleepOrKick(m.ctx, w.kick, wait) {
+				m.abandon(name)
+				return
+			}
+			continue
 		}
-		m.deliver(name, w.sink, batch)
-	}
-	if n := w.q.len(); n > 0 {
-		m.metrics.Deliveries.WithLabelValues(name, ResultDropped).Add(float64(n))
-	}
-}
-
-// deliver sends batch, retrying retryable failures with capped, jittered
-// exponential backoff up to MaxAttempts.
-func (m *Manager) deliver(name string, s Sink, batch []Alert) {
-	log := m.log.With(zap.String("sink", name), zap.Int("alerts", len(batch)),
-		zap.String("first", batch[0].Fingerprint().String()))
-	backoff := m.opts.Retry.Initial
-	for attempt := 1; ; attempt++ {
-		retry, err := s.Send(m.ctx, batch...)
+		retry, err := w.sink.Send(m.ctx, batch...)
 		if err == nil {
 			m.metrics.Deliveries.WithLabelValues(name, ResultSuccess).Inc()
+			if failures > 0 {
+				log.Info("alert delivery recovered", zap.Int("failed_attempts", failures), zap.Int("alerts", len(batch)))
+			}
+			m.confirm(name, ids, m.now())
+			backoff, failures = m.opts.Retry.Initial, 0
+			continue
+		}
+		if m.ctx.Err() != nil {
+			m.abandon(name)
 			return
 		}
-		if !retry || attempt >= m.opts.Retry.MaxAttempts || m.ctx.Err() != nil {
-			m.metrics.Deliveries.WithLabelValues(name, ResultFailure).Inc()
-			log.Error("alert delivery failed", zap.Int("attempt", attempt), zap.Bool("retryable", retry), zap.Error(err))
-			return
+		failures++
+		if !retry {
+			backoff = m.opts.Retry.Max
 		}
-		m.metrics.Deliveries.WithLabelValues(name, ResultRetry).Inc()
-		log.Warn("alert delivery failed; retrying", zap.Int("attempt", attempt), zap.Duration("backoff", backoff), zap.Error(err))
-		if !sleep(m.ctx, jitter(backoff)) {
+		fields := []zap.Field{zap.Int("attempt", failures), zap.Int("alerts", len(batch)),
+			zap.String("first", batch[0].Fingerprint().String()), zap.Bool("retryable", retry),
+			zap.Duration("backoff", backoff), zap.Error(err)}
+		switch {
+		case failures == m.opts.Retry.MaxAttempts:
 			m.metrics.Deliveries.WithLabelValues(name, ResultFailure).Inc()
+			log.Error("alert delivery failing; retrying with backoff while the alerts are pending", fields...)
+		case failures < m.opts.Retry.MaxAttempts || bits.OnesCount(uint(failures)) == 1:
+			// Every attempt up to MaxAttempts, then at powers of two: an
+			// outage must not flood the log.
+			m.metrics.Deliveries.WithLabelValues(name, ResultRetry).Inc()
+			log.Warn("alert delivery failed; retrying", fields...)
+		default:
+			m.metrics.Deliveries.WithLabelValues(name, ResultRetry).Inc()
+		}
+		// A receiver that answered with a final status (4xx) is not
+		// probed: it was up, and asking again sooner would not help.
+		if !m.backoffWait(w, jitter(backoff), retry) {
+			m.abandon(name)
 			return
 		}
 		backoff = min(2*backoff, m.opts.Retry.Max)
+	}
+}
+
+// abandon counts what is still pending for sink as dropped when the
+// Manager gives up draining (a State keeps it for the next start).
+func (m *Manager) abandon(name string) {
+	if n := m.QueueLen(name); n > 0 {
+		m.metrics.Deliveries.WithLabelValues(name, ResultDropped).Add(float64(n))
 	}
 }
 
@@ -88,4 +178,17 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// sleepOrKick waits d, a kick, or ctx; it reports false when ctx is done.
+func sleepOrKick(ctx context.Context, kick <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-kick:
+	case <-ctx.Done():
+		return false
+	}
+	return true
 }

@@ -8,20 +8,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/soakd/soakd/soak/soaktest"
 	"go.uber.org/zap/zaptest"
 )
 
-// waitFor polls cond until it holds, failing the test after a generous
-// deadline (the machine may be loaded).
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitFor waits up to 60 s for cond (soaktest.WaitFor).
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	soaktest.WaitFor(t, 60*time.Second, what, cond)
 }
 
 // recSink records every batch it is sent; fail, when set, decides each

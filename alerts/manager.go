@@ -3,7 +3,6 @@ package alerts
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,12 @@ import (
 	"go.uber.org/zap"
 )
 
+// DefaultResolveTimeout is how long past its last send a firing alert stays
+// active in Alertmanager (its endsAt), as Alertmanager's own
+// resolve_timeout; the Manager re-sends each firing alert to Alertmanager
+// every fifth of it.
+const DefaultResolveTimeout = 5 * time.Minute
+
 // ManagerOptions configure a Manager.
 type ManagerOptions struct {
 	// Sinks by name, as Build returns them.
@@ -21,20 +26,40 @@ type ManagerOptions struct {
 	// "alerts" list); nil sends every alert to every sink. Unknown names
 	// are logged and skipped.
 	Route func(job string) []string
-	// RepeatInterval is the least time between two sends of a firing
-	// alert; a firing alert is also re-sent once it is due, by the
-	// Manager's own loop. Zero means DefaultRepeatInterval.
+	// RepeatInterval is how often a firing alert is notified again on a
+	// sink that notifies people (webhook, Slack, exec). Zero means
+	// DefaultRepeatInterval.
 	RepeatInterval time.Duration
-	// RepeatCheck is how often that loop runs; zero means one minute.
+	// ResolveTimeout is the endsAt of a firing alert sent to Alertmanager:
+	// last send + ResolveTimeout. It is re-sent every ResolveTimeout/5, so
+	// a dead soakd's alerts end within ResolveTimeout. Zero means
+	// DefaultResolveTimeout.
+	ResolveTimeout time.Duration
+	// RepeatCheck bounds how long a sink's worker sleeps before it looks
+	// for due sends again; zero means one minute.
 	RepeatCheck time.Duration
 	// ExternalURL builds GeneratorURL from the run_id annotation when an
 	// alert has none.
 	ExternalURL string
-	// QueueSize bounds each sink's queue; zero means DefaultQueueSize.
+	// QueueSize bounds the alerts in one send; zero means
+	// DefaultQueueSize. More pending alerts go in the next send.
 	QueueSize int
-	// Retry is the backoff of retryable failures; zero fields take the
-	// defaults.
+	// Retry is the backoff between failed sends; zero fields take the
+	// defaults. A failing sink is retried for as long as it has pending
+	// alerts; after MaxAttempts failures in a row the failure is counted
+	// and logged as an error.
 	Retry RetryConfig
+	// ProbeInterval is how often a failing sink's receiver is probed
+	// during the backoff (Alertmanager's /-/ready, a TCP connect for the
+	// webhooks); a probe that succeeds ends the backoff at once. Zero
+	// means DefaultProbeInterval.
+	ProbeInterval time.Duration
+	// State persists the alerts; nil keeps them in memory only.
+	State StateStore
+	// Restore seeds the Manager with alerts persisted earlier (or handed
+	// over by the Manager it replaces on reload); they are sent again as
+	// due.
+	Restore []StoredAlert
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger; nil means none.
@@ -43,9 +68,11 @@ type ManagerOptions struct {
 	Registerer prometheus.Registerer
 }
 
-// Manager keeps the state of firing alerts, deduplicated by Fingerprint,
-// and delivers sends through one bounded queue and one worker per sink.
-// Fire and Resolve never block on delivery.
+// Manager keeps the state of alerts, deduplicated by Fingerprint, and
+// delivers them with one worker per sink. An alert stays pending for a
+// sink until the sink confirms it: failed sends are retried with backoff
+// while the alert is pending, with no limit on attempts. Fire and Resolve
+// never block on delivery.
 type Manager struct {
 	opts    ManagerOptions
 	now     func() time.Time
@@ -53,31 +80,30 @@ type Manager struct {
 	metrics *Metrics
 	workers map[string]*worker
 
-	mu     sync.Mutex // guards active and closed
-	active map[Fingerprint]*entry
-	closed bool
+	mu       sync.Mutex // guards alerts, gen, closed, state
+	alerts   map[Fingerprint]*StoredAlert
+	routes   map[Fingerprint][]string
+	gen      uint64
+	closed   bool
+	state    StateStore
+	stateErr atomic.Int64 // failed state writes, for rate-limited logging
 
-	ctx      context.Context // cancelled when Close gives up draining
-	cancel   context.CancelFunc
-	stopLoop context.CancelFunc
-	wg       sync.WaitGroup
-}
-
-// entry is the state of one firing alert.
-type entry struct {
-	alert    Alert
-	lastSent time.Time
-	sinks    []string
+	ctx    context.Context // cancelled when Close gives up draining
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 type worker struct {
 	sink    Sink
-	q       *queue
-	dropped atomic.Int64 // drops so far, for rate-limited logging
+	refresh bool          // the sink is an Alertmanager: keep endsAt fresh
+	kick    chan struct{} // holds a token when there may be new work
 }
 
-// NewManager starts a Manager: one worker per sink and the repeat loop.
-// Stop it with Close.
+// refresher is implemented by sinks whose receiver expires a firing alert
+// at its endsAt (Alertmanager): the Manager keeps their endsAt fresh.
+type refresher interface{ refreshes() bool }
+
+// NewManager starts a Manager: one worker per sink. Stop it with Close.
 func NewManager(opts ManagerOptions) (*Manager, error) {
 	fillManagerDefaults(&opts)
 	metrics, err := NewMetrics(opts.Registerer)
@@ -85,30 +111,41 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 		return nil, fmt.Errorf("alerts: metrics: %w", err)
 	}
 	m := &Manager{
-		opts: opts, now: opts.Now, log: opts.Logger, metrics: metrics,
-		workers: map[string]*worker{}, active: map[Fingerprint]*entry{},
+		opts: opts, now: opts.Now, log: opts.Logger, metrics: metrics, state: opts.State,
+		workers: map[string]*worker{}, alerts: map[Fingerprint]*StoredAlert{},
+		routes: map[Fingerprint][]string{},
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	for name, s := range opts.Sinks {
 		metrics.initSink(name)
-		w := &worker{sink: s, q: newQueue(opts.QueueSize)}
-		m.workers[name] = w
+		r, ok := s.(refresher)
+		m.workers[name] = &worker{sink: s, refresh: ok && r.refreshes(), kick: make(chan struct{}, 1)}
+	}
+	for _, sa := range opts.Restore {
+		sa = sa.clone()
+		fp := sa.Alert.Fingerprint()
+		m.alerts[fp] = &sa
+		m.routes[fp] = m.route(fp.Job)
+		m.gen = max(m.gen, sa.Gen)
+		if sa.Alert.Status == StatusResolved {
+			m.settle(fp, &sa) // saved, or forgotten when no sink still needs it
+		}
+	}
+	for name, w := range m.workers {
 		m.wg.Add(1)
 		go m.work(name, w)
 	}
-	loopCtx, stop := context.WithCancel(m.ctx)
-	m.stopLoop = stop
-	m.wg.Add(1)
-	go m.repeatLoop(loopCtx)
 	return m, nil
 }
 
 func fillManagerDefaults(o *ManagerOptions) {
 	setDefault(&o.RepeatInterval, DefaultRepeatInterval)
+	setDefault(&o.ResolveTimeout, DefaultResolveTimeout)
 	setDefault(&o.RepeatCheck, time.Minute)
+	setDefault(&o.ProbeInterval, DefaultProbeInterval)
 	setDefault(&o.Retry.Initial, DefaultRetryInitial)
 	setDefault(&o.Retry.Max, DefaultRetryMax)
-	if o.Retry.MaxAttempts == 0 {
+	if o.Retry.MaxAttempts <= 0 {
 		o.Retry.MaxAttempts = DefaultRetryAttempts
 	}
 	if o.QueueSize <= 0 {
@@ -122,15 +159,25 @@ func fillManagerDefaults(o *ManagerOptions) {
 	}
 }
 
-// expiry is how long past a send a firing alert stays valid in
-// Alertmanager (its endsAt) unless re-sent: two repeat intervals, so one
-// lost re-send does not resolve it, while an alert soakd can no longer
-// resolve (soakd died) ends by itself.
-func (m *Manager) expiry() time.Duration { return 2 * m.opts.RepeatInterval }
+// repeatFor is how often a firing alert is sent again to w's sink, and
+// expiryFor how long past a send it stays valid there (its endsAt).
+func (m *Manager) repeatFor(w *worker) time.Duration {
+	if w.refresh {
+		return m.opts.ResolveTimeout / 5
+	}
+	return m.opts.RepeatInterval
+}
 
-// Fire records a as firing. A new alert is sent at once; an alert already
-// firing gets its annotations updated and is re-sent only when its last
-// send is RepeatInterval old.
+func (m *Manager) expiryFor(w *worker) time.Duration {
+	if w.refresh {
+		return m.opts.ResolveTimeout
+	}
+	return 2 * m.opts.RepeatInterval
+}
+
+// Fire records a as firing. A new alert, or one whose run changed, is sent
+// at once; an alert already firing gets its annotations updated, and they
+// go out with its next send.
 func (m *Manager) Fire(a Alert) {
 	a = a.clone()
 	now := m.now()
@@ -140,44 +187,46 @@ func (m *Manager) Fire(a Alert) {
 		m.mu.Unlock()
 		return
 	}
-	e, ok := m.active[fp]
-	if ok {
-		a.StartsAt = e.alert.StartsAt
+	e, ok := m.alerts[fp]
+	changed := true
+	if ok && e.Alert.Status == StatusFiring {
+		a.StartsAt = e.Alert.StartsAt
+		changed = a.Annotations[AnnotationRunID] != e.Alert.Annotations[AnnotationRunID] ||
+			a.Labels[LabelSeverity] != e.Alert.Labels[LabelSeverity]
 	} else {
-		e = &entry{sinks: m.route(fp.Job)}
-		m.active[fp] = e
+		if !ok {
+			e = &StoredAlert{Sinks: map[string]SinkState{}}
+			m.alerts[fp] = e
+		}
+		m.routes[fp] = m.route(fp.Job)
 		if a.StartsAt.IsZero() {
 			a.StartsAt = now
 		}
 	}
-	a.Status = StatusFiring
+	a.Status, a.EndsAt = StatusFiring, time.Time{}
 	if a.GeneratorURL == "" {
 		a.GeneratorURL = RunURL(m.opts.ExternalURL, a.Annotations[AnnotationRunID])
 	}
-	e.alert = a
-	due := !ok || now.Sub(e.lastSent) >= m.opts.RepeatInterval
-	var send Alert
-	if due {
-		send = m.markSent(e, now)
+	e.Alert = a
+	if changed {
+		m.gen++
+		e.Gen = m.gen
 	}
+	m.save(e)
+	sinks := m.routes[fp]
 	m.mu.Unlock()
-	if due {
-		m.enqueue(e.sinks, []Alert{send})
+	if changed {
+		m.kick(sinks)
 	}
-}
-
-// markSent stamps e as sent at now and returns the alert to send; called
-// with mu held.
-func (m *Manager) markSent(e *entry, now time.Time) Alert {
-	e.lastSent = now
-	e.alert.EndsAt = now.Add(m.expiry())
-	return e.alert.clone()
 }
 
 // Resolve resolves every firing alert of (job, resource), whatever its
 // alertname: each is sent once more, resolved, with EndsAt = now.
 func (m *Manager) Resolve(job, resource string) {
-	m.resolveWhere(func(fp Fingerprint) bool { return fp.Job == job && fp.Resource == resource })
+	m.ResolveIf(func(a Alert) bool {
+		fp := a.Fingerprint()
+		return fp.Job == job && fp.Resource == resource
+	})
 }
 
 // ResolveAlert resolves the one firing alert with this alertname, job and
@@ -185,66 +234,117 @@ func (m *Manager) Resolve(job, resource string) {
 // above the threshold while the leak still fires.
 func (m *Manager) ResolveAlert(alertname, job, resource string) {
 	want := Fingerprint{Alertname: alertname, Job: job, Resource: resource}
-	m.resolveWhere(func(fp Fingerprint) bool { return fp == want })
+	m.ResolveIf(func(a Alert) bool { return a.Fingerprint() == want })
 }
 
 // ResolveMissing resolves every firing alert of job whose resource is not
 // in stillFiring: the run ended without those leaks.
 func (m *Manager) ResolveMissing(job string, stillFiring []string) {
-	m.resolveWhere(func(fp Fingerprint) bool {
-		return fp.Job == job && !slices.Contains(stillFiring, fp.Resource)
+	keep := map[string]bool{}
+	for _, r := range stillFiring {
+		keep[r] = true
+	}
+	m.ResolveIf(func(a Alert) bool {
+		fp := a.Fingerprint()
+		return fp.Job == job && !keep[fp.Resource]
 	})
 }
 
-func (m *Manager) resolveWhere(match func(Fingerprint) bool) {
+// ResolveIf resolves every firing alert match accepts; each is sent once
+// more, resolved, with EndsAt = now, until every sink confirms it.
+func (m *Manager) ResolveIf(match func(Alert) bool) {
 	now := m.now()
-	bySink := map[string][]Alert{}
+	kick := map[string]bool{}
 	m.mu.Lock()
-	for fp, e := range m.active {
-		if !match(fp) {
+	for fp, e := range m.alerts {
+		if e.Alert.Status != StatusFiring || !match(e.Alert) {
 			continue
 		}
-		delete(m.active, fp)
-		a := e.alert.clone()
-		a.Status, a.EndsAt = StatusResolved, now
-		for _, s := range e.sinks {
-			bySink[s] = append(bySink[s], a)
+		e.Alert.Status, e.Alert.EndsAt = StatusResolved, now
+		m.gen++
+		e.Gen = m.gen
+		for _, s := range m.routes[fp] {
+			kick[s] = true
 		}
+		m.settle(fp, e)
 	}
 	m.mu.Unlock()
-	for s, batch := range bySink {
-		m.enqueue([]string{s}, batch)
+	for s := range kick {
+		m.kick([]string{s})
 	}
 }
 
-// Repeat re-sends every firing alert whose last send is RepeatInterval
-// old. The Manager's loop calls it every RepeatCheck; tests with a fake
-// clock call it directly.
-func (m *Manager) Repeat() {
-	now := m.now()
-	bySink := map[string][]Alert{}
-	m.mu.Lock()
-	for _, e := range m.active {
-		if now.Sub(e.lastSent) < m.opts.RepeatInterval {
-			continue
+// settle saves e, or forgets it when it is resolved and every sink of its
+// route confirmed that; called with mu held.
+func (m *Manager) settle(fp Fingerprint, e *StoredAlert) {
+	if e.Alert.Status == StatusResolved {
+		done := true
+		for _, s := range m.routes[fp] {
+			if e.Sinks[s].Gen < e.Gen {
+				done = false
+				break
+			}
 		}
-		a := m.markSent(e, now)
-		for _, s := range e.sinks {
-			bySink[s] = append(bySink[s], a)
+		if done {
+			delete(m.alerts, fp)
+			delete(m.routes, fp)
+			if m.state != nil {
+				m.stateFailed(m.state.DeleteAlert(fp))
+			}
+			return
 		}
 	}
-	m.mu.Unlock()
-	for s, batch := range bySink {
-		m.enqueue([]string{s}, batch)
+	m.save(e)
+}
+
+func (m *Manager) save(e *StoredAlert) {
+	if m.state != nil {
+		m.stateFailed(m.state.SaveAlert(e.clone()))
+	}
+}
+
+// stateFailed logs a failed state write: the first and then every 100th.
+func (m *Manager) stateFailed(err error) {
+	if err == nil {
+		return
+	}
+	if n := m.stateErr.Add(1); n%100 == 1 {
+		m.log.Error("persisting alert state failed; alerts are still delivered, but a restart may not re-send or resolve them",
+			zap.Int64("failures", n), zap.Error(err))
+	}
+}
+
+// Repeat wakes every sink's worker to look for due sends now; tests with a
+// fake clock call it after moving the clock.
+func (m *Manager) Repeat() {
+	for _, w := range m.workers {
+		signal(w.kick)
+	}
+}
+
+func (m *Manager) kick(sinks []string) {
+	for _, s := range sinks {
+		if w, ok := m.workers[s]; ok {
+			signal(w.kick)
+		}
+	}
+}
+
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
 	}
 }
 
 // Active returns the firing alerts, sorted by fingerprint.
 func (m *Manager) Active() []Alert {
 	m.mu.Lock()
-	out := make([]Alert, 0, len(m.active))
-	for _, e := range m.active {
-		out = append(out, e.alert.clone())
+	out := make([]Alert, 0, len(m.alerts))
+	for _, e := range m.alerts {
+		if e.Alert.Status == StatusFiring {
+			out = append(out, e.Alert.clone())
+		}
 	}
 	m.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool {
@@ -253,13 +353,40 @@ func (m *Manager) Active() []Alert {
 	return out
 }
 
-// QueueLen returns the number of batches waiting for sink (0 for an
-// unknown sink).
-func (m *Manager) QueueLen(sink string) int {
-	if w, ok := m.workers[sink]; ok {
-		return w.q.len()
+// Snapshot returns every alert's state (firing, and resolved but not yet
+// confirmed), for a Manager that replaces this one.
+func (m *Manager) Snapshot() []StoredAlert {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]StoredAlert, 0, len(m.alerts))
+	for _, e := range m.alerts {
+		out = append(out, e.clone())
 	}
-	return 0
+	return out
+}
+
+// Detach stops persisting: a Manager that replaces this one (a reload)
+// owns the state from now on. This one goes on delivering until Close.
+func (m *Manager) Detach() {
+	m.mu.Lock()
+	m.state = nil
+	m.mu.Unlock()
+}
+
+// QueueLen returns the number of alerts pending (not yet confirmed) for
+// sink (0 for an unknown sink).
+func (m *Manager) QueueLen(sink string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for fp, e := range m.alerts {
+		for _, s := range m.routes[fp] {
+			if s == sink && e.Sinks[s].Gen < e.Gen {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func (m *Manager) route(job string) []string {
@@ -282,23 +409,10 @@ func (m *Manager) route(job string) []string {
 	return names
 }
 
-func (m *Manager) repeatLoop(ctx context.Context) {
-	defer m.wg.Done()
-	t := time.NewTicker(m.opts.RepeatCheck)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			m.Repeat()
-		}
-	}
-}
-
-// Close stops accepting alerts and drains the queues until ctx is done;
-// then it abandons what is left (counted as dropped) and returns ctx's
-// error.
+// Close stops accepting alerts and goes on delivering what is pending
+// until every sink confirmed it or ctx is done; then it abandons the rest
+// (counted as dropped; with a State they are re-sent at the next start)
+// and returns ctx's error.
 func (m *Manager) Close(ctx context.Context) error {
 	m.mu.Lock()
 	if m.closed {
@@ -307,10 +421,7 @@ func (m *Manager) Close(ctx context.Context) error {
 	}
 	m.closed = true
 	m.mu.Unlock()
-	m.stopLoop()
-	for _, w := range m.workers {
-		w.q.close()
-	}
+	m.Repeat()
 	done := make(chan struct{})
 	go func() { m.wg.Wait(); close(done) }()
 	select {
@@ -320,6 +431,6 @@ func (m *Manager) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		m.cancel()
 		<-done
-		return fmt.Errorf("alerts: close: queues not drained: %w", ctx.Err())
+		return fmt.Errorf("alerts: close: pending alerts not delivered: %w", ctx.Err())
 	}
 }

@@ -3,6 +3,7 @@ package alerts
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 )
@@ -15,37 +16,41 @@ func TestManagerDedupRepeatResolve(t *testing.T) {
 		ExternalURL: "http://soakhost:7797/",
 	}, sink)
 	start := clock.Now()
+	const rss = "SoakdLeak/web/rss"
 
 	m.Fire(LeakAlert(testLeak("web", "rss")))
-	waitFor(t, "first send", func() bool { return len(sink.batches()) == 1 })
+	waitFor(t, "first send", func() bool { return len(sentOf(sink.batches(), rss)) == 1 })
 
+	newRun := testLeak("web", "rss")
+	newRun.RunID = "43"
 	steps := []struct {
 		name    string
 		advance time.Duration
 		act     func()
-		want    int // batches sent so far
+		want    int // sends of the alert so far
 	}{
 		{"refire within repeat is deduplicated", time.Hour, func() { m.Fire(LeakAlert(testLeak("web", "rss"))) }, 1},
 		{"Repeat before due sends nothing", time.Hour, m.Repeat, 1},
-		{"refire once due is re-sent", 2 * time.Hour, func() { m.Fire(LeakAlert(testLeak("web", "rss"))) }, 2},
+		{"once due it is re-sent", 2 * time.Hour, func() { m.Fire(LeakAlert(testLeak("web", "rss"))) }, 2},
 		{"Repeat once due re-sends", 4 * time.Hour, m.Repeat, 3},
-		{"resolve sends once", time.Minute, func() { m.Resolve("web", "rss") }, 4},
-		{"resolve again sends nothing", time.Minute, func() { m.Resolve("web", "rss") }, 4},
+		{"a new run is sent at once", time.Minute, func() { m.Fire(LeakAlert(newRun)) }, 4},
+		{"resolve sends once", time.Minute, func() { m.Resolve("web", "rss") }, 5},
+		{"resolve again sends nothing", time.Minute, func() { m.Resolve("web", "rss") }, 5},
 	}
 	for _, s := range steps {
 		clock.Add(s.advance)
 		s.act()
-		// Flush: a marker alert on another job is sent after any batch
-		// the step queued.
+		// Flush: a new marker alert makes the worker look at what is due
+		// after the step, and is sent in the same send or after it.
 		marker := RunFailedAlert("marker-"+s.name, "", "x")
 		m.Fire(marker)
 		waitFor(t, s.name, func() bool { return countJob(sink.batches(), "marker-"+s.name) == 1 })
-		if got := len(sink.batches()) - markers(sink.batches()); got != s.want {
+		if got := len(sentOf(sink.batches(), rss)); got != s.want {
 			t.Fatalf("%s: got %d sends; want %d", s.name, got, s.want)
 		}
 	}
-	sent := nonMarkers(sink.batches())
-	first, last := sent[0][0], sent[len(sent)-1][0]
+	sent := sentOf(sink.batches(), rss)
+	first, last := sent[0], sent[len(sent)-1]
 	checks := []struct {
 		name      string
 		got, want any
@@ -53,17 +58,34 @@ func TestManagerDedupRepeatResolve(t *testing.T) {
 		{"first status", first.Status, StatusFiring},
 		{"first startsAt", first.StartsAt, start},
 		{"first endsAt (expiry)", first.EndsAt, start.Add(8 * time.Hour)},
-		{"generatorURL", first.GeneratorURL, "http://soakhost:7797/api/v1/runs/42"},
+		{"generatorURL", first.GeneratorURL, "http://soakhost:7797/runs/42"},
 		{"per_request", first.Annotations[AnnotationPerRequest], "4 KiB/request"},
+		{"new run's annotation", sent[3].Annotations[AnnotationRunID], "43"},
 		{"resolved status", last.Status, StatusResolved},
 		{"resolved startsAt kept", last.StartsAt, start},
-		{"resolved endsAt = now", last.EndsAt, start.Add(8*time.Hour + time.Minute)},
+		{"resolved endsAt = now", last.EndsAt, start.Add(8*time.Hour + 2*time.Minute)},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
 			t.Errorf("%s: got %v; want %v", c.name, c.got, c.want)
 		}
 	}
+	if n := len(m.Snapshot()); n != len(steps) {
+		t.Errorf("state: %d alerts; want the %d markers (the resolved alert, confirmed, is forgotten)", n, len(steps))
+	}
+}
+
+// sentOf returns every send of the alert with fingerprint fp, in order.
+func sentOf(batches [][]Alert, fp string) []Alert {
+	var out []Alert
+	for _, b := range batches {
+		for _, a := range b {
+			if a.Fingerprint().String() == fp {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 func countJob(batches [][]Alert, job string) int {
@@ -76,22 +98,6 @@ func countJob(batches [][]Alert, job string) int {
 		}
 	}
 	return n
-}
-
-func isMarker(b []Alert) bool {
-	return len(b) == 1 && len(b[0].Labels[LabelJob]) > 7 && b[0].Labels[LabelJob][:7] == "marker-"
-}
-
-func markers(batches [][]Alert) int { return len(batches) - len(nonMarkers(batches)) }
-
-func nonMarkers(batches [][]Alert) [][]Alert {
-	var out [][]Alert
-	for _, b := range batches {
-		if !isMarker(b) {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 func TestManagerResolveMissing(t *testing.T) {
@@ -119,7 +125,10 @@ func TestManagerResolveMissing(t *testing.T) {
 			t.Fatalf("active: got %v; want %v", got, want)
 		}
 	}
-	waitFor(t, "5 firing and 3 resolved sends", func() bool { return deliveries(m, "rec", ResultSuccess) == 7 })
+	waitFor(t, "every send confirmed", func() bool { return m.QueueLen("rec") == 0 })
+	if n := len(m.Snapshot()); n != 2 {
+		t.Errorf("state keeps %d alerts; want the 2 firing (resolved ones are forgotten once confirmed)", n)
+	}
 	resolved := 0
 	for _, b := range sink.batches() {
 		for _, a := range b {
@@ -143,9 +152,11 @@ func TestManagerRoute(t *testing.T) {
 	}}, a, b)
 	m.Fire(LeakAlert(testLeak("web", "rss")))
 	m.Fire(LeakAlert(testLeak("db", "rss")))
-	waitFor(t, "sends", func() bool { return len(a.batches()) == 2 && len(b.batches()) == 1 })
-	if job := b.batches()[0][0].Labels[LabelJob]; job != "db" {
-		t.Errorf("sink b got job %q; want db", job)
+	waitFor(t, "sends", func() bool {
+		return countJob(a.batches(), "web") == 1 && countJob(a.batches(), "db") == 1 && countJob(b.batches(), "db") == 1
+	})
+	if n := countJob(b.batches(), "web"); n != 0 {
+		t.Errorf("sink b got %d alerts of job web; want none", n)
 	}
 }
 
@@ -162,17 +173,27 @@ func TestManagerRetries(t *testing.T) {
 			}
 			return false, nil
 		}, 1, 0, 2, 3},
-		{"non-retryable fails at once", func(int) (bool, error) { return false, errors.New("400") }, 0, 1, 0, 1},
-		{"gives up after max attempts", func(int) (bool, error) { return true, errors.New("down") }, 0, 1, 4, 5},
+		{"non-retryable is retried too, at the longest backoff", func(n int) (bool, error) {
+			if n < 3 {
+				return false, errors.New("400")
+			}
+			return false, nil
+		}, 1, 0, 2, 3},
+		// MaxAttempts is 5: the 5th failure is counted as a failure, and
+		// retrying goes on until the sink takes the alert.
+		{"no limit on attempts while pending", func(n int) (bool, error) {
+			if n <= 7 {
+				return true, errors.New("down")
+			}
+			return false, nil
+		}, 1, 1, 6, 8},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			sink := &recSink{name: "s", fail: c.fail}
 			m, _ := newTestManager(t, ManagerOptions{}, sink)
 			m.Fire(LeakAlert(testLeak("web", "rss")))
-			waitFor(t, "an outcome", func() bool {
-				return deliveries(m, "s", ResultSuccess)+deliveries(m, "s", ResultFailure) == 1
-			})
+			waitFor(t, "a success", func() bool { return deliveries(m, "s", ResultSuccess) == 1 })
 			got := []int{deliveries(m, "s", ResultSuccess), deliveries(m, "s", ResultFailure),
 				deliveries(m, "s", ResultRetry), len(sink.batches())}
 			want := []int{c.success, c.failure, c.retr, c.attempts}
@@ -204,7 +225,8 @@ func (s blockSink) Send(ctx context.Context, _ ...Alert) (bool, error) {
 
 func TestManagerCloseDeadline(t *testing.T) {
 	sink := blockSink{release: make(chan struct{})}
-	m, _ := newTestManager(t, ManagerOptions{QueueSize: 4}, sink)
+	state := newMemState()
+	m, _ := newTestManager(t, ManagerOptions{State: state}, sink)
 	for _, r := range []string{"a", "b", "c"} {
 		m.Fire(LeakAlert(testLeak("web", r)))
 	}
@@ -214,11 +236,11 @@ func TestManagerCloseDeadline(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Close: got %v; want DeadlineExceeded", err)
 	}
-	// At most one send was in flight (failed); the rest were abandoned
-	// (dropped).
-	failed, dropped := deliveries(m, "block", ResultFailure), deliveries(m, "block", ResultDropped)
-	if failed > 1 || failed+dropped != 3 {
-		t.Errorf("failed %d, dropped %d; want at most 1 failed and 3 in all", failed, dropped)
+	if n := deliveries(m, "block", ResultDropped); n != 3 {
+		t.Errorf("dropped: got %d; want the 3 undelivered alerts", n)
+	}
+	if n := len(state.load()); n != 3 {
+		t.Errorf("persisted: %d alerts; want the 3 pending ones, for the next start", n)
 	}
 	m.Fire(LeakAlert(testLeak("web", "late")))
 	if n := len(m.Active()); n != 3 {
@@ -235,22 +257,100 @@ func TestManagerCloseDrains(t *testing.T) {
 	if err := m.Close(context.Background()); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if got := len(sink.batches()); got != 4 {
+	if got := countJob(sink.batches(), "web"); got != 4 {
 		t.Errorf("sent before Close returned: got %d; want 4", got)
 	}
 }
 
-func TestQueueDropsOldest(t *testing.T) {
-	q := newQueue(2)
-	var dropped int
-	for _, r := range []string{"a", "b", "c"} {
-		dropped += q.push([]Alert{{Labels: map[string]string{LabelResource: r}}})
+// memState is a StateStore in memory.
+type memState struct {
+	mu sync.Mutex // guards m
+	m  map[Fingerprint]StoredAlert
+}
+
+func newMemState() *memState { return &memState{m: map[Fingerprint]StoredAlert{}} }
+
+func (s *memState) SaveAlert(a StoredAlert) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[a.Alert.Fingerprint()] = a
+	return nil
+}
+
+func (s *memState) DeleteAlert(fp Fingerprint) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, fp)
+	return nil
+}
+
+func (s *memState) load() []StoredAlert {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []StoredAlert
+	for _, a := range s.m {
+		out = append(out, a.clone())
 	}
-	if dropped != 1 || q.len() != 2 {
-		t.Fatalf("got dropped %d, len %d; want 1, 2", dropped, q.len())
+	return out
+}
+
+// TestManagerStateSurvivesRestart: the state records each sink's
+// confirmation; a Manager restored from it sends what was pending at
+// once, and a resolved alert is forgotten once every sink confirmed it.
+func TestManagerStateSurvivesRestart(t *testing.T) {
+	down := &recSink{name: "down", fail: func(int) (bool, error) { return true, errors.New("down") }}
+	up := &recSink{name: "up"}
+	state := newMemState()
+	m1, _ := newTestManager(t, ManagerOptions{State: state}, down, up)
+	m1.Fire(LeakAlert(testLeak("web", "rss")))
+	waitFor(t, "up confirmed, down failing", func() bool {
+		st := state.load()
+		return len(st) == 1 && st[0].Sinks["up"].Gen == st[0].Gen && deliveries(m1, "down", ResultRetry) >= 1
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_ = m1.Close(ctx) // as a crash: "down" never got it
+	stored := state.load()
+	if stored[0].Sinks["down"].Gen >= stored[0].Gen {
+		t.Fatalf("sink down confirmed an alert it never took: %+v", stored[0])
 	}
-	b, _ := q.pop(context.Background())
-	if r := b[0].Labels[LabelResource]; r != "b" {
-		t.Errorf("oldest kept: got %q; want b", r)
+
+	down2, up2 := &recSink{name: "down"}, &recSink{name: "up"}
+	m2, _ := newTestManager(t, ManagerOptions{State: state, Restore: stored}, down2, up2)
+	waitFor(t, "the pending alert re-sent to the recovered sink", func() bool { return countJob(down2.batches(), "web") == 1 })
+	if n := len(m2.Active()); n != 1 {
+		t.Errorf("restored: %d active; want 1", n)
+	}
+	m2.Resolve("web", "rss")
+	waitFor(t, "the resolved alert forgotten", func() bool { return len(state.load()) == 0 })
+	if n := countJob(up2.batches(), "web"); n != 1 {
+		t.Errorf("sink up: %d sends after the restart; want only the resolve (it had the firing alert)", n)
+	}
+}
+
+// refSink is a recSink whose receiver expires alerts at endsAt, like
+// Alertmanager.
+type refSink struct{ *recSink }
+
+func (refSink) refreshes() bool { return true }
+
+// TestManagerRefreshesEndsAt: a firing alert is re-sent to Alertmanager
+// every ResolveTimeout/5 with endsAt = send + ResolveTimeout, so it stays
+// active while soakd lives and ends within ResolveTimeout once it dies.
+func TestManagerRefreshesEndsAt(t *testing.T) {
+	sink := refSink{&recSink{name: "am"}}
+	m, _ := newTestManager(t, ManagerOptions{ResolveTimeout: 500 * time.Millisecond, RepeatCheck: 50 * time.Millisecond}, sink)
+	before := time.Now()
+	m.Fire(LeakAlert(testLeak("web", "rss")))
+	waitFor(t, "three sends", func() bool { return len(sentOf(sink.batches(), "SoakdLeak/web/rss")) >= 3 })
+	after := time.Now()
+	sent := sentOf(sink.batches(), "SoakdLeak/web/rss")
+	for i, a := range sent {
+		if a.EndsAt.Before(before.Add(500*time.Millisecond)) || a.EndsAt.After(after.Add(500*time.Millisecond)) {
+			t.Errorf("send %d: endsAt %v not send time + 500ms", i, a.EndsAt)
+		}
+		if i > 0 && !a.EndsAt.After(sent[i-1].EndsAt) {
+			t.Errorf("send %d: endsAt %v not later than the previous %v", i, a.EndsAt, sent[i-1].EndsAt)
+		}
 	}
 }

@@ -47,7 +47,7 @@ func (s *Slack) Send(ctx context.Context, alerts ...Alert) (bool, error) {
 
 // SlackText renders alerts as short lines, e.g.
 //
-//	[FIRING] SoakdLeak web/rss: RSS grows 4 KiB per request. +4 KiB/request, +12 MiB/h, exhaustion in 31h0m0s <http://soakhost:7797/api/v1/runs/42|run 42>
+//	[FIRING] SoakdLeak web/rss: RSS grows 4 KiB per request. +4 KiB/request, +12 MiB/h, exhaustion in 31h0m0s <http://soakhost:7797/runs/42|run 42>
 func SlackText(alerts []Alert) string {
 	lines := make([]string, 0, len(alerts))
 	for _, a := range alerts {

@@ -33,7 +33,7 @@ const PayloadVersion = "1"
 //	                    "ci95": "[3.8 KiB, 4.2 KiB]/request", "time_to_exhaustion": "31h0m0s", "run_id": "42"},
 //	    "startsAt": "2026-11-30T07:40:00Z",
 //	    "endsAt": "2026-11-30T15:40:00Z", // firing: when the alert expires unless re-sent; resolved: when it ended
-//	    "generatorURL": "http://soakhost:7797/api/v1/runs/42",
+//	    "generatorURL": "http://soakhost:7797/runs/42",
 //	    "fingerprint": "SoakdLeak/web/rss"
 //	  }]
 //	}

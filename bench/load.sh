@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/load.sh: soakd's load engine against wrk, ab and hey on one nginx.
+# bench/load.sh: the whole `soakd run` against wrk and ab (and hey) on one nginx.
 #
 # Run by hand as root (not in CI), from anywhere:   bash bench/load.sh
 #
@@ -10,14 +10,20 @@
 # For every run it records throughput, client user+sys CPU seconds and peak
 # RSS from /usr/bin/time, and requests per client CPU-second.
 #
-# soakd: with SOAKD set, runs
+# soakd: runs the whole product, sampling and verdicts included:
 #     $SOAKD run -q -c N -d 8s [--keepalive=false] URL
-# and expects the load report (Summary.WriteText) on stdout. Without it,
-# builds bench/loadclient, which drives soak/load with the same flags.
+# and reads the load report (Summary.WriteText) on stdout. SOAKD defaults
+# to a fresh build of ./cmd/soakd; SOAKD=engine builds bench/loadclient,
+# which drives soak/load alone with the same flags.
+#
+# At the end it prints the issue-13 bars (requests per client CPU-second
+# >= 1.0x wrk at c=1 and c=50 with keep-alive, >= 0.9x ab without, and
+# throughput >= 1.0x wrk at c=1), one line per round.
 #
 # Environment: SOAKD, DUR (seconds, default 8), NGINX (default
 # /usr/sbin/nginx), ROUNDS (default 1; repeat the whole set on a noisy
-# machine and compare rounds).
+# machine and compare rounds), HEY=1 to add hey (installed with go install
+# into a temp GOBIN when it is not on PATH).
 set -euo pipefail
 
 DUR=${DUR:-8}
@@ -86,9 +92,15 @@ find_hey() {
 }
 
 build_soakd() {
-	if [[ -n ${SOAKD:-} ]]; then echo "$SOAKD"; return; fi
-	(cd "$ROOT" && go build -o "$WORK/loadclient" ./bench/loadclient)
-	echo "$WORK/loadclient"
+	case ${SOAKD:-} in
+	"")
+		(cd "$ROOT" && go build -o "$WORK/soakd" ./cmd/soakd)
+		echo "$WORK/soakd" ;;
+	engine)
+		(cd "$ROOT" && go build -o "$WORK/loadclient" ./bench/loadclient)
+		echo "$WORK/loadclient" ;;
+	*) echo "$SOAKD" ;;
+	esac
 }
 
 # timed NAME CMD...: runs CMD under /usr/bin/time; output in $WORK/NAME.{out,time}
@@ -98,14 +110,13 @@ timed() {
 	/usr/bin/time -f '%U %S %M' -o "$WORK/$name.time" "$@" >"$WORK/$name.out" 2>&1 || true
 }
 
-# parse TOOL NAME: prints "requests rps"
+# parse TOOL NAME: prints "requests rps errors"
 parse() {
 	local tool=$1 f="$WORK/$2.out"
 	case $tool in
-	soakd) awk '/^Complete requests:/{n=$3} /^Requests per second:/{r=$4} END{print n+0, r+0}' "$f" ;;
-	wrk) awk '/requests in/{n=$1} /^Requests\/sec:/{r=$2} END{print n+0, r+0}' "$f" ;;
-	ab) awk '/^Complete requests:/{n=$3} /^Requests per second:/{r=$4} END{print n+0, r+0}' "$f" ;;
-	hey) awk '/^  Total:/{t=$2} /^  Requests\/sec:/{r=$2} END{printf "%d %s\n", t*r, r+0}' "$f" ;;
+	soakd | ab) awk '/^Complete requests:/{n=$3} /^Requests per second:/{r=$4} /^Failed requests:/{e=$3} /^Non-2xx responses:/{e+=$3} END{print n+0, r+0, e+0}' "$f" ;;
+	wrk) awk '/requests in/{n=$1} /^Requests\/sec:/{r=$2} /Socket errors:/{gsub(/,/, ""); e=$4+$6+$8+$10} /Non-2xx/{e+=$NF} END{print n+0, r+0, e+0}' "$f" ;;
+	hey) awk '/^  Total:/{t=$2} /^  Requests\/sec:/{r=$2} END{printf "%d %s 0\n", t*r, r+0}' "$f" ;;
 	esac
 }
 
@@ -127,25 +138,50 @@ run_one() {
 		[[ $ka == off ]] && dflag=(-disable-keepalive)
 		timed "$name" "$HEY" -z "${DUR}s" -c "$c" "${dflag[@]}" "$url" ;;
 	esac
-	read -r n rps < <(parse "$tool" "$name")
+	read -r n rps errs < <(parse "$tool" "$name")
 	read -r u s rss <"$WORK/$name.time"
-	awk -v t="$tool" -v c="$c" -v ka="$ka" -v n="$n" -v r="$rps" -v u="$u" -v s="$s" -v m="$rss" 'BEGIN{
+	awk -v t="$tool" -v c="$c" -v ka="$ka" -v n="$n" -v r="$rps" -v u="$u" -v s="$s" -v m="$rss" -v e="$errs" 'BEGIN{
 		cpu = u + s; eff = (cpu > 0) ? n / cpu : 0
-		printf "%s %s %s %d %.0f %.2f %.0f %.1f\n", t, c, ka, n, r, cpu, eff, m / 1024 }' >>"$WORK/rows"
+		printf "%s %s %s %d %.0f %.2f %.0f %.1f %d\n", t, c, ka, n, r, cpu, eff, m / 1024, e }' >>"$WORK/rows"
+	if [[ $errs != 0 ]]; then
+		echo "note: $tool c=$c keep-alive=$ka reported $errs failed requests:" >&2
+		tail -n 40 "$WORK/$name.out" >&2
+	fi
+	echo "$ROUND" >>"$WORK/round"
 }
 
 print_table() {
-	printf '| client | c | keep-alive | requests | req/s | CPU s (user+sys) | req per CPU-s | peak RSS MiB |\n'
-	printf '|---|---|---|---|---|---|---|---|\n'
-	awk '{printf "| %s | %s | %s | %d | %d | %.2f | %d | %.1f |\n", $1,$2,$3,$4,$5,$6,$7,$8}' "$WORK/rows"
-	printf '\nRatios (soakd / other): throughput, requests per CPU-second\n\n'
+	printf '| client | c | keep-alive | requests | failed | req/s | CPU s (user+sys) | req per CPU-s | peak RSS MiB |\n'
+	printf '|---|---|---|---|---|---|---|---|---|\n'
+	awk '{printf "| %s | %s | %s | %d | %d | %d | %.2f | %d | %.1f |\n", $1,$2,$3,$4,$9,$5,$6,$7,$8}' "$WORK/rows"
+	printf '\nRatios (soakd / other, rounds pooled): throughput, requests per CPU-second\n\n'
 	printf '| c | keep-alive | vs | throughput | efficiency |\n|---|---|---|---|---|\n'
-	awk '{k=$2" "$3; rps[$1" "k]=$5; eff[$1" "k]=$7; keys[k]=1}
+	awk '{k=$2" "$3; rps[$1" "k]+=$5; eff[$1" "k]+=$7; keys[k]=1}
 	END{split("wrk ab hey", os, " ")
 		for (k in keys) for (i = 1; i <= 3; i++) { o = os[i]
 			if ((o" "k) in rps && ("soakd "k) in rps && rps[o" "k] > 0 && eff[o" "k] > 0) {
 				split(k, p, " ")
 				printf "| %s | %s | %s | %.2f | %.2f |\n", p[1], p[2], o, rps["soakd "k]/rps[o" "k], eff["soakd "k]/eff[o" "k] } } }' "$WORK/rows" | sort -t'|' -k3,3r -k2,2n -k4,4
+}
+
+# print_bars: the issue-13 bars, one line per round.
+print_bars() {
+	printf '\nBars per round (soakd / other; pass when >= the bar)\n\n'
+	paste -d' ' "$WORK/round" "$WORK/rows" | awk '
+	{ k=$1" "$2" "$3" "$4; rps[k]=$6; eff[k]=$8; if ($1 > nr) nr = $1 }
+	function bar(r, label, a, b, v, min,   x) {
+		if (!(a in v) || !(b in v) || v[b] <= 0) { printf "  %-44s  n/a\n", label; return }
+		x = v[a] / v[b]
+		printf "  %-44s %5.2f  (bar %.1f: %s)\n", label, x, min, (x >= min) ? "met" : sprintf("missed by %.0f %%", (min - x) / min * 100)
+	}
+	END { for (r = 1; r <= nr; r++) {
+		printf "round %d\n", r
+		bar(r, "req/CPU-s vs wrk, c=1 keep-alive", r" soakd 1 on", r" wrk 1 on", eff, 1.0)
+		bar(r, "req/CPU-s vs wrk, c=50 keep-alive", r" soakd 50 on", r" wrk 50 on", eff, 1.0)
+		bar(r, "req/CPU-s vs ab, c=1 no keep-alive", r" soakd 1 off", r" ab 1 off", eff, 0.9)
+		bar(r, "req/CPU-s vs ab, c=10 no keep-alive", r" soakd 10 off", r" ab 10 off", eff, 0.9)
+		bar(r, "throughput vs wrk, c=1 keep-alive", r" soakd 1 on", r" wrk 1 on", rps, 1.0)
+	} }'
 }
 
 main() {
@@ -155,12 +191,13 @@ main() {
 	start_nginx "$port"
 	URL="http://127.0.0.1:$port/index.html"
 	SOAKD_BIN=$(build_soakd)
-	HEY=$(find_hey || true)
-	[[ -n $HEY ]] || echo "note: hey not found and go install failed: skipping hey" >&2
 	local tools=(soakd wrk ab)
-	[[ -n $HEY ]] && tools+=(hey)
+	if [[ ${HEY:-} == 1 ]]; then
+		HEY=$(find_hey || true)
+		[[ -n $HEY ]] && tools+=(hey) || echo "note: hey not found and go install failed: skipping hey" >&2
+	fi
 	echo "nginx pid $NGINX_PID at $URL; ${DUR}s per run; $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-	for _ in $(seq "$ROUNDS"); do
+	for ROUND in $(seq "$ROUNDS"); do
 		for spec in "1 on" "50 on" "1 off" "10 off"; do
 			read -r c ka <<<"$spec"
 			for tool in "${tools[@]}"; do
@@ -171,6 +208,7 @@ main() {
 		done
 	done
 	print_table
+	print_bars
 }
 
 main "$@"

@@ -121,3 +121,55 @@ func BenchmarkSampleTree50Threads(b *testing.B) {
 	srv.post(b, "/ctl/fork?n=49")
 	benchSample(b, srv, 50, SamplerOptions{ThreadInterval: time.Nanosecond})
 }
+
+// benchPaced samples srv's tree once per interval, as a run paced to
+// interval does, with the default cadences of the census, smaps and thread
+// passes, and reports soakd's own CPU per sample and as a share of one
+// core ("%core": CPU time over wall time, ticker wake-ups included). Run
+// with a fixed count, e.g. -benchtime 300x (3 s at 10 ms).
+func benchPaced(b *testing.B, srv *server, wantProcs int, interval time.Duration) {
+	tg := openLive(b, Spec{PID: srv.pid})
+	s := NewSampler(tg, SamplerOptions{Log: zap.NewNop()})
+	waitFor(b, fmt.Sprintf("%d processes", wantProcs), func() bool { return s.Sample().Procs == wantProcs })
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	b.ResetTimer()
+	start, wall := cpuTime(b), time.Now()
+	for range b.N {
+		<-tick.C
+		if got := s.Sample(); got.Procs != wantProcs {
+			b.Fatalf("procs = %d; want %d", got.Procs, wantProcs)
+		}
+	}
+	cpu, elapsed := cpuTime(b)-start, time.Since(wall)
+	b.StopTimer()
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(100*cpu.Seconds()/elapsed.Seconds(), "%core")
+}
+
+// BenchmarkPacedSingle10ms samples a one-process target every 10 ms, the
+// shortest interval adaptive pacing uses (soak.MinInterval).
+func BenchmarkPacedSingle10ms(b *testing.B) {
+	benchPaced(b, startServer(b, "127.0.0.1:0"), 1, 10*time.Millisecond)
+}
+
+// BenchmarkPacedSingle50ms is the start interval of adaptive pacing.
+func BenchmarkPacedSingle50ms(b *testing.B) {
+	benchPaced(b, startServer(b, "127.0.0.1:0"), 1, 50*time.Millisecond)
+}
+
+// BenchmarkPacedTree50at10ms samples a 50-process tree every 10 ms. The
+// pacer would not go this fast for such a tree (it keeps sampling under
+// its 2 % budget), which this shows.
+func BenchmarkPacedTree50at10ms(b *testing.B) {
+	srv := startServer(b, "127.0.0.1:0")
+	srv.post(b, "/ctl/fork?n=49")
+	benchPaced(b, srv, 50, 10*time.Millisecond)
+}
+
+// BenchmarkPacedTree50at100ms samples a 50-process tree every 100 ms.
+func BenchmarkPacedTree50at100ms(b *testing.B) {
+	srv := startServer(b, "127.0.0.1:0")
+	srv.post(b, "/ctl/fork?n=49")
+	benchPaced(b, srv, 50, 100*time.Millisecond)
+}

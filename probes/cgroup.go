@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/soakd/soakd/soak/field"
 )
 
 // findUnit sets t.cgroup to the cgroup v2 directory named after the unit,
@@ -36,7 +38,7 @@ func (t *Target) findUnit() error {
 		return fs.SkipDir
 	})
 	if err != nil && !errors.Is(err, errFound) {
-		return fmt.Errorf("probes: --unit %s: search %s: %w", unit, t.spec.CgroupRoot, err)
+		return field.Errorf("target.unit", "%s: search %s: %w", unit, t.spec.CgroupRoot, err)
 	}
 	switch {
 	case v2 != "":
@@ -44,7 +46,7 @@ func (t *Target) findUnit() error {
 	case any != "":
 		t.cgroup = any
 	default:
-		return fmt.Errorf("probes: --unit %s: no cgroup directory of that name under %s; is the unit running (systemctl status %s)?", unit, t.spec.CgroupRoot, unit)
+		return field.Errorf("target.unit", "%s: no cgroup directory of that name under %s; is the unit running (systemctl status %s)?", unit, t.spec.CgroupRoot, unit)
 	}
 	return nil
 }
@@ -56,7 +58,7 @@ func (t *Target) locateUnit() (procID, error) {
 	path := filepath.Join(t.cgroup, "cgroup.procs")
 	b, err := t.fs.read(path)
 	if err != nil {
-		return procID{}, fmt.Errorf("probes: --unit %s: %w", t.spec.Unit, err)
+		return procID{}, field.Errorf("target.unit", "%s: %w", t.spec.Unit, err)
 	}
 	t.pids = parsePIDList(b, t.pids[:0])
 	t.members = t.members[:0]
@@ -77,7 +79,7 @@ func (t *Target) locateUnit() (procID, error) {
 	}
 	roots := rootsOf(cands)
 	if len(roots) == 0 {
-		return procID{}, fmt.Errorf("probes: --unit %s: no processes in %s; is the unit running?", t.spec.Unit, path)
+		return procID{}, field.Errorf("target.unit", "%s: no processes in %s; is the unit running?", t.spec.Unit, path)
 	}
 	oldest := roots[0]
 	for _, r := range roots[1:] {

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/soak/dialaddr"
+	"github.com/soakd/soakd/soak/field"
 )
 
 // start runs Spec.Exec in its own process group, starts the goroutine that
@@ -22,10 +23,10 @@ func (t *Target) start(ctx context.Context) error {
 	args, _ := splitCommand(t.spec.Exec) // validated in prepare
 	addr, err := readyAddr(t.spec.URL)
 	if err != nil {
-		return fmt.Errorf("probes: --exec %q: %w", t.spec.Exec, err)
+		return field.Errorf("target.exec", "%q: %w", t.spec.Exec, err)
 	}
 	if addr != "" && accepts(addr) {
-		return fmt.Errorf("probes: --exec %q: something already listens on %s; stop it, or use --pid to test it instead", t.spec.Exec, addr)
+		return field.Errorf("target.exec", "%q: something already listens on %s; stop it, or use {target.pid} to test it instead", t.spec.Exec, addr)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -35,7 +36,7 @@ func (t *Target) start(ctx context.Context) error {
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
 		t.closeLog()
-		return fmt.Errorf("probes: --exec %q: %w", t.spec.Exec, err)
+		return field.Errorf("target.exec", "%q: %w", t.spec.Exec, err)
 	}
 	t.cmd, t.reaped = cmd, make(chan struct{})
 	go t.reap()
@@ -46,7 +47,7 @@ func (t *Target) start(ctx context.Context) error {
 	t.mu.Unlock()
 	if err := t.waitReady(ctx, addr); err != nil {
 		_ = t.stop(context.Background())
-		return fmt.Errorf("probes: --exec %q: pid %d %w", t.spec.Exec, cmd.Process.Pid, err)
+		return field.Errorf("target.exec", "%q: pid %d %w", t.spec.Exec, cmd.Process.Pid, err)
 	}
 	t.log.Info("target started", zap.Int("pid", cmd.Process.Pid), zap.String("ready", addr))
 	return nil
@@ -70,7 +71,7 @@ func (t *Target) execOutput() (io.Writer, error) {
 	if t.spec.ExecLog != "" {
 		f, err := os.OpenFile(t.spec.ExecLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return nil, fmt.Errorf("probes: --exec-log: %w", err)
+			return nil, field.Errorf("target.exec_log", "%w", err)
 		}
 		t.logFile = f
 		w = append(w, f)
@@ -143,7 +144,7 @@ func (t *Target) waitReady(ctx context.Context, addr string) error {
 			return fmt.Errorf("exited (code %d, signal %q) before accepting connections on %s", e.Code, e.Signal, addr)
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("did not accept connections on %s within %s (--ready-timeout); stopped it", addr, t.spec.ReadyTimeout)
+				return fmt.Errorf("did not accept connections on %s within %s ({target.ready_timeout}); stopped it", addr, t.spec.ReadyTimeout)
 			}
 			return fmt.Errorf("waiting for %s: %w; stopped it", addr, ctx.Err())
 		case <-tick.C:

@@ -103,22 +103,22 @@ func TestFixtureOpenErrors(t *testing.T) {
 		want string
 	}{
 		{name: "two ways", spec: Spec{PID: 1, Match: "x"},
-			want: "probes: set only one of --pid, --pidfile, --match, --unit, --exec; got --pid and --match"},
+			want: "target: set only one of target.pid, target.pidfile, target.match, target.unit, target.exec; got target.pid and target.match"},
 		{name: "none and remote URL", spec: Spec{URL: "http://example.com:80/"},
-			want: `probes: no target given and the URL's host "example.com" is not local, so its port owner cannot be looked up; set one of --pid, --pidfile, --match, --unit, --exec`},
+			want: `target: no target given and the URL's host "example.com" is not local, so its port owner cannot be looked up; set one of target.pid, target.pidfile, target.match, target.unit, target.exec`},
 		{name: "none and no URL", spec: Spec{},
-			want: "probes: no target given and no URL to find the server by its port; set one of --pid, --pidfile, --match, --unit, --exec"},
+			want: "target: no target given and no URL to find the server by its port; set one of target.pid, target.pidfile, target.match, target.unit, target.exec"},
 		{name: "nobody listens", spec: Spec{URL: "http://[::1]:9/"},
-			want: "probes: no process listens on TCP port 9 (from the URL); start the server or set --pid, --pidfile, --match, --unit or --exec"},
-		{name: "missing pid", spec: Spec{PID: 999}, want: "probes: --pid 999: no such process (open testdata/proc/999/stat: no such file or directory)"},
-		{name: "bad regexp", spec: Spec{Match: "("}, want: "probes: --match \"(\": error parsing regexp: missing closing ): `(`"},
-		{name: "no match", spec: Spec{Match: "postgres"}, want: `probes: --match "postgres": 0 root processes match, want 1: none; refine the regexp or use --pid`},
+			want: "target: no process listens on TCP port 9 (from the URL); start the server or set target.pid, target.pidfile, target.match, target.unit or target.exec"},
+		{name: "missing pid", spec: Spec{PID: 999}, want: "target.pid: 999: no such process (open testdata/proc/999/stat: no such file or directory)"},
+		{name: "bad regexp", spec: Spec{Match: "("}, want: "target.match: \"(\": error parsing regexp: missing closing ): `(`"},
+		{name: "no match", spec: Spec{Match: "postgres"}, want: `target.match: "postgres": 0 root processes match, want 1: none; refine the regexp or use target.pid`},
 		{name: "two roots", spec: Spec{Match: "helper|bash"},
-			want: `probes: --match "helper|bash": 2 root processes match, want 1: pid 102 (helper --x), pid 200 (-bash); refine the regexp or use --pid`},
+			want: `target.match: "helper|bash": 2 root processes match, want 1: pid 102 (helper --x), pid 200 (-bash); refine the regexp or use target.pid`},
 		{name: "unknown unit", spec: Spec{Unit: "postgres.service"},
-			want: "probes: --unit postgres.service: no cgroup directory of that name under testdata/cgroup; is the unit running (systemctl status postgres.service)?"},
-		{name: "bad exec", spec: Spec{Exec: `server 'oops`}, want: `probes: --exec "server 'oops": unterminated ' quote`},
-		{name: "pidfile missing", spec: Spec{PIDFile: "testdata/nope.pid"}, want: "probes: --pidfile testdata/nope.pid: open testdata/nope.pid: no such file or directory"},
+			want: "target.unit: postgres.service: no cgroup directory of that name under testdata/cgroup; is the unit running (systemctl status postgres.service)?"},
+		{name: "bad exec", spec: Spec{Exec: `server 'oops`}, want: `target.exec: "server 'oops": unterminated ' quote`},
+		{name: "pidfile missing", spec: Spec{PIDFile: "testdata/nope.pid"}, want: "target.pidfile: testdata/nope.pid: open testdata/nope.pid: no such file or directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,7 +3,6 @@ package probes
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -15,50 +14,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/soak/soaktest"
 	"go.uber.org/zap/zaptest"
 )
 
-// targetBin is the helper server (testdata/target at the module root) and
-// recycleBin the server that recycles its leaking workers
-// (testdata/recycle), both built once by TestMain.
-var targetBin, recycleBin string
-
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
 	if os.Getenv(deniedEnv) != "" {
-		return m.Run() // the unprivileged helper of TestPermissionDenied
+		os.Exit(m.Run()) // the unprivileged helper of TestPermissionDenied
 	}
-	dir, err := os.MkdirTemp("", "probes-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	defer os.RemoveAll(dir)
-	targetBin, recycleBin = filepath.Join(dir, "target"), filepath.Join(dir, "recycle")
-	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-		"github.com/soakd/soakd/testdata/target", "github.com/soakd/soakd/testdata/recycle")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build the helper targets:", err)
-		return 2
-	}
-	return m.Run()
+	os.Exit(soaktest.Main(m))
 }
 
-// waitFor polls cond every 20ms for up to 30s (generous for a loaded
-// machine) and fails the test with what when it never holds.
+// waitFor waits up to 30 s for cond (soaktest.WaitFor).
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	soaktest.WaitFor(t, 30*time.Second, what, cond)
 }
 
 // server is a running helper target.
@@ -77,7 +47,7 @@ func startServer(t testing.TB, listen string, extra ...string) *server {
 	dir := t.TempDir()
 	portFile := filepath.Join(dir, "port")
 	args := append([]string{"--listen", listen, "--port-file", portFile, "--max-lifetime", "10m"}, extra...)
-	cmd := exec.Command(targetBin, args...)
+	cmd := exec.Command(soaktest.Binary(t, soaktest.Target), args...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start target: %v", err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/soak/soaktest"
 	"go.uber.org/zap/zaptest"
 )
 
@@ -141,7 +142,7 @@ func TestLiveExec(t *testing.T) {
 	port := freePort(t)
 	logFile := filepath.Join(t.TempDir(), "target.log")
 	tg := openLive(t, Spec{
-		Exec:    fmt.Sprintf("%s --listen 127.0.0.1:%d --max-lifetime 10m", targetBin, port),
+		Exec:    fmt.Sprintf("%s --listen 127.0.0.1:%d --max-lifetime 10m", soaktest.Binary(t, soaktest.Target), port),
 		URL:     fmt.Sprintf("http://127.0.0.1:%d/", port),
 		ExecLog: logFile, ReadyTimeout: 30 * time.Second,
 	})
@@ -167,10 +168,10 @@ func TestLiveExec(t *testing.T) {
 func TestLiveExecNeverReady(t *testing.T) {
 	port := freePort(t)
 	_, err := Open(context.Background(), Spec{
-		Exec: targetBin + " --listen 127.0.0.1:0 --max-lifetime 10m", // listens elsewhere
+		Exec: soaktest.Binary(t, soaktest.Target) + " --listen 127.0.0.1:0 --max-lifetime 10m", // listens elsewhere
 		URL:  fmt.Sprintf("http://127.0.0.1:%d/", port), ReadyTimeout: time.Second,
 	}, zaptest.NewLogger(t))
-	m := regexp.MustCompile(`pid (\d+) did not accept connections on 127\.0\.0\.1:\d+ within 1s \(--ready-timeout\); stopped it$`).FindStringSubmatch(errText(err))
+	m := regexp.MustCompile(`pid (\d+) did not accept connections on 127\.0\.0\.1:\d+ within 1s \(target\.ready_timeout\); stopped it$`).FindStringSubmatch(errText(err))
 	if m == nil {
 		t.Fatalf("err = %v; want a readiness timeout naming the pid", err)
 	}
@@ -225,7 +226,7 @@ func TestLiveMatch(t *testing.T) {
 func TestLiveExecStopsTheWholeGroup(t *testing.T) {
 	port := freePort(t)
 	tg := openLive(t, Spec{
-		Exec:         fmt.Sprintf("sh -c 'sleep 600 & exec %s --listen 127.0.0.1:%d --max-lifetime 10m'", targetBin, port),
+		Exec:         fmt.Sprintf("sh -c 'sleep 600 & exec %s --listen 127.0.0.1:%d --max-lifetime 10m'", soaktest.Binary(t, soaktest.Target), port),
 		URL:          fmt.Sprintf("http://127.0.0.1:%d/", port),
 		ReadyTimeout: 30 * time.Second, StopGrace: 30 * time.Second,
 	})

@@ -6,6 +6,7 @@ import (
 	"net"
 
 	"github.com/soakd/soakd/soak/dialaddr"
+	"github.com/soakd/soakd/soak/field"
 )
 
 // localPort returns the port of rawURL when its host is on this machine
@@ -48,7 +49,7 @@ func (t *Target) listenInodes(port uint16) map[uint64]struct{} {
 func (t *Target) locatePort(ctx context.Context) (procID, error) {
 	want := t.listenInodes(t.port)
 	if len(want) == 0 {
-		return procID{}, fmt.Errorf("probes: no process listens on TCP port %d (from the URL); start the server or set --pid, --pidfile, --match, --unit or --exec", t.port)
+		return procID{}, field.Errorf("target", "no process listens on TCP port %d (from the URL); start the server or set {target.pid}, {target.pidfile}, {target.match}, {target.unit} or {target.exec}", t.port)
 	}
 	owners, denied := t.socketOwners(ctx, want)
 	roots := rootsOf(owners)
@@ -56,11 +57,11 @@ func (t *Target) locatePort(ctx context.Context) (procID, error) {
 	case len(roots) == 1:
 		return roots[0].ID, nil
 	case len(roots) > 1:
-		return procID{}, fmt.Errorf("probes: %d unrelated processes listen on TCP port %d: %s; set --pid or --match", len(roots), t.port, describeProcs(roots))
+		return procID{}, field.Errorf("target", "%d unrelated processes listen on TCP port %d: %s; set {target.pid} or {target.match}", len(roots), t.port, describeProcs(roots))
 	case denied > 0:
-		return procID{}, fmt.Errorf("probes: the owner of TCP port %d is not visible: /proc/PID/fd of %d processes could not be read; run soakd as the target's user or grant it CAP_SYS_PTRACE, or set --pid", t.port, denied)
+		return procID{}, field.Errorf("target", "the owner of TCP port %d is not visible: /proc/PID/fd of %d processes could not be read; run soakd as the target's user or grant it CAP_SYS_PTRACE, or set {target.pid}", t.port, denied)
 	}
-	return procID{}, fmt.Errorf("probes: a socket listens on TCP port %d but no process in %s owns it (another network namespace?); set --pid", t.port, t.fs.root)
+	return procID{}, field.Errorf("target", "a socket listens on TCP port %d but no process in %s owns it (another network namespace?); set {target.pid}", t.port, t.fs.root)
 }
 
 // socketOwners scans every process's fd dir for the wanted socket inodes.

@@ -1,18 +1,13 @@
 package probes
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/soak/soaktest"
 	"go.uber.org/zap/zaptest"
 )
 
@@ -60,43 +55,12 @@ func TestLiveRecycledMembers(t *testing.T) {
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
-// startRecycle runs testdata/recycle with args in a process group of its
-// own, and in t.Cleanup stops it by its PID (SIGTERM, then SIGKILL after
-// 10 s) and SIGKILLs what is left of its group. It returns HOST:PORT and
-// the master's PID.
+// startRecycle runs testdata/recycle with args (soaktest.StartServer)
+// and returns HOST:PORT and the master's PID.
 func startRecycle(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	portFile := filepath.Join(t.TempDir(), "port")
-	cmd := exec.Command(recycleBin, append([]string{"--port-file", portFile, "--max-lifetime", "5m"}, args...)...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start recycle: %v", err)
-	}
-	pid := cmd.Process.Pid
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		// The group holds only the master's workers (which get SIGKILL
-		// when it dies); its ID stays reserved while any is left.
-		if err := syscall.Kill(-pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		}
-	})
-	var addr string
-	waitFor(t, "the recycle server's port file", func() bool {
-		b, err := os.ReadFile(portFile)
-		addr = strings.TrimSpace(string(b))
-		return err == nil && addr != ""
-	})
-	return addr, pid
+	srv := soaktest.StartServer(t, soaktest.Binary(t, soaktest.Recycle), append([]string{"--max-lifetime", "5m"}, args...)...)
+	return srv.Addr, srv.PID
 }
 
 // sampleUnderLoad loads addr on loopback at about 200 requests/s, a new

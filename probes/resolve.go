@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/soakd/soakd/soak/field"
 )
 
 // errZombie says a process has exited but is not reaped yet.
@@ -64,7 +66,7 @@ func (t *Target) locatePID() (procID, error) {
 	}
 	id, err := t.identify(int32(t.spec.PID))
 	if err != nil {
-		return id, fmt.Errorf("probes: --pid %d: no such process (%w)", t.spec.PID, err)
+		return id, field.Errorf("target.pid", "%d: no such process (%w)", t.spec.PID, err)
 	}
 	return id, nil
 }
@@ -72,15 +74,15 @@ func (t *Target) locatePID() (procID, error) {
 func (t *Target) locatePIDFile() (procID, error) {
 	b, err := os.ReadFile(t.spec.PIDFile)
 	if err != nil {
-		return procID{}, fmt.Errorf("probes: --pidfile %s: %w", t.spec.PIDFile, err)
+		return procID{}, field.Errorf("target.pidfile", "%s: %w", t.spec.PIDFile, err)
 	}
 	pid, err := strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 32)
 	if err != nil || pid <= 0 {
-		return procID{}, fmt.Errorf("probes: --pidfile %s: %q is not a process ID", t.spec.PIDFile, bytes.TrimSpace(b))
+		return procID{}, field.Errorf("target.pidfile", "%s: %q is not a process ID", t.spec.PIDFile, bytes.TrimSpace(b))
 	}
 	id, err := t.identify(int32(pid))
 	if err != nil {
-		return id, fmt.Errorf("probes: --pidfile %s: pid %d: no such process (%w)", t.spec.PIDFile, pid, err)
+		return id, field.Errorf("target.pidfile", "%s: pid %d: no such process (%w)", t.spec.PIDFile, pid, err)
 	}
 	return id, nil
 }
@@ -89,11 +91,11 @@ func (t *Target) locatePIDFile() (procID, error) {
 func (t *Target) locateMatch(ctx context.Context) (procID, error) {
 	found, err := t.matching(ctx)
 	if err != nil {
-		return procID{}, fmt.Errorf("probes: --match %q: %w", t.spec.Match, err)
+		return procID{}, field.Errorf("target.match", "%q: %w", t.spec.Match, err)
 	}
 	roots := rootsOf(found)
 	if len(roots) != 1 {
-		return procID{}, fmt.Errorf("probes: --match %q: %d root processes match, want 1: %s; refine the regexp or use --pid",
+		return procID{}, field.Errorf("target.match", "%q: %d root processes match, want 1: %s; refine the regexp or use {target.pid}",
 			t.spec.Match, len(roots), describeProcs(roots))
 	}
 	return roots[0].ID, nil

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/soakd/soakd/soak/field"
 	"go.uber.org/zap"
 )
 
@@ -157,9 +158,9 @@ func (t *Target) validate() error {
 		flag string
 		k    kind
 	}{
-		{s.PID != 0, "--pid", kindPID}, {s.PIDFile != "", "--pidfile", kindPIDFile},
-		{s.Match != "", "--match", kindMatch}, {s.Unit != "", "--unit", kindUnit},
-		{s.Exec != "", "--exec", kindExec},
+		{s.PID != 0, "{target.pid}", kindPID}, {s.PIDFile != "", "{target.pidfile}", kindPIDFile},
+		{s.Match != "", "{target.match}", kindMatch}, {s.Unit != "", "{target.unit}", kindUnit},
+		{s.Exec != "", "{target.exec}", kindExec},
 	} {
 		if f.on {
 			set = append(set, f.flag)
@@ -167,7 +168,7 @@ func (t *Target) validate() error {
 		}
 	}
 	if len(set) > 1 {
-		return fmt.Errorf("probes: set only one of --pid, --pidfile, --match, --unit, --exec; got %s", strings.Join(set, " and "))
+		return field.Errorf("target", "set only one of {target.pid}, {target.pidfile}, {target.match}, {target.unit}, {target.exec}; got %s", strings.Join(set, " and "))
 	}
 	if len(set) == 0 {
 		t.kind = kindPort
@@ -182,21 +183,21 @@ func (t *Target) prepare() error {
 	switch t.kind {
 	case kindPID:
 		if s.PID < 0 {
-			return fmt.Errorf("probes: --pid %d: must be a positive process ID", s.PID)
+			return field.Errorf("target.pid", "%d: must be a positive process ID", s.PID)
 		}
 	case kindMatch:
 		if t.re, err = regexp.Compile(s.Match); err != nil {
-			return fmt.Errorf("probes: --match %q: %w", s.Match, err)
+			return field.Errorf("target.match", "%q: %w", s.Match, err)
 		}
 	case kindUnit:
 		return t.findUnit()
 	case kindPort:
 		if t.port, err = localPort(s.URL); err != nil {
-			return fmt.Errorf("probes: no target given and %w; set one of --pid, --pidfile, --match, --unit, --exec", err)
+			return field.Errorf("target", "no target given and %w; set one of {target.pid}, {target.pidfile}, {target.match}, {target.unit}, {target.exec}", err)
 		}
 	case kindExec:
 		if _, err = splitCommand(s.Exec); err != nil {
-			return fmt.Errorf("probes: --exec %q: %w", s.Exec, err)
+			return field.Errorf("target.exec", "%q: %w", s.Exec, err)
 		}
 	}
 	return nil

@@ -12,7 +12,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -23,8 +24,8 @@ func cmdAnalyze(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("analyze", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
-	var a analysisFlags
-	a.declare(fs)
+	th := runner.DefaultThresholds()
+	declareThresholds(fs, &th)
 	concurrency := fs.IntP("concurrency", "c", 0, "the run's closed-loop workers, for the CPU verdict (0: open loop, or not known)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	fs.Usage = func() {
@@ -36,7 +37,7 @@ func cmdAnalyze(args []string, stdout, stderr io.Writer) int {
 			"and at least one resource column:\n  %s.\n"+
 			"Any other column of soakd's samples.csv may be left out; it then reads as\n"+
 			"not sampled. Phases: baseline, warmup, soak, cooldown.\n\nFlags:\n",
-			strings.ReplaceAll(strings.Join(soak.RequiredColumns, ", "), "|", " or "), resourceColumnList())
+			strings.ReplaceAll(strings.Join(model.RequiredColumns, ", "), "|", " or "), resourceColumnList())
 		fmt.Fprint(stderr, fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
@@ -49,9 +50,9 @@ func cmdAnalyze(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "soakd analyze: want one samples.csv file: soakd analyze [flags] FILE.csv")
 		return exitUsage
 	}
-	ao, err := a.options()
+	ao, err := th.Analysis()
 	if err != nil {
-		fmt.Fprintln(stderr, "soakd analyze:", err)
+		fmt.Fprintln(stderr, "soakd analyze:", specError(fs, err))
 		return exitUsage
 	}
 	if *concurrency < 0 {
@@ -83,13 +84,13 @@ func cmdAnalyze(args []string, stdout, stderr io.Writer) int {
 // analyzeFile reads a run's samples from path and analyses them with ao,
 // over the resources the file holds. It is the one place where analyze
 // reads a run's files.
-func analyzeFile(path string, ao soak.AnalysisOptions) (*soak.Report, error) {
+func analyzeFile(path string, ao runner.AnalysisOptions) (*model.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	recs, resources, err := soak.ReadSamples(f)
+	recs, resources, err := model.ReadSamples(f)
 	if err != nil {
 		return nil, err
 	}
@@ -100,9 +101,9 @@ func analyzeFile(path string, ao soak.AnalysisOptions) (*soak.Report, error) {
 		return nil, err
 	}
 	ao.Resources = resources
-	ti := soak.TargetInfo{Description: "samples from " + path, Probed: true}
-	rep := soak.NewReport(recs, nil, ti, ao)
-	if !slices.ContainsFunc(recs, func(r soak.Record) bool { return r.CPUUser > 0 || r.CPUSystem > 0 }) {
+	ti := model.TargetInfo{Description: "samples from " + path, Probed: true}
+	rep := runner.NewReport(recs, nil, ti, ao)
+	if !slices.ContainsFunc(recs, func(r model.Record) bool { return r.CPUUser > 0 || r.CPUSystem > 0 }) {
 		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive,
 			Reason: "the file holds no CPU time of the target (columns cpu_user_seconds, cpu_system_seconds)"}
 	}
@@ -111,7 +112,7 @@ func analyzeFile(path string, ao soak.AnalysisOptions) (*soak.Report, error) {
 
 // attachProcs reads the procs.csv beside a samples.csv, when there is
 // one, onto the records, so that the lives check sees each process.
-func attachProcs(recs []soak.Record, path string) error {
+func attachProcs(recs []model.Record, path string) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -120,11 +121,11 @@ func attachProcs(recs []soak.Record, path string) error {
 		return err
 	}
 	defer f.Close()
-	rows, err := soak.ReadProcsCSV(f)
+	rows, err := model.ReadProcsCSV(f)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := soak.AttachMembers(recs, rows); err != nil {
+	if err := model.AttachMembers(recs, rows); err != nil {
 		return fmt.Errorf("%s: %w (it must come from the same run as the samples.csv beside it; move it away to analyse without it)", path, err)
 	}
 	return nil
@@ -132,8 +133,8 @@ func attachProcs(recs []soak.Record, path string) error {
 
 func resourceColumnList() string {
 	var cols []string
-	for _, c := range soak.CSVHeader {
-		if _, ok := soak.ResourceColumns[c]; ok {
+	for _, c := range model.CSVHeader {
+		if _, ok := model.ResourceColumns[c]; ok {
 			cols = append(cols, c)
 		}
 	}

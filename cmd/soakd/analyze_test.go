@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/probes"
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
-// samplesFile writes a samples.csv of a run with soak.WriteCSV: a 3 s
+// samplesFile writes a samples.csv of a run with model.WriteCSV: a 3 s
 // baseline, then 300 samples under load at 1000 requests a second (the
 // first 30 in the warm-up), with RSS growing by perRequest bytes a request
 // over 50 MiB and up to 64 KiB of noise.
@@ -24,10 +24,10 @@ func samplesFile(t *testing.T, perRequest float64) string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	start := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
-	var recs []soak.Record
+	var recs []model.Record
 	add := func(sec float64, phase verdict.Phase, requests uint64) {
 		rss := 50<<20 + perRequest*float64(requests) + float64(rng.IntN(64<<10))
-		recs = append(recs, soak.Record{
+		recs = append(recs, model.Record{
 			Sample: probes.Sample{Time: start.Add(time.Duration(sec * float64(time.Second))), Alive: true,
 				Incarnation: 1, RootPID: 42, Procs: 1, RSS: uint64(rss), FDsValid: true, FDs: 12, FDLimit: 1024, Threads: 4},
 			Elapsed: sec, Phase: phase, Requests: requests,
@@ -49,7 +49,7 @@ func samplesFile(t *testing.T, perRequest float64) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := soak.WriteCSV(f, recs); err != nil {
+	if err := model.WriteCSV(f, recs); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -124,7 +124,7 @@ func TestAnalyzeErrorsNameTheFlagTheFileAndTheLine(t *testing.T) {
 		{"bad cell", []string{bad}, bad + `: line 3: column rss_bytes: "lots" is not a whole number >= 0`},
 		{"no resource", []string{noRes}, nores(noRes)},
 		{"header only", []string{empty}, "no samples, only a header"},
-		{"bad flag", []string{"--leak-horizon", "-1h", bad}, "--leak-horizon must be > 0"},
+		{"bad flag", []string{"--leak-horizon", "-1h", bad}, "--leak-horizon: must be > 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := analyzeArgs(t, tc.args...)
@@ -144,7 +144,7 @@ func nores(path string) string { return path + ": line 1: no resource column: gi
 func TestAnalyzeReadsProcsCSVBeside(t *testing.T) {
 	const leak, per = 2048, 20000
 	start := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
-	var recs []soak.Record
+	var recs []model.Record
 	type worker struct {
 		pid    int32
 		served uint64
@@ -157,7 +157,7 @@ func TestAnalyzeReadsProcsCSVBeside(t *testing.T) {
 		if i < 30 {
 			phase = verdict.Warmup
 		}
-		r := soak.Record{Elapsed: float64(i), Phase: phase, Requests: requests,
+		r := model.Record{Elapsed: float64(i), Phase: phase, Requests: requests,
 			Sample: probes.Sample{Time: start.Add(time.Duration(i) * time.Second), Alive: true, Incarnation: 1, RootPID: 100, Procs: 4,
 				FDsValid: true, FDs: 40, FDLimit: 1024, Threads: 4}}
 		r.Members = append(r.Members, probes.Member{PID: 100, Start: 1, Name: "master", RSS: 8 << 20, FDs: 10})
@@ -178,8 +178,8 @@ func TestAnalyzeReadsProcsCSVBeside(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for name, write := range map[string]func(*os.File) error{
-		"samples.csv": func(f *os.File) error { return soak.WriteCSV(f, recs) },
-		"procs.csv":   func(f *os.File) error { return soak.WriteProcsCSV(f, recs) },
+		"samples.csv": func(f *os.File) error { return model.WriteCSV(f, recs) },
+		"procs.csv":   func(f *os.File) error { return model.WriteProcsCSV(f, recs) },
 	} {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {

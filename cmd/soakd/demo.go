@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/demo"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/runner"
 )
 
 // cmdDemo soaks the built-in demo target: soakd re-executed as a small
@@ -29,7 +29,8 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 	dur := fs.DurationP("duration", "d", 40*time.Second, "how long to load the demo target")
 	cool := fs.Duration("cooldown", 10*time.Second, "how long to watch after the load stops")
 	interval := fs.Duration("interval", 0, "sampling interval (0: paced to the run)")
-	baseline := fs.Duration("baseline", soak.DefaultBaseline, "sample the idle target this long before the load (0 skips it)")
+	baseline := fs.Duration("baseline", runner.DefaultBaseline, "sample the idle target this long before the load (0 skips it)")
+	warmup := fs.String("warmup", runner.DefaultSpec().Phases.Warmup, "excluded from the fits: N requests, a duration (30s), a share of the run (10%), or 0")
 	var f runFlags
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines")
@@ -51,6 +52,10 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	o.OutDir, o.Interval, o.Baseline, o.Cooldown = *out, *interval, *baseline, *cool
+	if o.Warmup, err = runner.ParseWarmup(*warmup); err != nil {
+		fmt.Fprintln(stderr, "soakd demo: --warmup", err)
+		return exitUsage
+	}
 	if *baseline <= 0 {
 		o.Baseline = -1
 	}
@@ -62,20 +67,20 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 
 // demoOptions soaks the demo target for dur; idle is the time it is
 // sampled without load (the baseline and the cool-down).
-func demoOptions(leak, fdEvery int, rate float64, dur, idle time.Duration) (soak.Options, error) {
+func demoOptions(leak, fdEvery int, rate float64, dur, idle time.Duration) (runner.Options, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return soak.Options{}, err
+		return runner.Options{}, err
 	}
 	if strings.ContainsAny(exe, " \t'\"\\") {
-		return soak.Options{}, fmt.Errorf("the soakd binary's path %q has spaces or quotes; the demo cannot re-execute it", exe)
+		return runner.Options{}, fmt.Errorf("the soakd binary's path %q has spaces or quotes; the demo cannot re-execute it", exe)
 	}
 	addr, err := freeLoopbackAddr()
 	if err != nil {
-		return soak.Options{}, err
+		return runner.Options{}, err
 	}
 	url := "http://" + addr + "/"
-	var o soak.Options
+	var o runner.Options
 	o.Load = load.Options{
 		Endpoints: []load.Endpoint{{Weight: 1, Method: "GET", URL: url}},
 		Rate:      rate, Concurrency: 16, Duration: dur, KeepAlive: true, Timeout: 5 * time.Second,

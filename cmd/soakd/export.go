@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/store"
 )
 
@@ -129,7 +129,7 @@ func writeSamplesCSV(w io.Writer, s *store.Store, id int64) error {
 	if err != nil {
 		return err
 	}
-	return soak.WriteCSV(w, recs)
+	return model.WriteCSV(w, recs)
 }
 
 // writeReportJSON writes the stored report, indented.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/probes"
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -28,16 +28,16 @@ func exportState(t *testing.T) (dir string, done, running int64) {
 	defer s.Close()
 	start := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
 	done, _ = s.CreateRun("web", store.TriggerSchedule, "pid 42", start)
-	var recs []soak.Record
+	var recs []model.Record
 	for i := range 3 {
-		r := soak.Record{Sample: probes.Sample{Time: start.Add(time.Duration(i) * time.Second), Alive: true, RSS: uint64(1000 * (i + 1))},
+		r := model.Record{Sample: probes.Sample{Time: start.Add(time.Duration(i) * time.Second), Alive: true, RSS: uint64(1000 * (i + 1))},
 			Elapsed: float64(i), Phase: verdict.Soak, Requests: uint64(100 * i)}
 		recs = append(recs, r)
 		if err := s.AppendSample(done, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rep := &soak.Report{Verdict: "clean", Started: start, Ended: start.Add(2 * time.Second), Records: recs}
+	rep := &model.Report{Verdict: "clean", Started: start, Ended: start.Add(2 * time.Second), Records: recs}
 	if err := s.FinishRun(done, store.StatusCompleted, rep, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestExportCSV(t *testing.T) {
 	if code := cmdExport([]string{strconv.FormatInt(done, 10), "--csv", "--state-dir", dir}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit code %d; want 0 (stderr %q)", code, stderr.String())
 	}
-	recs, err := soak.ReadCSV(&stdout)
+	recs, err := model.ReadCSV(&stdout)
 	if err != nil {
 		t.Fatalf("ReadCSV of the export: %v", err)
 	}

@@ -16,6 +16,9 @@ const (
 	exitOK    = 0
 	exitLeak  = 1
 	exitUsage = 2
+	// exitTargetDied: the target died during the load and was not back
+	// within --dead-grace; the load was stopped.
+	exitTargetDied = 3
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -42,11 +45,12 @@ func commands() map[string]command {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
+		return exitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout) // asked for: it is the output, and pipes to less
 		return exitOK
 	}
 	c, ok := commands()[args[0]]
@@ -55,7 +59,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exitUsage
 	}
+	if wantsHelp(args[1:]) {
+		// The command's usage is what was asked for: to stdout.
+		stderr = stdout
+	}
 	return c.run(args[1:], stdout, stderr)
+}
+
+// wantsHelp tells whether args ask for help (-h or --help before any
+// "--").
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 func usage(w io.Writer) {

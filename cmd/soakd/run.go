@@ -7,187 +7,210 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/soakd/soakd/soak"
-	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/field"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/web"
 )
 
-// runFlags are the flags of `soakd run` that are not soak.Options fields
-// as they stand.
+// runFlags are the flags of `soakd run` that are not fields of the run's
+// spec: the output.
 type runFlags struct {
-	method       string
-	headers      []string
-	body         string
-	targets      string
-	expectBody   string
-	warmup       string
-	baseline     time.Duration
-	analysis     analysisFlags
-	noSmaps      bool
-	quiet        bool
-	progress     bool
-	json         bool
-	logLevel     string
-	expectStatus []string
+	noSmaps  bool
+	quiet    bool
+	progress bool
+	json     bool
+	logLevel string
+	out      string
 }
 
-// newRunFlagSet declares the flags of `soakd run` into o and f.
-func newRunFlagSet(o *soak.Options, f *runFlags, stderr io.Writer) *pflag.FlagSet {
+// specPath is the flag annotation that names the runner.Spec field a flag
+// sets, so that a spec's error is worded as the flag the user typed.
+const specPath = "spec-path"
+
+// bind records that the flag name sets the spec field at path.
+func bind(fs *pflag.FlagSet, path, name string) {
+	if err := fs.SetAnnotation(name, specPath, []string{path}); err != nil {
+		panic(err) // a flag declared under another name: a bug
+	}
+}
+
+// flagOf words a spec field's path as the flag that sets it: "--rate",
+// "the URL"; "" when no flag sets it.
+func flagOf(fs *pflag.FlagSet, path string) string {
+	if i := strings.IndexByte(path, '['); i >= 0 {
+		path = path[:i]
+	}
+	if path == "load.url" {
+		return "the URL"
+	}
+	name := ""
+	fs.VisitAll(func(f *pflag.Flag) {
+		if a := f.Annotations[specPath]; len(a) == 1 && a[0] == path && name == "" {
+			name = "--" + f.Name
+		}
+	})
+	return name
+}
+
+// specError words a spec's errors in flags, one per line: "--rate: must
+// be >= 0 (0 = closed loop), got -5".
+func specError(fs *pflag.FlagSet, err error) error {
+	if fs == nil {
+		s := runner.DefaultSpec()
+		fs = newRunFlagSet(&s, &runFlags{}, io.Discard)
+	}
+	es := field.As(err)
+	if es == nil {
+		return err
+	}
+	lines := make([]string, len(es))
+	for i, e := range es {
+		msg := e.Text(func(p string) string { return flagOf(fs, p) })
+		if f := flagOf(fs, e.Path); f != "" && f != "the URL" {
+			msg = f + ": " + msg
+		} else if f == "the URL" {
+			msg = "URL: " + msg
+		}
+		lines[i] = msg
+	}
+	return errors.New(strings.Join(lines, "\n"))
+}
+
+// newRunFlagSet declares the flags of `soakd run` into s and f. Each
+// flag's default is s's value: the caller fills s from runner.DefaultSpec,
+// the one place the defaults are written.
+func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: soakd run [flags] URL\n\nSoak URL with HTTP load while sampling the server's process tree, then print\nthe verdict: leak, clean or inconclusive. Exit code 0: done, 1: a leak was\nfound, 2: a usage or runtime error.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: soakd run [flags] URL\n\nSoak URL with HTTP load while sampling the server's process tree, then print\nthe verdict: leak, clean or inconclusive. Exit code 0: done, 1: a leak was\nfound, 2: a usage or runtime error, 3: the target died during the load (and\nwas not back within --dead-grace).\n\nFlags:")
 		fmt.Fprint(stderr, fs.FlagUsages())
 	}
-	l := &o.Load
+	l := &s.Load
 	// Load.
-	fs.IntVarP(&l.Concurrency, "concurrency", "c", 1, "closed-loop workers, each with its own connection (in open loop: the most requests in flight)")
-	fs.Float64Var(&l.Rate, "rate", 0, "open loop: requests per second on a constant schedule; latency counts from each intended send time")
-	fs.Uint64VarP(&l.Requests, "requests", "n", 0, "stop after this many requests (0: no limit)")
-	fs.DurationVarP(&l.Duration, "duration", "d", 0, "stop after this long, e.g. 8h (0: no limit); with -n, whichever comes first")
-	fs.BoolVar(&l.KeepAlive, "keepalive", true, "reuse connections; --keepalive=false opens one per request, as plain ab does")
-	fs.StringVarP(&f.targets, "targets", "", "", "file of weighted endpoints, one '[weight] METHOD URL [@bodyfile]' per line (instead of URL)")
-	fs.StringVarP(&f.method, "method", "m", "GET", "request method")
-	fs.StringArrayVarP(&f.headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
-	fs.StringVar(&f.body, "body", "", "request body: a STRING, or @FILE to read it from a file")
-	fs.StringVarP(&l.ContentType, "content-type", "T", "", "Content-Type of the body, e.g. application/x-www-form-urlencoded")
-	fs.DurationVar(&l.Timeout, "timeout", 30*time.Second, "per-request timeout")
-	fs.BoolVar(&l.InsecureTLS, "insecure", false, "do not verify https certificates")
+	fs.IntVarP(&l.Concurrency, "concurrency", "c", l.Concurrency, "closed-loop workers, each with its own connection (default 1); in open loop the most requests in flight (default rate × timeout, at most 256)")
+	bind(fs, "load.concurrency", "concurrency")
+	fs.Float64Var(&l.Rate, "rate", l.Rate, "open loop: requests per second on a constant schedule; latency counts from each intended send time")
+	bind(fs, "load.rate", "rate")
+	fs.Uint64VarP(&l.Requests, "requests", "n", l.Requests, "stop after this many requests (0: no limit)")
+	bind(fs, "load.requests", "requests")
+	fs.DurationVarP(&l.Duration, "duration", "d", l.Duration, "stop after this long, e.g. 8h (0: no limit); with -n, whichever comes first")
+	bind(fs, "load.duration", "duration")
+	fs.BoolVar(&l.KeepAlive, "keepalive", l.KeepAlive, "reuse connections; --keepalive=false opens one per request, as plain ab does")
+	bind(fs, "load.keepalive", "keepalive")
+	fs.StringVar(&l.TargetsFile, "targets", l.TargetsFile, "file of weighted endpoints, one '[weight] METHOD URL [@bodyfile]' per line (instead of URL)")
+	bind(fs, "load.targets_file", "targets")
+	fs.StringVarP(&l.Method, "method", "m", l.Method, "request method")
+	bind(fs, "load.method", "method")
+	fs.StringArrayVarP(&l.Headers, "header", "H", l.Headers, "request header 'Name: value' (repeatable)")
+	bind(fs, "load.headers", "header")
+	fs.StringVar(&l.Body, "body", l.Body, "request body: a STRING, or @FILE to read it from a file")
+	bind(fs, "load.body", "body")
+	fs.StringVarP(&l.ContentType, "content-type", "T", l.ContentType, "Content-Type of the body, e.g. application/x-www-form-urlencoded")
+	bind(fs, "load.content_type", "content-type")
+	fs.DurationVar(&l.Timeout, "timeout", l.Timeout, "per-request timeout")
+	bind(fs, "load.timeout", "timeout")
+	fs.BoolVar(&l.Insecure, "insecure", l.Insecure, "do not verify https certificates")
+	bind(fs, "load.insecure", "insecure")
 	// Checks.
-	fs.StringSliceVar(&f.expectStatus, "expect-status", nil, "accepted statuses, e.g. 200,3xx (default: any 2xx or 3xx)")
-	fs.StringVar(&f.expectBody, "expect-body", "", "a regular expression every response body must match")
-	fs.BoolVar(&l.CheckLength, "check-length", false, "count a body whose length differs from the first response's as an error (ab's 'Failed requests (Length)')")
+	fs.StringSliceVar(&l.ExpectStatus, "expect-status", l.ExpectStatus, "accepted statuses, e.g. 200,3xx (default: any 2xx or 3xx)")
+	bind(fs, "load.expect_status", "expect-status")
+	fs.StringVar(&l.ExpectBody, "expect-body", l.ExpectBody, "a regular expression every response body must match")
+	bind(fs, "load.expect_body", "expect-body")
+	fs.BoolVar(&l.CheckLength, "check-length", l.CheckLength, "count a body whose length differs from the first response's as an error (ab's 'Failed requests (Length)')")
+	bind(fs, "load.check_length", "check-length")
 	// Target.
-	t := &o.Target
-	fs.IntVar(&t.PID, "pid", 0, "target: the process with this PID, and its descendants")
-	fs.StringVar(&t.PIDFile, "pidfile", "", "target: the PID in this file, re-read on every sample")
-	fs.StringVar(&t.Match, "match", "", "target: the one root process whose full command line matches this regexp")
-	fs.StringVar(&t.Unit, "unit", "", "target: the processes of this systemd unit's cgroup, e.g. nginx.service")
-	fs.StringVar(&t.Exec, "exec", "", "target: start this command, wait for URL's port, soak it, stop it")
-	fs.StringVar(&t.ExecLog, "exec-log", "", "with --exec: write the target's stdout and stderr to this file")
-	fs.BoolVar(&t.ExecShow, "exec-show", false, "with --exec: show the target's output on stderr")
-	fs.DurationVar(&t.ReadyTimeout, "ready-timeout", 10*time.Second, "with --exec: how long to wait for the port to accept connections")
-	fs.DurationVar(&t.StopGrace, "stop-grace", 5*time.Second, "with --exec: SIGKILL this long after SIGTERM")
-	fs.BoolVar(&o.NoProbe, "no-probe", false, "load only: sample no target, make no resource verdicts")
-	declareRemote(fs, &o.Remote)
+	t := &s.Target
+	fs.IntVar(&t.PID, "pid", t.PID, "target: the process with this PID, and its descendants")
+	bind(fs, "target.pid", "pid")
+	fs.StringVar(&t.PIDFile, "pidfile", t.PIDFile, "target: the PID in this file, re-read on every sample")
+	bind(fs, "target.pidfile", "pidfile")
+	fs.StringVar(&t.Match, "match", t.Match, "target: the one root process whose full command line matches this regexp")
+	bind(fs, "target.match", "match")
+	fs.StringVar(&t.Unit, "unit", t.Unit, "target: the processes of this systemd unit's cgroup, e.g. nginx.service")
+	bind(fs, "target.unit", "unit")
+	fs.StringVar(&t.Exec, "exec", t.Exec, "target: start this command, wait for URL's port, soak it, stop it")
+	bind(fs, "target.exec", "exec")
+	fs.StringVar(&t.ExecLog, "exec-log", t.ExecLog, "with --exec: write the target's stdout and stderr to this file")
+	bind(fs, "target.exec_log", "exec-log")
+	fs.BoolVar(&t.ExecShow, "exec-show", t.ExecShow, "with --exec: show the target's output on stderr")
+	bind(fs, "target.exec_show", "exec-show")
+	fs.DurationVar(&t.ReadyTimeout, "ready-timeout", t.ReadyTimeout, "with --exec: how long to wait for the port to accept connections")
+	bind(fs, "target.ready_timeout", "ready-timeout")
+	fs.DurationVar(&t.StopGrace, "stop-grace", t.StopGrace, "with --exec: SIGKILL this long after SIGTERM")
+	bind(fs, "target.stop_grace", "stop-grace")
+	fs.BoolVar(&t.NoProbe, "no-probe", t.NoProbe, "load only: sample no target, make no resource verdicts")
+	bind(fs, "target.no_probe", "no-probe")
+	declareRemote(fs, &t.Remote)
 	// Sampling and verdicts.
-	fs.DurationVar(&o.Interval, "interval", 0, "sampling interval; 0 paces it to the run (about 300 soak samples, 10ms to 1s, within 2% of a core); progress lines stay at 1s")
-	fs.DurationVar(&o.Sampler.SmapsInterval, "smaps-interval", 30*time.Second, "how often to read PSS/USS from smaps_rollup (it takes the target's mmap lock)")
-	fs.BoolVar(&f.noSmaps, "no-smaps", false, "never read smaps_rollup (no PSS/USS)")
-	fs.DurationVar(&f.baseline, "baseline", soak.DefaultBaseline, "before the load, sample the idle target this long: the level 'released' is judged against (0 skips it)")
-	fs.StringVar(&f.warmup, "warmup", "10%", "excluded from the fits: N requests, a duration (30s), a share of the run (10%), or 0")
-	fs.DurationVar(&o.Cooldown, "cooldown", 0, "after the load stops, sample this long to see whether memory is released")
-	f.analysis.declare(fs)
+	sm := &s.Sampling
+	fs.DurationVar(&sm.Interval, "interval", sm.Interval, "sampling interval; 0 paces it to the run (about 300 soak samples, 10ms to 1s, within 2% of a core); progress lines stay at 1s")
+	bind(fs, "sampling.interval", "interval")
+	fs.DurationVar(&sm.SmapsInterval, "smaps-interval", sm.SmapsInterval, "how often to read PSS/USS from smaps_rollup (it takes the target's mmap lock); default: about 30 reads over -d, 2s to 30s")
+	bind(fs, "sampling.smaps_interval", "smaps-interval")
+	fs.BoolVar(&sm.Smaps, "smaps", sm.Smaps, "read PSS/USS from smaps_rollup; --smaps=false never reads it")
+	bind(fs, "sampling.smaps", "smaps")
+	fs.Lookup("smaps").Hidden = true
+	fs.BoolVar(&f.noSmaps, "no-smaps", false, "never read smaps_rollup (no PSS/USS); the same as --smaps=false")
+	ph := &s.Phases
+	fs.DurationVar(&ph.Baseline, "baseline", ph.Baseline, "before the load, sample the idle target this long: the level 'released' is judged against (0 skips it)")
+	bind(fs, "phases.baseline", "baseline")
+	fs.StringVar(&ph.Warmup, "warmup", ph.Warmup, "excluded from the fits: N requests, a duration (30s), a share of the run (10%), or 0")
+	bind(fs, "phases.warmup", "warmup")
+	fs.DurationVar(&ph.Cooldown, "cooldown", ph.Cooldown, "after the load stops, sample this long to see whether memory is released")
+	bind(fs, "phases.cooldown", "cooldown")
+	fs.DurationVar(&s.Target.DeadGrace, "dead-grace", s.Target.DeadGrace, "when the target is gone this long during the load (not restarted), stop the load and exit 3; default 10s, negative never stops")
+	bind(fs, "target.dead_grace", "dead-grace")
+	declareThresholds(fs, &s.Thresholds)
 	// Output.
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines")
 	fs.BoolVar(&f.progress, "progress", false, "print progress lines even when stderr is not a terminal")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
-	fs.StringVar(&o.OutDir, "out", "", "write samples.csv (as the run goes), report.json and report.txt into this directory")
+	fs.StringVar(&f.out, "out", "", "write samples.csv (as the run goes), report.json and report.txt into this directory")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	return fs
 }
 
-// parseRun parses the arguments of `soakd run` into soak options. Errors
-// name the flag and say what is allowed.
-func parseRun(args []string, stderr io.Writer) (soak.Options, runFlags, error) {
-	var o soak.Options
+// parseRun parses the arguments of `soakd run` into a run's options.
+// Errors name the flag and say what is allowed.
+func parseRun(args []string, stderr io.Writer) (runner.Options, runFlags, error) {
+	s := runner.DefaultSpec()
 	var f runFlags
-	fs := newRunFlagSet(&o, &f, stderr)
+	fs := newRunFlagSet(&s, &f, stderr)
 	if err := fs.Parse(args); err != nil {
-		return o, f, err
+		return runner.Options{}, f, err
 	}
-	if err := f.apply(&o, fs.Args()); err != nil {
-		return o, f, err
+	if fs.Changed("concurrency") && s.Load.Concurrency < 1 {
+		return runner.Options{}, f, fmt.Errorf("--concurrency: must be >= 1, got %d (leave it out for the default)", s.Load.Concurrency)
 	}
-	return o, f, nil
-}
-
-// apply turns the string-typed flags and the URL argument into options.
-func (f *runFlags) apply(o *soak.Options, args []string) error {
-	l := &o.Load
-	switch {
-	case f.targets != "" && len(args) > 0:
-		return errors.New("give either a URL or --targets FILE, not both")
-	case f.targets != "":
-		eps, err := load.ParseTargetsFile(f.targets)
-		if err != nil {
-			return fmt.Errorf("--targets: %w", err)
-		}
-		l.Endpoints = eps
-	case len(args) == 1:
-		body, err := load.ParseBody(f.body)
-		if err != nil {
-			return fmt.Errorf("--body: %w", err)
-		}
-		l.Endpoints = []load.Endpoint{{Weight: 1, Method: strings.ToUpper(f.method), URL: args[0], Body: body}}
-	case len(args) == 0:
-		return errors.New("missing URL: soakd run [flags] URL (or --targets FILE)")
-	default:
-		return fmt.Errorf("one URL expected, got %d arguments: %s", len(args), strings.Join(args, " "))
-	}
-	o.Target.URL = l.Endpoints[0].URL
-	for _, h := range f.headers {
-		hd, err := load.ParseHeader(h)
-		if err != nil {
-			return fmt.Errorf("--header %q: %w", h, err)
-		}
-		l.Headers = append(l.Headers, hd)
-	}
-	l.ExpectStatus = f.expectStatus
-	if f.expectBody != "" {
-		re, err := regexp.Compile(f.expectBody)
-		if err != nil {
-			return fmt.Errorf("--expect-body: %w", err)
-		}
-		l.ExpectBody = re
+	switch rest := fs.Args(); {
+	case s.Load.TargetsFile != "" && len(rest) > 0:
+		return runner.Options{}, f, errors.New("give either a URL or --targets FILE, not both")
+	case len(rest) == 1:
+		s.Load.URL = rest[0]
+	case len(rest) == 0 && s.Load.TargetsFile == "":
+		return runner.Options{}, f, errors.New("missing URL: soakd run [flags] URL (or --targets FILE)")
+	case len(rest) > 1:
+		return runner.Options{}, f, fmt.Errorf("one URL expected, got %d arguments: %s", len(rest), strings.Join(rest, " "))
 	}
 	if f.noSmaps {
-		o.Sampler.SmapsInterval = -1
+		s.Sampling.Smaps = false
 	}
-	w, err := soak.ParseWarmup(f.warmup)
+	o, err := s.Options()
 	if err != nil {
-		return fmt.Errorf("--warmup %w", err)
+		return o, f, specError(fs, err)
 	}
-	o.Warmup = w
-	switch {
-	case f.baseline < 0:
-		return fmt.Errorf("--baseline must be >= 0 (0 skips it), got %s", f.baseline)
-	case f.baseline == 0:
-		o.Baseline = -1
-	default:
-		o.Baseline = f.baseline
-	}
-	ao, err := f.analysis.options()
-	if err != nil {
-		return err
-	}
-	o.Memory, o.FDs, o.MemLimit = ao.Memory, ao.FDs, ao.MemLimit
-	if err := o.Remote.Validate(); err != nil {
-		return cliError(err)
-	}
-	return checkStop(l)
-}
-
-// checkStop names the flags a run needs to stop by itself.
-func checkStop(l *load.Options) error {
-	switch {
-	case l.Requests == 0 && l.Duration <= 0:
-		return errors.New("no stop condition: set -n/--requests N or -d/--duration D (e.g. -d 8h), or both, so the run stops by itself")
-	case l.Rate < 0:
-		return fmt.Errorf("--rate %g: want requests per second > 0, or 0 for the closed loop", l.Rate)
-	}
-	return nil
+	o.OutDir = f.out
+	return o, f, nil
 }
 
 // newCLILogger logs to stderr: console lines on a terminal, JSON otherwise.
@@ -225,7 +248,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 }
 
 // soakAndReport runs the soak with signal handling and prints the report.
-func soakAndReport(o soak.Options, f runFlags, stdout, stderr io.Writer) int {
+func soakAndReport(o runner.Options, f runFlags, stdout, stderr io.Writer) int {
 	log, err := newCLILogger(f.logLevel, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "soakd:", err)
@@ -244,13 +267,14 @@ func soakAndReport(o soak.Options, f runFlags, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	rep, err := soak.Run(ctx, o)
-	if err != nil && rep == nil {
-		fmt.Fprintln(stderr, "soakd:", cliError(err))
-		return exitUsage
-	}
+	rep, err := runner.Run(ctx, o)
 	if err != nil {
-		fmt.Fprintln(stderr, "soakd:", err)
+		// A setting the run could not use (a --pid that is gone, a
+		// --match that matches nothing) is worded as its flag.
+		fmt.Fprintln(stderr, "soakd:", specError(nil, err))
+	}
+	if rep == nil {
+		return exitUsage
 	}
 	if o.OutDir != "" {
 		if err := web.WriteReportFile(o.OutDir, rep, web.PageOptions{}); err != nil {
@@ -265,6 +289,9 @@ func soakAndReport(o soak.Options, f runFlags, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "soakd: writing the report:", err)
 		return exitUsage
+	}
+	if rep.TargetDied() {
+		return exitTargetDied
 	}
 	if rep.HasLeak() {
 		return exitLeak

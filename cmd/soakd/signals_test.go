@@ -9,57 +9,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/soak"
-)
-
-var (
-	buildOnce sync.Once
-	soakdBin  string
-	buildErr  error
-	buildDir  string
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/soaktest"
 )
 
 // soakdBinary builds soakd once for the tests that need a real process.
-func soakdBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "soakd-cmd-test-")
-		if buildErr != nil {
-			return
-		}
-		soakdBin = filepath.Join(buildDir, "soakd")
-		var out []byte
-		out, buildErr = exec.Command("go", "build", "-o", soakdBin, ".").CombinedOutput()
-		if buildErr != nil {
-			buildErr = &buildError{buildErr, string(out)}
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("go build: %v", buildErr)
-	}
-	return soakdBin
-}
+func soakdBinary(t *testing.T) string { return soaktest.Binary(t, soaktest.Soakd) }
 
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }
 
 // countingServer serves "ok" and counts requests.
 func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
@@ -94,15 +56,10 @@ func startSoakd(t *testing.T, stdout *bytes.Buffer, args ...string) *exec.Cmd {
 	return cmd
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitFor waits up to 30 s for cond (soaktest.WaitFor).
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	soaktest.WaitFor(t, 30*time.Second, what, cond)
 }
 
 func TestRunSIGINTStopsCleanlyAndPrintsTheReport(t *testing.T) {
@@ -147,7 +104,7 @@ func TestRunKilledWithSIGKILLLeavesEverySampleOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, err := soak.ReadCSV(f)
+	recs, err := model.ReadCSV(f)
 	if err != nil {
 		t.Fatalf("samples.csv after kill -9: %v", err)
 	}

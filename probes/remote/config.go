@@ -18,6 +18,7 @@ import (
 	"time"
 
 	promcfg "github.com/prometheus/common/config"
+	"github.com/soakd/soakd/soak/field"
 )
 
 // Config selects a remote source and says how to reach it. It is also the
@@ -44,19 +45,10 @@ type Config struct {
 	Timeout time.Duration `yaml:"timeout"`
 }
 
-// FieldError is a bad Config field; Field is its YAML name, which the
-// command line translates into its flag.
-type FieldError struct {
-	Field string
-	Err   error
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
-func (e *FieldError) Unwrap() error { return e.Err }
-
-func fieldErr(field, format string, a ...any) error {
-	return &FieldError{Field: field, Err: fmt.Errorf(format, a...)}
-}
+// remotePath is the spec path of a Config field (its YAML name, under a
+// run's target.remote), by which soakd run names its flag and a daemon
+// job its line (package field).
+func remotePath(name string) string { return "target.remote." + name }
 
 // Enabled reports whether c selects a remote source.
 func (c Config) Enabled() bool { return c.MetricsURL != "" || c.PrometheusURL != "" }
@@ -65,17 +57,17 @@ func (c Config) Enabled() bool { return c.MetricsURL != "" || c.PrometheusURL !=
 func (c Config) Validate() error {
 	switch {
 	case c.MetricsURL != "" && c.PrometheusURL != "":
-		return fieldErr("metrics_url", "give either a metrics URL or a Prometheus URL, not both")
+		return field.Errorf(remotePath("metrics_url"), "give either a metrics URL or a Prometheus URL, not both")
 	case c.PrometheusURL != "" && c.Selector == "":
-		return fieldErr("selector", "a Prometheus source needs a selector that picks the target's series, e.g. {pod=\"api-7d9c\"}")
+		return field.Errorf(remotePath("selector"), "a Prometheus source needs a selector that picks the target's series, e.g. {pod=\"api-7d9c\"}")
 	case c.Selector != "" && c.PrometheusURL == "":
-		return fieldErr("selector", "a selector only applies to a Prometheus source (prometheus_url)")
+		return field.Errorf(remotePath("selector"), "a selector only applies to a Prometheus source (prometheus_url)")
 	case !c.Enabled() && (len(c.Metrics) > 0 || c.BearerTokenFile != "" || c.BasicAuthFile != "" || c.CAFile != "" || c.InsecureSkipVerify):
-		return fieldErr("metrics_url", "metrics, credentials and TLS settings need a remote source (metrics_url or prometheus_url)")
+		return field.Errorf(remotePath("metrics_url"), "metrics, credentials and TLS settings need a remote source (metrics_url or prometheus_url)")
 	case c.BearerTokenFile != "" && c.BasicAuthFile != "":
-		return fieldErr("bearer_token_file", "give a bearer token file or a basic auth file, not both")
+		return field.Errorf(remotePath("bearer_token_file"), "give a bearer token file or a basic auth file, not both")
 	case c.Timeout < 0:
-		return fieldErr("timeout", "must be >= 0, got %s", c.Timeout)
+		return field.Errorf(remotePath("timeout"), "must be >= 0, got %s", c.Timeout)
 	}
 	for _, f := range []struct{ name, v string }{{"metrics_url", c.MetricsURL}, {"prometheus_url", c.PrometheusURL}} {
 		if f.v == "" {
@@ -83,25 +75,25 @@ func (c Config) Validate() error {
 		}
 		u, err := url.Parse(f.v)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fieldErr(f.name, "%q is not an http:// or https:// URL", redactURL(f.v))
+			return field.Errorf(remotePath(f.name), "%q is not an http:// or https:// URL", redactURL(f.v))
 		}
 		if u.User != nil {
-			return fieldErr(f.name, "put credentials in basic_auth_file, not in the URL")
+			return field.Errorf(remotePath(f.name), "put credentials in basic_auth_file, not in the URL")
 		}
 	}
 	if c.Selector != "" {
 		if _, err := parseSelector(c.Selector); err != nil {
-			return &FieldError{Field: "selector", Err: err}
+			return field.Errorf(remotePath("selector"), "%w", err)
 		}
 	}
 	seen := map[string]bool{}
 	for i, m := range c.Metrics {
 		x, err := ParseExtra(m)
 		if err != nil {
-			return &FieldError{Field: fmt.Sprintf("metrics[%d]", i), Err: err}
+			return field.Errorf(remotePath(fmt.Sprintf("metrics[%d]", i)), "%w", err)
 		}
 		if seen[x.Name] || reserved[x.Name] {
-			return fieldErr(fmt.Sprintf("metrics[%d]", i), "resource name %q is taken; choose another NAME", x.Name)
+			return field.Errorf(remotePath(fmt.Sprintf("metrics[%d]", i)), "resource name %q is taken; choose another NAME", x.Name)
 		}
 		seen[x.Name] = true
 	}
@@ -193,24 +185,24 @@ func (c Config) httpConfig() (promcfg.HTTPClientConfig, error) {
 	hc.TLSConfig.InsecureSkipVerify = c.InsecureSkipVerify
 	if c.BearerTokenFile != "" {
 		if _, err := os.Stat(c.BearerTokenFile); err != nil {
-			return hc, &FieldError{Field: "bearer_token_file", Err: err}
+			return hc, field.Errorf(remotePath("bearer_token_file"), "%w", err)
 		}
 		hc.Authorization = &promcfg.Authorization{Type: "Bearer", CredentialsFile: c.BearerTokenFile}
 	}
 	if c.BasicAuthFile != "" {
 		b, err := os.ReadFile(c.BasicAuthFile)
 		if err != nil {
-			return hc, &FieldError{Field: "basic_auth_file", Err: err}
+			return hc, field.Errorf(remotePath("basic_auth_file"), "%w", err)
 		}
 		user, pass, ok := strings.Cut(strings.TrimSpace(string(b)), ":")
 		if !ok || user == "" {
-			return hc, fieldErr("basic_auth_file", "%s: want one line user:password", c.BasicAuthFile)
+			return hc, field.Errorf(remotePath("basic_auth_file"), "%s: want one line user:password", c.BasicAuthFile)
 		}
 		hc.BasicAuth = &promcfg.BasicAuth{Username: user, Password: promcfg.Secret(pass)}
 	}
 	if c.CAFile != "" {
 		if _, err := os.Stat(c.CAFile); err != nil {
-			return hc, &FieldError{Field: "ca_file", Err: err}
+			return hc, field.Errorf(remotePath("ca_file"), "%w", err)
 		}
 	}
 	if err := hc.Validate(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/field"
 )
 
 // prom takes the target's series from a Prometheus server: live instant
@@ -56,7 +57,7 @@ func openProm(ctx context.Context, cfg Config, log *zap.Logger) (*prom, error) {
 	client.Timeout = cfg.timeout()
 	c, err := api.NewClient(api.Config{Address: cfg.PrometheusURL, Client: client})
 	if err != nil {
-		return nil, &FieldError{Field: "prometheus_url", Err: err}
+		return nil, field.Errorf(remotePath("prometheus_url"), "%w", err)
 	}
 	sel, _ := parseSelector(cfg.Selector) // Validate checked it
 	p := &prom{cfg: cfg, api: v1.NewAPI(c), selector: sel, log: log}
@@ -67,19 +68,19 @@ func openProm(ctx context.Context, cfg Config, log *zap.Logger) (*prom, error) {
 	p.query = p.selectorQuery(strings.Join(metricNames(p.extras), "|"))
 	snap, err := p.instant(ctx, time.Now())
 	if err != nil {
-		return nil, &FieldError{Field: "prometheus_url", Err: err}
+		return nil, field.Errorf(remotePath("prometheus_url"), "%w", err)
 	}
 	where := fmt.Sprintf("Prometheus at %s, under the selector %s,", redactURL(cfg.PrometheusURL), cfg.Selector)
 	if p.fam, err = detect(snap, where); err != nil {
-		return nil, &FieldError{Field: "selector", Err: fmt.Errorf("%w; add labels to the selector so that it picks exactly one (container=, pod=, instance=, groupname=)", err)}
+		return nil, field.Errorf(remotePath("selector"), "%w", fmt.Errorf("%w; add labels to the selector so that it picks exactly one (container=, pod=, instance=, groupname=)", err))
 	}
 	r, amb := read(snap, p.fam, p.extras)
 	if len(amb) > 0 {
-		return nil, &FieldError{Field: "selector", Err: fmt.Errorf("%s %s", where, strings.Join(amb, "; "))}
+		return nil, field.Errorf(remotePath("selector"), "%w", fmt.Errorf("%s %s", where, strings.Join(amb, "; ")))
 	}
 	for _, x := range p.extras {
 		if _, ok := r[extraPrefix+x.Name]; !ok {
-			return nil, &FieldError{Field: "metrics", Err: fmt.Errorf("%s=%s: %s holds no such series", x.Name, describeSeries(series{metric: x.Metric, labels: x.Labels}), where)}
+			return nil, field.Errorf(remotePath("metrics"), "%s=%s: %s holds no such series", x.Name, describeSeries(series{metric: x.Metric, labels: x.Labels}), where)
 		}
 	}
 	p.live = newBuilder(p.fam, &p.liveN)

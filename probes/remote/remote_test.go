@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/soakd/soakd/soak/field"
 	"go.uber.org/zap/zaptest"
 )
 
@@ -126,8 +126,8 @@ func TestOpenErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open(context.Background(), tc.cfg, zaptest.NewLogger(t))
-			var fe *FieldError
-			if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(err.Error(), tc.want) {
+			fe := field.As(err)
+			if len(fe) != 1 || fe[0].Path != "target.remote."+tc.field || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Open: %v; want a %s error containing %q", err, tc.field, tc.want)
 			}
 			if strings.Contains(err.Error(), "hunter2") {

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/field"
 )
 
 // scrape reads the target's own metrics endpoint at each sample.
@@ -57,20 +58,20 @@ func openScrape(ctx context.Context, cfg Config, log *zap.Logger) (*scrape, erro
 	}
 	snap, err := s.get(ctx)
 	if err != nil {
-		return nil, &FieldError{Field: "metrics_url", Err: err}
+		return nil, field.Errorf(remotePath("metrics_url"), "%w", err)
 	}
 	where := redactURL(s.url)
 	fam, err := detect(snap, where)
 	if err != nil {
-		return nil, &FieldError{Field: "metrics_url", Err: err}
+		return nil, field.Errorf(remotePath("metrics_url"), "%w", err)
 	}
 	r, amb := read(snap, fam, s.extras)
 	if len(amb) > 0 {
-		return nil, &FieldError{Field: "metrics_url", Err: fmt.Errorf("%s: %s", where, strings.Join(amb, "; "))}
+		return nil, field.Errorf(remotePath("metrics_url"), "%w", fmt.Errorf("%s: %s", where, strings.Join(amb, "; ")))
 	}
 	for _, x := range s.extras {
 		if _, ok := r[extraPrefix+x.Name]; !ok {
-			return nil, &FieldError{Field: "metrics", Err: fmt.Errorf("%s=%s: %s has no such series", x.Name, describeSeries(series{metric: x.Metric, labels: x.Labels}), where)}
+			return nil, field.Errorf(remotePath("metrics"), "%s=%s: %s has no such series", x.Name, describeSeries(series{metric: x.Metric, labels: x.Labels}), where)
 		}
 	}
 	s.b = newBuilder(fam, &s.notes)

@@ -18,9 +18,7 @@ import (
 	_ "time/tzdata" // job timezones work on hosts without /usr/share/zoneinfo
 
 	"github.com/soakd/soakd/alerts"
-	"github.com/soakd/soakd/probes/remote"
-	"github.com/soakd/soakd/soak"
-	"github.com/soakd/soakd/soak/verdict"
+	"github.com/soakd/soakd/soak/runner"
 )
 
 // Defaults of the daemon's settings.
@@ -45,6 +43,11 @@ type Config struct {
 	// token, which may come from TokenFile.
 	BearerToken string `yaml:"token"`
 	TokenFile   string `yaml:"token_file"`
+	// Auth says which calls need the token: AuthWrites (those that change
+	// anything) or AuthAll (reads too: the API, the pages, /metrics; only
+	// /healthz and /readyz stay open). Empty means AuthAll when Listen is
+	// not on loopback, else AuthWrites; see EffectiveAuth.
+	Auth string `yaml:"auth"`
 	// ExternalURL is the base of links in alerts; default http://<listen>.
 	// It also fills Alerts.ExternalURL when that is empty.
 	ExternalURL string        `yaml:"external_url"`
@@ -55,6 +58,23 @@ type Config struct {
 
 	// Path is the file the config came from.
 	Path string `yaml:"-"`
+}
+
+// Values of Config.Auth.
+const (
+	AuthWrites = "writes"
+	AuthAll    = "all"
+)
+
+// EffectiveAuth returns Auth, or its default for the listen address.
+func (c *Config) EffectiveAuth() string {
+	if c.Auth != "" {
+		return c.Auth
+	}
+	if c.ListenIsLoopback() {
+		return AuthWrites
+	}
+	return AuthAll
 }
 
 // Retention bounds the store: runs older than MaxAge, and runs beyond the
@@ -76,85 +96,9 @@ type Job struct {
 	MaxDuration time.Duration `yaml:"max_duration"`
 	Alerts      []string      `yaml:"alerts"` // sink names from alerts.sinks
 
-	Target     TargetConfig     `yaml:"target"`
-	Load       LoadConfig       `yaml:"load"`
-	Sampling   SamplingConfig   `yaml:"sampling"`
-	Phases     PhasesConfig     `yaml:"phases"`
-	Thresholds ThresholdsConfig `yaml:"thresholds"`
-}
-
-// TargetConfig says which process tree a job samples, as `soakd run`'s target
-// flags do. At most one of PID, PIDFile, Match, Unit and Exec is set; with
-// none, the owner of the load URL's port is looked up.
-type TargetConfig struct {
-	PID          int           `yaml:"pid"`
-	PIDFile      string        `yaml:"pidfile"`
-	Match        string        `yaml:"match"`
-	Unit         string        `yaml:"unit"`
-	Exec         string        `yaml:"exec"`
-	ExecLog      string        `yaml:"exec_log"`
-	ExecShow     bool          `yaml:"exec_show"`
-	ReadyTimeout time.Duration `yaml:"ready_timeout"`
-	StopGrace    time.Duration `yaml:"stop_grace"`
-	NoProbe      bool          `yaml:"no_probe"`
-	// Remote samples the target through its metrics instead of /proc:
-	// its own endpoint (metrics_url) or a Prometheus server's series
-	// (prometheus_url with a selector), as `soakd run --probe-*`.
-	Remote remote.Config `yaml:"remote"`
-}
-
-// LoadConfig is a job's HTTP load, as `soakd run`'s load flags.
-type LoadConfig struct {
-	URL          string        `yaml:"url"`
-	TargetsFile  string        `yaml:"targets_file"`
-	Method       string        `yaml:"method"`
-	Headers      []string      `yaml:"headers"`
-	Body         string        `yaml:"body"` // a STRING, or @FILE
-	ContentType  string        `yaml:"content_type"`
-	Concurrency  int           `yaml:"concurrency"`
-	Rate         float64       `yaml:"rate"`
-	Requests     uint64        `yaml:"requests"`
-	Duration     time.Duration `yaml:"duration"`
-	KeepAlive    bool          `yaml:"keepalive"`
-	Timeout      time.Duration `yaml:"timeout"`
-	Insecure     bool          `yaml:"insecure"`
-	ExpectStatus []string      `yaml:"expect_status"`
-	ExpectBody   string        `yaml:"expect_body"`
-	CheckLength  bool          `yaml:"check_length"`
-}
-
-// SamplingConfig is the cadence of the target's samples.
-type SamplingConfig struct {
-	Interval      time.Duration `yaml:"interval"` // 0 = paced to the run
-	Smaps         bool          `yaml:"smaps"`    // false: never read smaps_rollup
-	SmapsInterval time.Duration `yaml:"smaps_interval"`
-	TopN          int           `yaml:"top_n"` // per-process breakdown size
-}
-
-// PhasesConfig are the idle baseline before the load, the warm-up
-// (excluded from the fits) and the cool-down.
-type PhasesConfig struct {
-	Baseline time.Duration `yaml:"baseline"` // 0 skips it
-	Warmup   string        `yaml:"warmup"`   // N requests, 30s, 10%, or 0
-	Cooldown time.Duration `yaml:"cooldown"`
-}
-
-// ThresholdsConfig are the verdict thresholds, as `soakd run`'s flags.
-type ThresholdsConfig struct {
-	Alpha               float64 `yaml:"alpha"`
-	LeakBytesPerRequest float64 `yaml:"leak_bytes_per_request"`
-	LeakMinGrowth       string  `yaml:"leak_min_growth"` // a size, e.g. 1MiB
-	LeakFDsPerRequest   float64 `yaml:"leak_fds_per_request"`
-	MemLimit            string  `yaml:"mem_limit"` // a size; "" = the cgroup's memory.max
-	// The horizon floors: growth projected over LeakHorizon at the
-	// observed throughput that makes a leak (LeakHorizonGrowth of memory,
-	// LeakHorizonFDs fds, or LeakLimitShare of the limit), and reaching
-	// a limit within ExhaustionWithin.
-	LeakHorizon       time.Duration `yaml:"leak_horizon"`
-	LeakHorizonGrowth string        `yaml:"leak_horizon_growth"` // a size, e.g. 64MiB
-	LeakHorizonFDs    float64       `yaml:"leak_horizon_fds"`
-	LeakLimitShare    float64       `yaml:"leak_limit_share"`
-	ExhaustionWithin  time.Duration `yaml:"exhaustion_within"`
+	// Spec is what `soakd run`'s flags say: target, load, sampling,
+	// phases and thresholds, with the same defaults and the same checks.
+	runner.Spec `yaml:",inline"`
 }
 
 // Default returns a Config with every default set and no jobs.
@@ -168,25 +112,11 @@ func Default() Config {
 	}
 }
 
-// DefaultJob returns a Job with every default set: the same defaults as
-// `soakd run`'s flags.
+// DefaultJob returns a Job with every default set: runner.DefaultSpec,
+// the defaults of `soakd run`'s flags.
 func DefaultJob() Job {
-	mem, fds := verdict.MemoryThresholds, verdict.FDThresholds
-	return Job{
-		Target: TargetConfig{ReadyTimeout: 10 * time.Second, StopGrace: 5 * time.Second},
-		Load: LoadConfig{
-			Method: "GET", Concurrency: 1, KeepAlive: true, Timeout: 30 * time.Second,
-		},
-		Sampling: SamplingConfig{Smaps: true, SmapsInterval: 30 * time.Second, TopN: 5},
-		Phases:   PhasesConfig{Baseline: soak.DefaultBaseline, Warmup: "10%"},
-		Thresholds: ThresholdsConfig{Alpha: mem.Alpha, LeakBytesPerRequest: mem.MinPerRequest, LeakMinGrowth: "1MiB",
-			LeakFDsPerRequest: fds.MinPerRequest,
-			LeakHorizon:       seconds(mem.Horizon), LeakHorizonGrowth: "64MiB", LeakHorizonFDs: fds.HorizonGrowth,
-			LeakLimitShare: mem.HorizonLimitShare, ExhaustionWithin: seconds(mem.Exhaustion)},
-	}
+	return Job{Spec: runner.DefaultSpec()}
 }
-
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // Load reads, parses and validates the config file at path.
 func Load(path string) (*Config, error) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -137,15 +137,15 @@ func TestDefaultsMatchRun(t *testing.T) {
 		t.Errorf("external_url = %q, alerts.external_url = %q; want http://%s for both", c.ExternalURL, c.Alerts.ExternalURL, DefaultListen)
 	}
 	j := c.Jobs[0]
-	if want := soak.DefaultBaseline + time.Hour + 10*time.Second + DefaultSchedulingSlack; j.MaxDuration != want {
+	if want := runner.DefaultBaseline + time.Hour + 10*time.Second + DefaultSchedulingSlack; j.MaxDuration != want {
 		t.Errorf("max_duration = %s; want %s", j.MaxDuration, want)
 	}
 	o, err := j.Options()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Load.Concurrency != 1 || !o.Load.KeepAlive || o.Load.Timeout != 30*time.Second || o.Load.Endpoints[0].Method != "GET" ||
-		o.Interval != 0 || o.Baseline != soak.DefaultBaseline || o.Sampler.SmapsInterval != 30*time.Second || o.Warmup.Fraction != 0.10 ||
+	if o.Load.Concurrency != 0 || !o.Load.KeepAlive || o.Load.Timeout != 30*time.Second || o.Load.Endpoints[0].Method != "GET" ||
+		o.Interval != 0 || o.Baseline != runner.DefaultBaseline || o.Sampler.SmapsInterval != 0 || o.Warmup.Fraction != 0.10 ||
 		o.Memory.Alpha != 0.001 || o.Memory.MinPerRequest != 16 || o.Memory.MinTotal != 1<<20 || o.FDs.MinPerRequest != 0.001 ||
 		o.Target.ReadyTimeout != 10*time.Second || o.Target.StopGrace != 5*time.Second || o.Target.URL != "http://127.0.0.1:8080/" {
 		t.Errorf("default options differ from soakd run's: %+v", o)

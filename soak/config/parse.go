@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -294,8 +295,14 @@ func yamlFields(t reflect.Type) ([]string, map[string]reflect.StructField) {
 	fields := map[string]reflect.StructField{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if opts == "inline" && f.Type.Kind() == reflect.Struct {
+			inNames, inFields := yamlFields(f.Type)
+			names = append(names, inNames...)
+			maps.Copy(fields, inFields)
 			continue
 		}
 		if name == "" {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/soak/runner"
 )
 
 // validator checks a decoded config field by field, reporting at each
@@ -100,14 +102,28 @@ func (v validator) checkListen() {
 
 func (v validator) checkToken() {
 	c := v.cfg
+	switch c.Auth {
+	case "", AuthWrites:
+	case AuthAll:
+		if c.BearerToken == "" && c.TokenFile == "" {
+			v.errs.add("auth", "\"all\" needs a token: set token or token_file")
+		}
+	default:
+		v.errs.add("auth", "must be %q (the token guards calls that change anything) or %q (reads too), got %q", AuthWrites, AuthAll, c.Auth)
+	}
 	switch {
 	case c.BearerToken != "" && c.TokenFile != "":
 		v.errs.add("token_file", "set token or token_file, not both")
 		return
 	case c.TokenFile != "":
-		if err := readable(c.TokenFile); err != nil {
-			v.errs.add("token_file", "%v", err)
-		} else if _, err := c.Token(); err != nil {
+		b, err := os.ReadFile(c.TokenFile)
+		var pe *os.PathError
+		switch {
+		case errors.As(err, &pe):
+			v.errs.add("token_file", "cannot read %s: %v", c.TokenFile, pe.Err)
+		case err != nil:
+			v.errs.add("token_file", "cannot read %s: %v", c.TokenFile, err)
+		case strings.TrimSpace(string(b)) == "":
 			v.errs.add("token_file", "%s is empty", c.TokenFile)
 		}
 		return
@@ -119,15 +135,18 @@ func (v validator) checkToken() {
 	}
 }
 
+// lastName words a spec's field path as the file's key: its last name.
+func lastName(path string) string { return path[strings.LastIndex(path, ".")+1:] }
+
 func (v validator) checkHTTPURL(path, raw string) *url.URL {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		v.errs.add(path, "%q: want an absolute http:// or https:// URL", shownURL(raw))
+		v.errs.add(path, "%q: want an absolute http:// or https:// URL", runner.ShownURL(raw))
 		return nil
 	}
 	if p := u.Port(); p != "" {
 		if _, err := strconv.ParseUint(p, 10, 16); err != nil {
-			v.errs.add(path, "%q: port %q: want 1-65535", shownURL(raw), p)
+			v.errs.add(path, "%q: port %q: want 1-65535", runner.ShownURL(raw), p)
 			return nil
 		}
 	}
@@ -137,14 +156,6 @@ func (v validator) checkHTTPURL(path, raw string) *url.URL {
 func validHostPort(s string) bool {
 	_, _, err := net.SplitHostPort(s)
 	return err == nil
-}
-
-// shownURL is raw with any password redacted.
-func shownURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return raw
 }
 
 // defaultExternalURL is http://<listen>, with the host name for an
@@ -206,11 +217,9 @@ func (v validator) checkJob(i int, seen map[string]int) {
 		v.errs.add(p+".timezone", "%q: unknown time zone (want an IANA name such as Europe/Berlin, or UTC, or Local)", j.Timezone)
 	}
 	v.checkRoute(p+".alerts", j.Alerts)
-	v.checkTarget(p+".target", &j.Target)
-	v.checkLoad(p+".load", &j.Load)
-	v.checkSampling(p+".sampling", &j.Sampling)
-	v.checkPhases(p+".phases", &j.Phases)
-	v.checkThresholds(p+".thresholds", &j.Thresholds)
+	for _, e := range j.Spec.Check() {
+		v.errs.add(p+"."+e.Path, "%s", e.Text(lastName))
+	}
 	v.checkMaxDuration(p, j)
 	if len(v.errs.errs) == 0 {
 		if _, err := j.Options(); err != nil {

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/alerts"
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/redact"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -19,12 +20,14 @@ type alertHub struct {
 	mgr       *alerts.Manager
 	settings  alerts.Config
 	routes    atomic.Pointer[map[string][]string] // job → sink names
+	urls      atomic.Pointer[map[string]string]   // job → its load URL, redacted
 	threshold atomic.Int64                        // exhaustion threshold, ns
 }
 
 // newAlertHub builds the sinks of cfg.Alerts and starts a Manager over
-// them.
-func newAlertHub(cfg *config.Config, o Options) (*alertHub, error) {
+// them that persists its alerts in state, seeded with restore (the alerts
+// stored by the last soakd, or those of the Manager a reload replaces).
+func newAlertHub(cfg *config.Config, o Options, state alerts.StateStore, restore []alerts.StoredAlert) (*alertHub, error) {
 	sinks, err := alerts.Build(cfg.Alerts, alerts.BuildOptions{Logger: o.Log.Named("alerts")})
 	if err != nil {
 		return nil, fmt.Errorf("daemon: %w", err)
@@ -38,6 +41,8 @@ func newAlertHub(cfg *config.Config, o Options) (*alertHub, error) {
 		ExternalURL:    cfg.Alerts.ExternalURL,
 		QueueSize:      cfg.Alerts.QueueSize,
 		Retry:          cfg.Alerts.Retry,
+		State:          state,
+		Restore:        restore,
 		Now:            o.Now,
 		Logger:         o.Log.Named("alerts"),
 		Registerer:     o.Registry,
@@ -55,6 +60,14 @@ func (h *alertHub) update(cfg *config.Config) {
 		routes[j.Name] = append([]string{}, j.Alerts...)
 	}
 	h.routes.Store(&routes)
+	urls := make(map[string]string, len(cfg.Jobs))
+	for _, j := range cfg.Jobs {
+		urls[j.Name] = redact.URL(j.Load.URL)
+		if j.Load.URL == "" {
+			urls[j.Name] = "targets file " + j.Load.TargetsFile
+		}
+	}
+	h.urls.Store(&urls)
 	h.threshold.Store(int64(cfg.Alerts.ExhaustionThreshold))
 }
 
@@ -69,6 +82,10 @@ func (h *alertHub) route(job string) []string {
 	return (*h.routes.Load())[job]
 }
 
+// handOver stops h persisting the alerts: the hub that replaces it on a
+// reload, seeded with h's alerts, owns them now.
+func (h *alertHub) handOver() { h.mgr.Detach() }
+
 func (h *alertHub) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), defaultAlertCloseWindow)
 	defer cancel()
@@ -80,7 +97,7 @@ func (h *alertHub) close() {
 // live look passes its run's gate, which holds a leak alert back until
 // the leak persists (see verdict.Gate); the final analysis passes nil and
 // is taken as it is.
-func (h *alertHub) evaluate(job string, runID int64, rep *soak.Report, gate *verdict.Gate) []string {
+func (h *alertHub) evaluate(job string, runID int64, rep *model.Report, gate *verdict.Gate) []string {
 	var firing []string
 	threshold := time.Duration(h.threshold.Load())
 	for _, name := range rep.ResourceNames() {
@@ -92,14 +109,14 @@ func (h *alertHub) evaluate(job string, runID int64, rep *soak.Report, gate *ver
 			leak = gate.Look(name, leak, rep.Phases.SoakSeconds)
 			short = gate.Look(name+"/exhaustion", short, rep.Phases.SoakSeconds)
 		}
-		h.set(alerts.AlertLeak, leak, alerts.LeakAlert(l))
-		h.set(alerts.AlertExhaustion, short, alerts.ExhaustionAlert(l))
+		h.set(alerts.AlertLeak, leak, h.annotate(alerts.LeakAlert(l), job, rep.Target.Description))
+		h.set(alerts.AlertExhaustion, short, h.annotate(alerts.ExhaustionAlert(l), job, rep.Target.Description))
 		if leak || short {
 			firing = append(firing, name)
 		}
 	}
 	rising := rep.CPU.Cost.Rising
-	h.set(alerts.AlertLeak, rising, alerts.LeakAlert(costLeakOf(job, runID, rep.CPU)))
+	h.set(alerts.AlertLeak, rising, h.annotate(alerts.LeakAlert(costLeakOf(job, runID, rep.CPU)), job, rep.Target.Description))
 	if rising {
 		firing = append(firing, costResource)
 	}
@@ -147,9 +164,21 @@ func leakOf(job string, runID int64, name string, res verdict.Resource) alerts.L
 	return l
 }
 
+// annotate names the target (its process, when known, and the load URL)
+// in a.
+func (h *alertHub) annotate(a alerts.Alert, job, target string) alerts.Alert {
+	if m := h.urls.Load(); m != nil && (*m)[job] != "" {
+		a.Annotations[alerts.AnnotationURL] = (*m)[job]
+	}
+	if target != "" {
+		a.Annotations[alerts.AnnotationTarget] = target
+	}
+	return a
+}
+
 // targetDown fires when the target died or restarted during a run.
-func (h *alertHub) targetDown(job string, runID int64, reason string) {
-	h.mgr.Fire(alerts.TargetDownAlert(job, itoa(runID), reason))
+func (h *alertHub) targetDown(job string, runID int64, target, reason string) {
+	h.mgr.Fire(h.annotate(alerts.TargetDownAlert(job, itoa(runID), reason), job, target))
 }
 
 // runFailed fires when a scheduled run failed to start.

@@ -75,7 +75,7 @@ func TestAlertLifecycle(t *testing.T) {
 		return ok
 	})
 	a, _ := hook.find(alerts.AlertLeak, alerts.StatusFiring)
-	if want := ext + "/api/v1/runs/" + strconv.FormatInt(id, 10); a.GeneratorURL != want || a.Labels[alerts.LabelJob] != "web" {
+	if want := ext + "/runs/" + strconv.FormatInt(id, 10); a.GeneratorURL != want || a.Labels[alerts.LabelJob] != "web" {
 		t.Errorf("leak alert: job %q, generatorURL %q; want web, %q", a.Labels[alerts.LabelJob], a.GeneratorURL, want)
 	}
 	t.Logf("leak alert: %s, %s, %s", a.Labels[alerts.LabelResource], a.Annotations[alerts.AnnotationPerRequest], a.Annotations[alerts.AnnotationSummary])
@@ -87,23 +87,37 @@ func TestAlertLifecycle(t *testing.T) {
 	}
 
 	cfg2 := parseConfig(t, configYAML(stateDir, extra,
-		jobSpec{name: "web", target: clean, duration: 4 * time.Second, alerts: []string{"hook"}}))
+		jobSpec{name: "web", target: clean, duration: time.Minute, alerts: []string{"hook"}}))
 	if err := d.Reload(cfg2); err != nil {
 		t.Fatalf("Reload: %v", err)
 	}
 	id2 := startRun(t, d.url, "web", "")
 	waitFor(t, 30*time.Second, "samples of run 2", func() bool { return sampleCount(t, d.url, id2) >= 3 })
+	// The run's gauges exist while it goes (they are deleted at its end).
+	checkMetrics(t, d.url, contractMetrics)
 	killTarget(t, clean)
-	waitFor(t, 60*time.Second, "the target-down alert, then both resolved", func() bool {
+	waitFor(t, 60*time.Second, "the target-down alert and the leak resolved", func() bool {
 		_, down := hook.find(alerts.AlertTargetDown, alerts.StatusFiring)
 		_, leakGone := hook.find(alerts.AlertLeak, alerts.StatusResolved)
-		_, downGone := hook.find(alerts.AlertTargetDown, alerts.StatusResolved)
-		return down && leakGone && downGone
+		return down && leakGone
 	})
+	// The target died and did not come back within the grace: the load
+	// stopped, the run's error says so, and its alert stays firing (the
+	// run's finding, as a leak is).
+	waitFor(t, 60*time.Second, "run 2 to end", func() bool { return runStatus(t, d.url, "web", id2).Status != store.StatusRunning })
+	if r := runStatus(t, d.url, "web", id2); !strings.Contains(r.Error, "The target died at") {
+		t.Errorf("run 2 error %q; want the target's death", r.Error)
+	}
+	if a, ok := hook.find(alerts.AlertTargetDown, alerts.StatusFiring); !ok || a.Annotations[alerts.AnnotationURL] == "" {
+		t.Errorf("target-down alert %+v; want it to name the load URL", a)
+	}
+	if _, gone := hook.find(alerts.AlertTargetDown, alerts.StatusResolved); gone {
+		t.Errorf("the target-down alert was resolved at the end of the run it ended")
+	}
 	if got := gathered(t, d.o.Registry, "soakd_alert_deliveries_total", alerts.ResultSuccess, "hook"); got < 3 {
 		t.Errorf("soakd_alert_deliveries_total{sink=hook,result=success} = %g; want >= 3", got)
 	}
-	checkMetrics(t, d.url, append(contractMetrics, afterRunMetrics...))
+	checkMetrics(t, d.url, afterRunMetrics)
 }
 
 func killTarget(t *testing.T, tg target) {
@@ -128,7 +142,7 @@ func TestAlertRoutes(t *testing.T) {
 	tg := target{addr: "127.0.0.1:1", pidFile: "/nonexistent.pid"}
 	cfg := parseConfig(t, configYAML(t.TempDir(), extra,
 		jobSpec{name: "one", target: tg, alerts: []string{"b"}}, jobSpec{name: "none", target: tg}))
-	h, err := newAlertHub(cfg, Options{Log: zap.NewNop(), Registry: prometheus.NewRegistry()})
+	h, err := newAlertHub(cfg, Options{Log: zap.NewNop(), Registry: prometheus.NewRegistry()}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/store"
 )
 
@@ -34,6 +35,11 @@ func (d *Daemon) Handler() http.Handler {
 	mux.Handle("POST /api/v1/jobs/{name}/runs", d.auth(http.HandlerFunc(d.handleStart)))
 	mux.Handle("POST /api/v1/runs/{id}/stop", d.auth(http.HandlerFunc(d.handleStop)))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		if allow := allowed(mux, r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, http.StatusMethodNotAllowed, r.Method+" "+r.URL.Path+": method not allowed (allowed: "+strings.Join(allow, ", ")+")")
+			return
+		}
 		writeError(w, http.StatusNotFound, "no such API endpoint: "+r.Method+" "+r.URL.Path)
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -44,7 +50,59 @@ func (d *Daemon) Handler() http.Handler {
 		ErrorLog: zap.NewStdLog(d.log), Registry: d.o.Registry,
 	}))
 	d.mountWeb(mux)
-	return mux
+	return d.readAuth(mux)
+}
+
+// allowed returns the methods that another route of mux serves r's path
+// with: an existing path asked with the wrong method is a 405, not a 404.
+func allowed(mux *http.ServeMux, r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := mux.Handler(probe); pattern != "" && pattern != "/api/" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// readAuth requires the token for every call but the health checks when
+// the config's auth is "all" (the default off loopback).
+func (d *Daemon) readAuth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.mu.Lock()
+		tok, all := d.token, d.cfg.EffectiveAuth() == config.AuthAll
+		d.mu.Unlock()
+		if all && r.URL.Path != "/healthz" && r.URL.Path != "/readyz" && !tokenOK(r, tok) {
+			deny(w, "this soakd needs the token for reads too (auth: all): send Authorization: Bearer <token>, or in a browser any user name and the token as password")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// tokenOK tells whether r carries tok as a bearer token, or as the
+// password of Basic authentication (what a browser can send); an empty
+// tok lets everything through.
+func tokenOK(r *http.Request, tok string) bool {
+	if tok == "" {
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		_, got, ok = r.BasicAuth()
+	}
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(tok)) == 1
+}
+
+func deny(w http.ResponseWriter, msg string) {
+	w.Header().Add("WWW-Authenticate", `Bearer realm="soakd"`)
+	w.Header().Add("WWW-Authenticate", `Basic realm="soakd"`)
+	writeError(w, http.StatusUnauthorized, msg)
 }
 
 // auth requires the bearer token on a mutating call whenever one is
@@ -54,13 +112,9 @@ func (d *Daemon) auth(next http.Handler) http.Handler {
 		d.mu.Lock()
 		tok := d.token
 		d.mu.Unlock()
-		if tok != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(tok)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="soakd"`)
-				writeError(w, http.StatusUnauthorized, "this call needs Authorization: Bearer <token> (the config's token)")
-				return
-			}
+		if !tokenOK(r, tok) {
+			deny(w, "this call needs Authorization: Bearer <token> (the config's token)")
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -89,6 +143,10 @@ func (d *Daemon) handleReady(w http.ResponseWriter, r *http.Request) {
 	d.mu.Unlock()
 	if !ready {
 		writeError(w, http.StatusServiceUnavailable, "not ready")
+		return
+	}
+	if !d.storeOK() {
+		writeError(w, http.StatusServiceUnavailable, "not ready: writes to the run database fail (is the disk full?); see the log and soakd_store_write_errors_total")
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
@@ -156,6 +214,7 @@ func (d *Daemon) handleRuns(w http.ResponseWriter, r *http.Request) {
 	if runs == nil {
 		runs = []store.Run{}
 	}
+	d.overlayUnsaved(runs)
 	writeJSON(w, http.StatusOK, runs)
 }
 
@@ -176,7 +235,7 @@ func runID(w http.ResponseWriter, r *http.Request) (int64, bool) {
 
 // LiveReport returns the latest analysis of a running run (computing one
 // when the live loop has not run yet), or nil when the run is not running.
-func (d *Daemon) LiveReport(id int64) *soak.Report {
+func (d *Daemon) LiveReport(id int64) *model.Report {
 	ar := d.activeByID(id)
 	if ar == nil {
 		return nil
@@ -195,6 +254,12 @@ func (d *Daemon) handleRun(w http.ResponseWriter, r *http.Request) {
 	if rep := d.LiveReport(id); rep != nil {
 		w.Header().Set("X-Soakd-Live", "true")
 		writeJSON(w, http.StatusOK, rep)
+		return
+	}
+	if b, ok := d.unsavedReportJSON(id); ok {
+		w.Header().Set("X-Soakd-Unsaved", "true")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
 		return
 	}
 	b, err := d.st.ReportJSON(id)
@@ -241,13 +306,13 @@ func (d *Daemon) handleSamples(w http.ResponseWriter, r *http.Request) {
 	if wantsCSV(r) {
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="run-%d-samples.csv"`, id))
-		if err := soak.WriteCSV(w, recs); err != nil {
+		if err := model.WriteCSV(w, recs); err != nil {
 			d.log.Warn("api: writing samples CSV", zap.Error(err))
 		}
 		return
 	}
 	if recs == nil {
-		recs = []soak.Record{}
+		recs = []model.Record{}
 	}
 	writeJSON(w, http.StatusOK, recs)
 }

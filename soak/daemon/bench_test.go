@@ -9,20 +9,21 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/probes"
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
 // syntheticRecords returns n samples of a target leaking 2 KiB per request
 // at 100 req/s, with allocator noise, one per second.
-func syntheticRecords(n int) []soak.Record {
+func syntheticRecords(n int) []model.Record {
 	rng := rand.New(rand.NewPCG(1, 2))
 	start := time.Unix(1_700_000_000, 0)
-	recs := make([]soak.Record, n)
+	recs := make([]model.Record, n)
 	for i := range recs {
 		req := uint64(i * 100)
-		recs[i] = soak.Record{
+		recs[i] = model.Record{
 			Sample: probes.Sample{
 				Time: start.Add(time.Duration(i) * time.Second), Alive: true, RootPID: 42, Incarnation: 1, Procs: 1,
 				RSS:      uint64(50<<20) + req*2048 + uint64(rng.IntN(4<<20)),
@@ -42,10 +43,10 @@ func syntheticRecords(n int) []soak.Record {
 // sampled every second (28 800 records), as the daemon does every minute.
 func BenchmarkLiveAnalysis(b *testing.B) {
 	recs := syntheticRecords(8 * 3600)
-	ao := soak.AnalysisOptions{Concurrency: 1}
+	ao := runner.AnalysisOptions{Concurrency: 1}
 	b.ResetTimer()
 	for b.Loop() {
-		rep := soak.NewReport(recs, nil, soak.TargetInfo{Probed: true}, ao)
+		rep := runner.NewReport(recs, nil, model.TargetInfo{Probed: true}, ao)
 		if rep.Resources["rss"].Verdict != verdict.Leak {
 			b.Fatalf("rss verdict = %s; want leak", rep.Resources["rss"].Verdict)
 		}
@@ -53,7 +54,8 @@ func BenchmarkLiveAnalysis(b *testing.B) {
 }
 
 // BenchmarkOnRecord measures the per-sample path on the sampling
-// goroutine: the store write, the in-memory copy and the metrics.
+// goroutine: the store write (the run's spool), the live reservoir and
+// the metrics.
 func BenchmarkOnRecord(b *testing.B) {
 	st, err := store.Open(b.TempDir())
 	if err != nil {
@@ -74,6 +76,10 @@ func BenchmarkOnRecord(b *testing.B) {
 	b.ResetTimer()
 	i := 0
 	for b.Loop() {
+		sp := storeSpool{d: d, ar: ar}
+		if err := sp.Append(recs[i%len(recs)]); err != nil {
+			b.Fatal(err)
+		}
 		d.onRecord(ar, recs[i%len(recs)])
 		i++
 	}

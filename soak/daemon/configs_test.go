@@ -3,6 +3,8 @@ package daemon
 import (
 	"os"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,10 +27,14 @@ func TestShippedConfigsUseOnlyMetricsSoakdExposes(t *testing.T) {
 		t.Fatal(err)
 	}
 	descName := regexp.MustCompile(`fqName: "([a-z_]+)"`)
+	sh, err := newStoreHealth(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	exposed := map[string]bool{"soakd_build_info": true}
 	ch := make(chan *prometheus.Desc, 64)
 	go func() {
-		for _, c := range append(m.collectors(), am.Deliveries) {
+		for _, c := range append(m.collectors(), am.Deliveries, sh.errors) {
 			c.Describe(ch)
 		}
 		close(ch)
@@ -54,5 +60,34 @@ func TestShippedConfigsUseOnlyMetricsSoakdExposes(t *testing.T) {
 				t.Errorf("%s uses %s, which soakd does not expose", file, n)
 			}
 		}
+	}
+}
+
+// TestAlertnamesAreUnique: no rule in configs/prometheus-rules.yml takes
+// the alertname of an alert soakd sends itself, and no two rules share
+// one; otherwise one event pages twice, under one name with different
+// labels.
+func TestAlertnamesAreUnique(t *testing.T) {
+	own := []string{alerts.AlertLeak, alerts.AlertExhaustion, alerts.AlertTargetDown, alerts.AlertRunFailed, alerts.AlertTest}
+	b, err := os.ReadFile("../../configs/prometheus-rules.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*- alert:\s*(\S+)`).FindAllStringSubmatch(string(b), -1) {
+		rules = append(rules, m[1])
+	}
+	if len(rules) < 5 {
+		t.Fatalf("found %d rules in prometheus-rules.yml; the pattern is wrong", len(rules))
+	}
+	seen := map[string]bool{}
+	for _, r := range rules {
+		if slices.Contains(own, r) {
+			t.Errorf("rule %s has the name of one of soakd's own alerts (%s)", r, strings.Join(own, ", "))
+		}
+		if seen[r] {
+			t.Errorf("two rules are named %s", r)
+		}
+		seen[r] = true
 	}
 }

@@ -119,6 +119,7 @@ type Daemon struct {
 	o    Options
 	log  *zap.Logger
 	st   *store.Store
+	sh   *storeHealth // whether the store takes writes
 	m    *metrics
 	cron *cron.Cron
 
@@ -160,18 +161,29 @@ func New(cfg *config.Config, o Options) (*Daemon, error) {
 	if d.m, err = newMetrics(o.Registry, o.Version); err != nil {
 		return nil, fmt.Errorf("daemon: metrics: %w", err)
 	}
-	if d.alerts, err = newAlertHub(cfg, o); err != nil {
-		return nil, err
+	if d.sh, err = newStoreHealth(o.Registry); err != nil {
+		return nil, fmt.Errorf("daemon: metrics: %w", err)
 	}
 	if d.st, err = store.Open(cfg.StateDir); err != nil {
-		d.alerts.close()
 		return nil, fmt.Errorf("daemon: %w", err)
 	}
 	d.recoverInterrupted()
+	stored, err := d.st.Alerts()
+	if err != nil {
+		d.log.Error("reading the alerts of the last run of soakd; they are not re-sent", zap.Error(err))
+	}
+	// Resolve what no longer holds before any worker sends: a cut-short
+	// run's alert must not fire again for a moment.
+	stored = d.reconcileAlerts(stored)
+	if d.alerts, err = newAlertHub(cfg, o, d.st, stored); err != nil {
+		d.st.Close()
+		return nil, err
+	}
 	d.prune()
 	for _, j := range cfg.Jobs {
 		d.m.initJob(j.Name)
 	}
+	d.restoreLastRuns()
 	return d, nil
 }
 
@@ -297,7 +309,9 @@ func (d *Daemon) background(ctx context.Context) {
 		t := time.NewTicker(d.o.Watchdog / 2)
 		defer t.Stop()
 		wd = t.C
-		_ = d.o.Notifier.Watchdog()
+		if d.storeOK() {
+			_ = d.o.Notifier.Watchdog()
+		}
 	}
 	d.sendStatus()
 	for {
@@ -307,9 +321,14 @@ func (d *Daemon) background(ctx context.Context) {
 		case <-prune.C:
 			d.prune()
 		case <-status.C:
+			d.retryStore()
 			d.sendStatus()
 		case <-wd:
-			_ = d.o.Notifier.Watchdog()
+			// A store that takes no writes (a full disk) is not healthy:
+			// no ping, so the service manager sees it.
+			if d.storeOK() {
+				_ = d.o.Notifier.Watchdog()
+			}
 		}
 	}
 }
@@ -331,7 +350,7 @@ func (d *Daemon) Reload(cfg *config.Config) error {
 	d.mu.Unlock()
 	var newHub *alertHub
 	if !hub.sameSinks(cfg) {
-		if newHub, err = newAlertHub(cfg, d.o); err != nil {
+		if newHub, err = newAlertHub(cfg, d.o, d.st, hub.mgr.Snapshot()); err != nil {
 			return err
 		}
 	}
@@ -347,7 +366,8 @@ func (d *Daemon) Reload(cfg *config.Config) error {
 	added, removed, changed := d.reschedule(old, cfg)
 	d.mu.Unlock()
 	if newHub != nil {
-		go hub.close() // its firing alerts expire by their endsAt
+		hub.handOver()
+		go hub.close() // the new hub has its alerts and re-sends them as due
 	}
 	d.log.Info("config reloaded", zap.Strings("added", added), zap.Strings("removed", removed),
 		zap.Strings("changed", changed), zap.Int("jobs", len(cfg.Jobs)))

@@ -16,7 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/soaktest"
 	"github.com/soakd/soakd/soak/store"
 )
 
@@ -46,7 +47,7 @@ func TestScheduledRun(t *testing.T) {
 		t.Errorf("trigger = %q; want %q", run.Trigger, store.TriggerSchedule)
 	}
 	id := strconv.FormatInt(run.ID, 10)
-	var rep soak.Report
+	var rep model.Report
 	getJSON(t, d.url+"/api/v1/runs/"+id, &rep)
 	if rep.Load == nil || rep.Load.Requests == 0 {
 		t.Errorf("report load = %+v; want requests > 0", rep.Load)
@@ -73,7 +74,7 @@ func TestScheduledRun(t *testing.T) {
 // by its identity.
 func checkMembers(t *testing.T, url string) {
 	t.Helper()
-	var recs []soak.Record
+	var recs []model.Record
 	getJSON(t, url, &recs)
 	for i, r := range recs {
 		if !r.Alive {
@@ -97,11 +98,11 @@ func checkCSV(t *testing.T, url string, hdr map[string]string) {
 	if err != nil || len(rows) < 2 {
 		t.Fatalf("GET %s: %d rows, %v; want a header and samples", url, len(rows), err)
 	}
-	if got, want := strings.Join(rows[0], ","), strings.Join(soak.CSVHeader, ","); got != want {
+	if got, want := strings.Join(rows[0], ","), strings.Join(model.CSVHeader, ","); got != want {
 		t.Errorf("CSV header = %s; want %s", got, want)
 	}
-	if _, err := soak.ReadCSV(bytes.NewReader(b)); err != nil {
-		t.Errorf("soak.ReadCSV: %v", err)
+	if _, err := model.ReadCSV(bytes.NewReader(b)); err != nil {
+		t.Errorf("model.ReadCSV: %v", err)
 	}
 }
 
@@ -128,6 +129,8 @@ func TestAPI(t *testing.T) {
 		{"unknown samples", "GET", "/api/v1/runs/999/samples", "", http.StatusNotFound},
 		{"stop unknown run", "POST", "/api/v1/runs/999/stop", token, http.StatusNotFound},
 		{"unknown endpoint", "GET", "/api/v1/nope", "", http.StatusNotFound},
+		{"unknown method on an existing path", "DELETE", "/api/v1/jobs", "", http.StatusMethodNotAllowed},
+		{"GET on a POST-only path", "GET", "/api/v1/runs/1/stop", "", http.StatusMethodNotAllowed},
 		{"jobs", "GET", "/api/v1/jobs", "", http.StatusOK},
 		{"healthz", "GET", "/healthz", "", http.StatusOK},
 	} {
@@ -167,7 +170,7 @@ func TestAPI(t *testing.T) {
 	waitFor(t, 30*time.Second, "the run to stop", func() bool {
 		return runStatus(t, d.url, "web", id).Status == store.StatusStopped
 	})
-	getJSON(t, d.url+"/api/v1/runs/"+strconv.FormatInt(id, 10), &soak.Report{})
+	getJSON(t, d.url+"/api/v1/runs/"+strconv.FormatInt(id, 10), &model.Report{})
 	if code, b := post("/api/v1/runs/"+strconv.FormatInt(id, 10)+"/stop", token); code != http.StatusConflict {
 		t.Errorf("stop a stopped run: status %d; want 409: %s", code, b)
 	}
@@ -209,10 +212,9 @@ func TestRefusesOpenListenerWithoutToken(t *testing.T) {
 		t.Errorf("New with listen 0.0.0.0:0 and no token: err = %v; want a refusal", err)
 	}
 
-	buildBinaries(t)
 	path := filepath.Join(dir, "soakd.yaml")
 	writeConfig(t, path, configYAML(dir, ""))
-	cmd := exec.Command(bins.soakd, "serve", "--config", path, "--listen", "0.0.0.0:0")
+	cmd := exec.Command(soaktest.Binary(t, soaktest.Soakd), "serve", "--config", path, "--listen", "0.0.0.0:0")
 	out, err := cmd.CombinedOutput()
 	if code := cmd.ProcessState.ExitCode(); err == nil || code != 2 {
 		t.Errorf("soakd serve --listen 0.0.0.0:0: exit code %d, err %v; want 2:\n%s", code, err, out)

@@ -21,50 +21,10 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/soaktest"
 )
 
-// bins holds the binaries built once for the package's tests.
-var bins struct {
-	dir    string
-	once   sync.Once
-	target string
-	soakd  string
-	err    error
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if bins.dir != "" {
-		os.RemoveAll(bins.dir)
-	}
-	os.Exit(code)
-}
-
-// buildBinaries builds testdata/target and cmd/soakd once.
-func buildBinaries(t *testing.T) {
-	t.Helper()
-	bins.once.Do(func() {
-		bins.dir, bins.err = os.MkdirTemp("", "soakd-daemon-test-")
-		if bins.err != nil {
-			return
-		}
-		bins.target = filepath.Join(bins.dir, "target")
-		bins.soakd = filepath.Join(bins.dir, "soakd")
-		for pkg, out := range map[string]string{
-			"github.com/soakd/soakd/testdata/target": bins.target,
-			"github.com/soakd/soakd/cmd/soakd":       bins.soakd,
-		} {
-			cmd := exec.Command("go", "build", "-o", out, pkg)
-			if b, err := cmd.CombinedOutput(); err != nil {
-				bins.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
-				return
-			}
-		}
-	})
-	if bins.err != nil {
-		t.Fatal(bins.err)
-	}
-}
+func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }
 
 // target is a spawned testdata/target process.
 type target struct {
@@ -72,30 +32,13 @@ type target struct {
 	pidFile string
 }
 
-// startTarget starts the test target with extra flags and waits for its
-// port file; it is killed and reaped in t.Cleanup.
+// startTarget starts the test target with extra flags and a pid file
+// (soaktest.StartServer); it is stopped and reaped in t.Cleanup.
 func startTarget(t *testing.T, flags ...string) target {
 	t.Helper()
-	buildBinaries(t)
-	dir := t.TempDir()
-	tg := target{pidFile: filepath.Join(dir, "target.pid")}
-	portFile := filepath.Join(dir, "target.port")
-	args := append([]string{"--listen", "127.0.0.1:0", "--port-file", portFile, "--pid-file", tg.pidFile,
-		"--max-lifetime", "10m"}, flags...)
-	cmd := exec.Command(bins.target, args...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting the target: %v", err)
-	}
-	t.Cleanup(func() { killAndReap(cmd) })
-	waitFor(t, 30*time.Second, "the target's port file", func() bool {
-		b, err := os.ReadFile(portFile)
-		if err != nil {
-			return false
-		}
-		tg.addr = strings.TrimSpace(string(b))
-		return tg.addr != ""
-	})
+	tg := target{pidFile: filepath.Join(t.TempDir(), "target.pid")}
+	args := append([]string{"--listen", "127.0.0.1:0", "--pid-file", tg.pidFile, "--max-lifetime", "10m"}, flags...)
+	tg.addr = soaktest.StartServer(t, soaktest.Binary(t, soaktest.Target), args...).Addr
 	return tg
 }
 
@@ -107,16 +50,9 @@ func killAndReap(cmd *exec.Cmd) {
 	_ = cmd.Wait()
 }
 
-// waitFor polls cond every 50 ms until it holds or timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	soaktest.WaitFor(t, timeout, what, cond)
 }
 
 // jobSpec is one job of a test config.
@@ -376,8 +312,7 @@ func (l *logTail) String() string {
 // t.Cleanup unless the test waited for it.
 func startSoakd(t *testing.T, cfgPath string, env ...string) *soakdProc {
 	t.Helper()
-	buildBinaries(t)
-	cmd := exec.Command(bins.soakd, "serve", "--config", cfgPath)
+	cmd := exec.Command(soaktest.Binary(t, soaktest.Soakd), "serve", "--config", cfgPath)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

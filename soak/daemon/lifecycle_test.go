@@ -11,8 +11,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/soakd/soakd/alerts"
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -29,7 +29,7 @@ func TestExhaustionAtLimit(t *testing.T) {
 	h.routes.Store(&map[string][]string{})
 	h.threshold.Store(int64(time.Hour))
 	zero := 0.0
-	rep := &soak.Report{Resources: map[string]verdict.Resource{
+	rep := &model.Report{Resources: map[string]verdict.Resource{
 		"rss": {Verdict: verdict.Leak, Unit: "bytes", PerRequest: 100, TimeToExhaustionSeconds: &zero},
 	}}
 	if got := h.evaluate("web", 1, rep, nil); len(got) != 1 || got[0] != "rss" {
@@ -60,7 +60,7 @@ func TestCPUCostRisingFiresALeak(t *testing.T) {
 	t.Cleanup(func() { _ = mgr.Close(t.Context()) })
 	h := &alertHub{mgr: mgr}
 	h.routes.Store(&map[string][]string{})
-	rep := &soak.Report{Resources: map[string]verdict.Resource{}, CPU: verdict.CPU{Throughput: 100,
+	rep := &model.Report{Resources: map[string]verdict.Resource{}, CPU: verdict.CPU{Throughput: 100,
 		Cost: verdict.CostDrift{Windows: 20, Rising: true, SlopePerHour: 3.6e-4, CI95: [2]float64{3e-4, 4e-4}, Reason: "CPU per request rising"}}}
 	if got := h.evaluate("web", 1, rep, nil); len(got) != 1 || got[0] != "cpu_per_request" {
 		t.Errorf("evaluate: got firing %v; want [cpu_per_request]", got)
@@ -69,7 +69,7 @@ func TestCPUCostRisingFiresALeak(t *testing.T) {
 	if len(active) != 1 || active[0].Labels[alerts.LabelResource] != "cpu_per_request" || active[0].Labels[alerts.LabelAlertname] != alerts.AlertLeak {
 		t.Fatalf("active alerts %v; want one %s for cpu_per_request", active, alerts.AlertLeak)
 	}
-	if got, want := active[0].Annotations[alerts.AnnotationPerRequest], "1e-09 CPU seconds/request"; got != want {
+	if got, want := active[0].Annotations[alerts.AnnotationPerRequest], "1 ns CPU/request"; got != want {
 		t.Errorf("per-request annotation = %q; want %q", got, want)
 	}
 	rep.CPU.Cost.Rising = false

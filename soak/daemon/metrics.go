@@ -7,8 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -35,15 +35,13 @@ var (
 // metrics are the daemon's Prometheus metrics. Every label value is
 // bounded: job names come from the config, the rest from fixed lists.
 type metrics struct {
+	// resources holds a gauge per resource of the table that names a
+	// metric (model.Resources), set from each sample.
+	resources     []resourceGauge
 	requests      *prometheus.CounterVec
 	reqErrors     *prometheus.CounterVec
 	duration      *prometheus.HistogramVec
-	rss           *prometheus.GaugeVec
-	pss           *prometheus.GaugeVec
-	anon          *prometheus.GaugeVec
-	fds           *prometheus.GaugeVec
 	maxFDs        *prometheus.GaugeVec
-	threads       *prometheus.GaugeVec
 	cpu           *prometheus.CounterVec
 	procs         *prometheus.GaugeVec
 	restarts      *prometheus.CounterVec
@@ -79,12 +77,7 @@ func newMetrics(reg prometheus.Registerer, version string) (*metrics, error) {
 			Help:    "Request latency, from the intended send time in open loop.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 14),
 		}, []string{"job"}),
-		rss:           gauge("soakd_target_resident_memory_bytes", "Resident memory of the target's process tree.", "job"),
-		pss:           gauge("soakd_target_pss_bytes", "Proportional set size of the target's process tree (from smaps_rollup).", "job"),
-		anon:          gauge("soakd_target_anon_memory_bytes", "Anonymous memory of the target's cgroup.", "job"),
-		fds:           gauge("soakd_target_open_fds", "Open file descriptors of the target's process tree.", "job"),
 		maxFDs:        gauge("soakd_target_max_fds", "Soft file descriptor limit of the target's root process.", "job"),
-		threads:       gauge("soakd_target_threads", "Threads of the target's process tree.", "job"),
 		cpu:           counter("soakd_target_cpu_seconds_total", "CPU time of the target's process tree seen while sampling, by mode.", "job", "mode"),
 		procs:         gauge("soakd_target_processes", "Processes in the target's tree.", "job"),
 		restarts:      counter("soakd_target_restarts_total", "Restarts of the target's root process seen during runs.", "job"),
@@ -104,6 +97,11 @@ func newMetrics(reg prometheus.Registerer, version string) (*metrics, error) {
 		Name: "soakd_build_info", Help: "soakd's version and Go version; always 1.",
 	}, []string{"version", "goversion"})
 	build.WithLabelValues(version, runtime.Version()).Set(1)
+	for _, res := range model.Resources {
+		if res.Metric != "" {
+			m.resources = append(m.resources, resourceGauge{gauge(res.Metric, res.Help, "job"), res})
+		}
+	}
 	cs := append(m.collectors(), build,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -115,12 +113,21 @@ func newMetrics(reg prometheus.Registerer, version string) (*metrics, error) {
 	return m, nil
 }
 
+// resourceGauge is a resource's gauge of its last reading.
+type resourceGauge struct {
+	*prometheus.GaugeVec
+	res model.Resource
+}
+
 func (m *metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{
-		m.requests, m.reqErrors, m.duration, m.rss, m.pss, m.anon, m.fds, m.maxFDs,
-		m.threads, m.cpu, m.procs, m.restarts, m.up, m.slopeReq, m.slopeHour, m.leak,
-		m.tte, m.cpuBound, m.lastVerdict, m.lastTimestamp, m.runs, m.active, m.skipped,
+	cs := make([]prometheus.Collector, 0, len(m.resources))
+	for _, g := range m.resources {
+		cs = append(cs, g)
 	}
+	return append(cs,
+		m.requests, m.reqErrors, m.duration, m.maxFDs, m.cpu, m.procs, m.restarts, m.up, m.slopeReq, m.slopeHour, m.leak,
+		m.tte, m.cpuBound, m.lastVerdict, m.lastTimestamp, m.runs, m.active, m.skipped,
+	)
 }
 
 // initJob creates a job's series at their zero values, so rate() and
@@ -204,25 +211,19 @@ func (t *cpuTracker) deltas(user, system float64) (du, ds float64) {
 }
 
 // observeRecord updates the target gauges from one sample.
-func (m *metrics) observeRecord(job string, r soak.Record, cpu *cpuTracker) {
+func (m *metrics) observeRecord(job string, r model.Record, cpu *cpuTracker) {
 	m.up.WithLabelValues(job).Set(b2f(r.Alive))
 	if !r.Alive {
 		return
 	}
-	m.rss.WithLabelValues(job).Set(float64(r.RSS))
-	if r.SmapsValid {
-		m.pss.WithLabelValues(job).Set(float64(r.PSS))
-	}
-	if r.CgroupValid {
-		m.anon.WithLabelValues(job).Set(float64(r.MemAnon))
-	}
-	if r.FDsValid {
-		m.fds.WithLabelValues(job).Set(float64(r.FDs))
+	for _, g := range m.resources {
+		if v, ok := g.res.Value(r); ok {
+			g.WithLabelValues(job).Set(v)
+		}
 	}
 	if r.FDLimit > 0 {
 		m.maxFDs.WithLabelValues(job).Set(float64(r.FDLimit))
 	}
-	m.threads.WithLabelValues(job).Set(float64(r.Threads))
 	m.procs.WithLabelValues(job).Set(float64(r.Procs))
 	du, ds := cpu.deltas(r.CPUUser, r.CPUSystem)
 	m.cpu.WithLabelValues(job, "user").Add(du)
@@ -231,7 +232,7 @@ func (m *metrics) observeRecord(job string, r soak.Record, cpu *cpuTracker) {
 
 // observeAnalysis sets the leak and CPU gauges from a (live or final)
 // report.
-func (m *metrics) observeAnalysis(job string, rep *soak.Report) {
+func (m *metrics) observeAnalysis(job string, rep *model.Report) {
 	for name, res := range rep.Resources {
 		m.slopeReq.WithLabelValues(job, name).Set(res.PerRequest)
 		m.slopeHour.WithLabelValues(job, name).Set(res.PerHour)
@@ -265,6 +266,21 @@ func (m *metrics) observeEnd(job, result, verdictName string, ended float64) {
 	}
 	m.lastTimestamp.WithLabelValues(job).Set(ended)
 	m.active.WithLabelValues(job).Set(0)
+	m.clearRunGauges(job)
+}
+
+// clearRunGauges deletes a job's series that describe a run while it goes:
+// the target's gauges and the time to exhaustion, which no longer mean
+// anything once the load stopped (a rule on them would go on firing). The
+// leak and CPU gauges stay: they are the last run's analysis.
+func (m *metrics) clearRunGauges(job string) {
+	for _, g := range m.resources {
+		g.DeleteLabelValues(job)
+	}
+	for _, g := range []*prometheus.GaugeVec{m.maxFDs, m.procs, m.up} {
+		g.DeleteLabelValues(job)
+	}
+	m.tte.DeletePartialMatch(prometheus.Labels{"job": job})
 }
 
 func b2f(b bool) float64 {

@@ -3,23 +3,23 @@ package daemon
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/soakd/soakd/soak/soaktest/promtest"
 )
 
 // contractMetrics are the metric names configs/prometheus-rules.yml and
-// the dashboards rely on. soakd_time_to_exhaustion_seconds is left out: it
+// the dashboards rely on, while a run goes (the soakd_target_* gauges are
+// deleted when it ends). soakd_time_to_exhaustion_seconds is left out: it
 // is absent while no resource grows toward a limit.
 var contractMetrics = []string{
 	"soakd_build_info", "soakd_requests_total", "soakd_request_errors_total",
@@ -82,45 +82,12 @@ func freePort(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startPrometheus runs the real Prometheus on loopback, scraping target
-// every second, and returns its base URL. It is killed in t.Cleanup.
+// startPrometheus runs the real Prometheus on loopback (promtest),
+// scraping target every second with its own job labels kept (soakd's
+// series carry the soak job's), and returns its base URL.
 func startPrometheus(t *testing.T, target string) string {
 	t.Helper()
-	bin := debianTool(t, "/usr/bin/prometheus", "prometheus")
-	dir := t.TempDir()
-	// honor_labels keeps soakd's own job label (the soak job) instead of
-	// renaming it exported_job.
-	cfg := fmt.Sprintf(`global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: soakd
-    honor_labels: true
-    static_configs:
-      - targets: [%q]
-`, target)
-	cfgPath := filepath.Join(dir, "prometheus.yml")
-	writeConfig(t, cfgPath, cfg)
-	addr := freePort(t)
-	cmd := exec.Command(bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr, "--log.level=warn")
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting prometheus: %v", err)
-	}
-	t.Cleanup(func() {
-		killAndReap(cmd)
-		if t.Failed() {
-			t.Logf("prometheus log:\n%s", logs.String())
-		}
-	})
-	base := "http://" + addr
-	waitFor(t, 60*time.Second, "prometheus to be ready", func() bool {
-		code, _ := httpDo(t, "GET", base+"/-/ready", "", nil)
-		return code == http.StatusOK
-	})
-	return base
+	return promtest.Start(t, time.Second, promtest.Job{Name: "soakd", Targets: []string{target}, HonorLabels: true})
 }
 
 // promQuery runs an instant query and returns the value of each series.

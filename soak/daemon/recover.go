@@ -2,10 +2,14 @@ package daemon
 
 import (
 	"errors"
+	"strconv"
 
 	"go.uber.org/zap"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 )
 
@@ -39,7 +43,7 @@ func (d *Daemon) analyzeInterrupted(id int64) {
 		return
 	}
 	ti, ao := d.analysisOptions(run.Job, recs)
-	rep := soak.NewReport(recs, nil, ti, ao)
+	rep := runner.NewReport(recs, nil, ti, ao)
 	if err := d.st.FinishRun(id, store.StatusInterrupted, rep, errInterrupted); err != nil {
 		log.Error("storing an interrupted run's report", zap.Error(err))
 		return
@@ -51,21 +55,83 @@ func (d *Daemon) analyzeInterrupted(id int64) {
 
 // analysisOptions returns how to analyse a stored run of job: with the
 // job's thresholds when the config still has it.
-func (d *Daemon) analysisOptions(job string, recs []soak.Record) (soak.TargetInfo, soak.AnalysisOptions) {
-	var ti soak.TargetInfo
+func (d *Daemon) analysisOptions(job string, recs []model.Record) (model.TargetInfo, runner.AnalysisOptions) {
+	var ti model.TargetInfo
 	for _, r := range recs {
 		if r.Alive || r.RootPID != 0 {
 			ti.Probed = true
 			break
 		}
 	}
-	var ao soak.AnalysisOptions
+	var ao runner.AnalysisOptions
 	if j := d.config().Job(job); j != nil {
 		if o, err := j.Options(); err == nil {
 			ao = analysisOf(&o)
 		}
 	}
 	return ti, ao
+}
+
+// reconcileAlerts marks resolved, in the alerts restored from the store,
+// those that no longer hold: those of a job the config no longer has, and
+// those of a run that a crash cut short (now "interrupted") or that is
+// gone. The others (a finished run's leaks, still its job's latest word)
+// go on firing and are re-sent as due. It runs before the alert manager
+// starts, so a stale alert is never sent firing again.
+func (d *Daemon) reconcileAlerts(stored []alerts.StoredAlert) []alerts.StoredAlert {
+	cfg := d.config()
+	var gen uint64
+	for _, sa := range stored {
+		gen = max(gen, sa.Gen)
+	}
+	var resolved []string
+	firing := 0
+	for i := range stored {
+		a := &stored[i].Alert
+		if a.Status != alerts.StatusFiring {
+			continue
+		}
+		why := d.staleBecause(cfg, *a)
+		if why == "" {
+			firing++
+			continue
+		}
+		gen++
+		a.Status, a.EndsAt, stored[i].Gen = alerts.StatusResolved, d.o.Now(), gen
+		resolved = append(resolved, a.Fingerprint().String()+" ("+why+")")
+	}
+	if len(resolved) > 0 {
+		d.log.Info("resolved alerts that no longer hold after the restart", zap.Strings("alerts", resolved))
+	}
+	if firing > 0 {
+		d.log.Info("alerts still firing after the restart; re-sending them", zap.Int("alerts", firing))
+	}
+	return stored
+}
+
+// staleBecause says why a restored firing alert no longer holds, or "".
+func (d *Daemon) staleBecause(cfg *config.Config, a alerts.Alert) string {
+	if cfg.Job(a.Labels[alerts.LabelJob]) == nil {
+		return "job no longer configured"
+	}
+	id := a.Annotations[alerts.AnnotationRunID]
+	if id == "" {
+		return ""
+	}
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return ""
+	}
+	run, err := d.st.Run(n)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "run gone"
+	case err != nil:
+		return ""
+	case run.Status == store.StatusInterrupted || run.Status == store.StatusRunning:
+		return "run cut short"
+	}
+	return ""
 }
 
 // prune applies the retention limits.

@@ -11,8 +11,11 @@ import (
 	"github.com/shirou/gopsutil/v3/process"
 	"go.uber.org/zap"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/redact"
+	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -53,53 +56,78 @@ type activeRun struct {
 
 	planDuration time.Duration // the load's bounds, for the progress
 	planRequests uint64
-	ti           soak.TargetInfo
-	ao           soak.AnalysisOptions
+	ti           model.TargetInfo
+	ao           runner.AnalysisOptions
 	spec         string     // the job's target, for the live report until a sample names the root
 	root         liveTarget // the root process the live report last described
+
+	storeFailed atomic.Pointer[error] // the first failed sample write
 
 	cpu cpuTracker // used by the sampling goroutine only
 	// gate holds the live looks' leak alerts back until they persist; used
 	// by the live loop only.
 	gate *verdict.Gate
 
-	mu    sync.Mutex // guards the plan, ti, ao, spec, root, recs, live, alive and inc
-	recs  []soak.Record
-	live  *soak.Report
+	mu sync.Mutex // guards the plan, ti, ao, spec, root, res, live, alive and inc
+	// res holds the records for the live analysis, in bounded memory; the
+	// full series is in the store only.
+	res   reservoir
+	live  *model.Report
 	alive bool
 	inc   int
 }
 
-// snapshot returns the records so far. They are never modified once
-// appended, so the slice can be shared.
-func (a *activeRun) snapshot() []soak.Record {
+// failStore stops the run at its first sample the store refused: without
+// its samples on disk a crash would lose the run, and a full disk only
+// gets fuller. The run ends "failed", its report served from memory.
+func (ar *activeRun) failStore(err error) {
+	err = fmt.Errorf("storing samples failed (%w); the run was stopped, and its report covers the samples in memory", err)
+	if ar.storeFailed.CompareAndSwap(nil, &err) {
+		ar.log.Error("run stopped: the store refused a sample", zap.Error(err))
+		ar.cancel()
+	}
+}
+
+// storeErr returns why the store failed the run, or nil.
+func (ar *activeRun) storeErr() error {
+	if p := ar.storeFailed.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// samples returns the number of records taken so far.
+func (a *activeRun) samples() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.recs[:len(a.recs):len(a.recs)]
+	return a.res.n
 }
 
 // analyze analyses the records so far.
-func (a *activeRun) analyze() *soak.Report {
+func (a *activeRun) analyze() *model.Report {
 	a.mu.Lock()
 	ao := a.ao
 	a.mu.Unlock()
 	return a.analyzeWith(ao)
 }
 
-func (a *activeRun) analyzeWith(ao soak.AnalysisOptions) *soak.Report {
+func (a *activeRun) analyzeWith(ao runner.AnalysisOptions) *model.Report {
 	a.mu.Lock()
-	recs := a.recs[:len(a.recs):len(a.recs)]
+	recs := a.res.snapshot()
+	n, soakN := a.res.n, a.res.soakN
 	ti := a.ti
 	a.mu.Unlock()
 	if ti.Probed {
 		ti.Description = a.describe(recs)
 	}
-	return soak.NewReport(recs, nil, ti, ao)
+	rep := runner.NewReport(recs, nil, ti, ao)
+	rep.Samples, rep.Phases.SoakSamples = n, soakN // the run's, not the reservoir's
+	return rep
 }
 
 // analyzeLook is analyze at the live looks' stricter level (see
 // verdict.LiveAlphaShare).
-func (a *activeRun) analyzeLook() *soak.Report {
+func (a *activeRun) analyzeLook() *model.Report {
 	a.mu.Lock()
 	ao := a.ao
 	a.mu.Unlock()
@@ -119,7 +147,7 @@ type liveTarget struct {
 // describe says what the live report's target is, as the final report
 // does: "pid N (command line)" of the root in the last sample, else the
 // job's target spec. The command line is read once per root.
-func (a *activeRun) describe(recs []soak.Record) string {
+func (a *activeRun) describe(recs []model.Record) string {
 	a.mu.Lock()
 	spec, root := a.spec, a.root
 	a.mu.Unlock()
@@ -135,6 +163,17 @@ func (a *activeRun) describe(recs []soak.Record) string {
 		a.mu.Unlock()
 	}
 	return root.desc
+}
+
+// lastDesc is the target as last described: its root process when a
+// sample named one, else the job's target spec.
+func (a *activeRun) lastDesc() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.root.desc != "" {
+		return a.root.desc
+	}
+	return a.spec
 }
 
 // maxCmdline is the length at which a command line is cut for display,
@@ -154,7 +193,7 @@ func cmdline(pid int32) string {
 	return line
 }
 
-func (a *activeRun) latest() *soak.Report {
+func (a *activeRun) latest() *model.Report {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.live
@@ -165,14 +204,10 @@ func (a *activeRun) latest() *soak.Report {
 func (a *activeRun) progress() (float64, uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.recs) == 0 {
+	if a.res.n == 0 {
 		return 0, 0
 	}
-	r := a.recs[len(a.recs)-1]
-	var loadStart float64 // the idle baseline's samples come first
-	for i := 0; i < len(a.recs) && a.recs[i].Phase == verdict.Baseline; i++ {
-		loadStart = a.recs[i].Elapsed
-	}
+	r, loadStart := &a.res.newest, a.res.loadStart // the idle baseline's samples come first
 	p := -1.0
 	if a.planDuration > 0 {
 		p = max(r.Elapsed-loadStart, 0) / a.planDuration.Seconds()
@@ -262,7 +297,7 @@ func targetOf(j config.Job) string {
 	case t.Exec != "":
 		return "exec " + t.Exec
 	}
-	return j.Load.URL
+	return redact.URL(j.Load.URL)
 }
 
 // StopRun stops a running run; it ends "stopped" with its analysis.
@@ -312,7 +347,7 @@ func (d *Daemon) execute(ar *activeRun, j config.Job) {
 	liveCtx, stopLive := context.WithCancel(ar.ctx)
 	var live sync.WaitGroup
 	live.Go(func() { d.liveLoop(liveCtx, ar) })
-	rep, err := soak.Run(ar.ctx, opts)
+	rep, err := runner.Run(ar.ctx, opts)
 	stopLive()
 	live.Wait()
 	d.finish(ar, rep, err)
@@ -320,37 +355,36 @@ func (d *Daemon) execute(ar *activeRun, j config.Job) {
 
 // wire hooks the run's samples and requests into the store, the metrics,
 // the live analysis and the alerts.
-func (d *Daemon) wire(ar *activeRun, o *soak.Options) {
+func (d *Daemon) wire(ar *activeRun, o *runner.Options) {
 	o.Log = ar.log
 	o.OutDir, o.Progress = "", nil
-	o.OnRecord = func(r soak.Record) { d.onRecord(ar, r) }
+	o.Spool = storeSpool{d: d, ar: ar}
+	o.OnRecord = func(r model.Record) { d.onRecord(ar, r) }
 	o.Load.OnResult = d.m.loadObserver(ar.job)
 	ar.mu.Lock()
 	ar.planDuration, ar.planRequests = o.Load.Duration, o.Load.Requests
-	ar.ti = soak.TargetInfo{Probed: !o.NoProbe}
+	ar.ti = model.TargetInfo{Probed: !o.NoProbe}
 	ar.ao = analysisOf(o)
 	ar.mu.Unlock()
 }
 
 // analysisOf returns the analysis options of a run with options o, as
-// soak.Run's own report uses them.
-func analysisOf(o *soak.Options) soak.AnalysisOptions {
-	ao := soak.AnalysisOptions{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit}
+// runner.Run's own report uses them.
+func analysisOf(o *runner.Options) runner.AnalysisOptions {
+	ao := runner.AnalysisOptions{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit}
 	if o.Load.Rate == 0 {
 		ao.Concurrency = max(o.Load.Concurrency, 1)
 	}
 	return ao
 }
 
-// onRecord stores a sample as it comes (so a kill -9 loses at most one),
-// updates the target metrics, and fires when the target died or
+// onRecord keeps a sample for the live analysis (runner.Run has stored it
+// through the run's spool, so a kill -9 loses at most one), updates the
+// target metrics, and fires when the target died or
 // restarted. It runs on the sampling goroutine and never blocks on alerts.
-func (d *Daemon) onRecord(ar *activeRun, r soak.Record) {
-	if err := d.st.AppendSample(ar.id, r); err != nil {
-		ar.log.Warn("storing a sample", zap.Error(err))
-	}
+func (d *Daemon) onRecord(ar *activeRun, r model.Record) {
 	ar.mu.Lock()
-	ar.recs = append(ar.recs, r)
+	ar.res.add(r)
 	wasAlive, prevInc := ar.alive, ar.inc
 	ar.alive = r.Alive
 	if r.Incarnation > 0 {
@@ -363,19 +397,23 @@ func (d *Daemon) onRecord(ar *activeRun, r soak.Record) {
 		d.m.restarts.WithLabelValues(ar.job).Inc()
 		reason := fmt.Sprintf("The target of job %s restarted during run %d (incarnation %d, root PID changed).", ar.job, ar.id, r.Incarnation)
 		ar.log.Warn("target restarted", zap.Int("incarnation", r.Incarnation))
-		d.hub().targetDown(ar.job, ar.id, reason)
+		d.hub().targetDown(ar.job, ar.id, ar.describe([]model.Record{r}), reason)
 	case wasAlive && !r.Alive:
-		reason := fmt.Sprintf("The target of job %s died during run %d.", ar.job, ar.id)
-		ar.log.Warn("target died")
-		d.hub().targetDown(ar.job, ar.id, reason)
+		reason := fmt.Sprintf("The target of job %s (%s) is gone during run %d, since %s.", ar.job, ar.lastDesc(), ar.id,
+			r.Time.Format(time.RFC3339))
+		ar.log.Warn("target gone")
+		d.hub().targetDown(ar.job, ar.id, ar.lastDesc(), reason)
 	}
 }
 
 // finish stores the run's outcome, updates the metrics and the alerts,
 // and logs the end and the verdict.
-func (d *Daemon) finish(ar *activeRun, rep *soak.Report, runErr error) {
+func (d *Daemon) finish(ar *activeRun, rep *model.Report, runErr error) {
 	status, result := store.StatusCompleted, resultOK
 	switch {
+	case ar.storeErr() != nil:
+		status, result = store.StatusFailed, resultFailed
+		runErr = errors.Join(ar.storeErr(), runErr)
 	case ar.stopped.Load() || d.ctx.Err() != nil:
 		status, result = store.StatusStopped, resultStopped
 	case errors.Is(ar.ctx.Err(), context.DeadlineExceeded):
@@ -384,28 +422,40 @@ func (d *Daemon) finish(ar *activeRun, rep *soak.Report, runErr error) {
 	case rep == nil:
 		status, result = store.StatusFailed, resultFailed
 	}
-	if rep == nil && len(ar.snapshot()) > 0 {
-		rep = ar.analyze()
+	if rep == nil && ar.samples() > 0 {
+		rep = d.analyzeStored(ar)
 	}
-	if err := d.st.FinishRun(ar.id, status, rep, runErr); err != nil {
-		ar.log.Error("storing the run's outcome", zap.Error(err))
+	if rep != nil && rep.TargetDied() {
+		runErr = errors.Join(runErr, errors.New(rep.DeathFinding()))
+		d.hub().targetDown(ar.job, ar.id, rep.Target.Description,
+			fmt.Sprintf("Job %s, run %d: %s", ar.job, ar.id, rep.DeathFinding()))
+	}
+	if err := d.st.FinishRun(ar.id, status, rep, runErr); !d.wrote("run outcome", err) {
+		ar.log.Error("storing the run's outcome failed: its report is served from memory and stored once writes work", zap.Error(err))
+		d.keepUnsaved(ar, status, rep, runErr)
 	}
 	d.account(ar, status, result, rep, runErr)
 }
 
 // account updates the metrics and alerts of a finished run and logs it.
-func (d *Daemon) account(ar *activeRun, status, result string, rep *soak.Report, runErr error) {
+func (d *Daemon) account(ar *activeRun, status, result string, rep *model.Report, runErr error) {
 	hub := d.hub()
 	verdictName := verdictFailed
 	fields := []zap.Field{zap.String("status", status), zap.Duration("duration", d.o.Now().Sub(ar.started))}
 	if rep != nil {
 		verdictName = rep.Verdict
 		d.m.observeAnalysis(ar.job, rep)
-		hub.endRun(ar.job, hub.evaluate(ar.job, ar.id, rep, nil))
+		firing := hub.evaluate(ar.job, ar.id, rep, nil)
+		if rep.TargetDied() {
+			// The death is the run's finding: its alert stays until the
+			// next run, as a leak's does.
+			firing = append(firing, alerts.ResourceTarget)
+		}
+		hub.endRun(ar.job, firing)
 		fields = append(fields, reportFields(rep)...)
 	}
 	if result == resultFailed && ar.trigger == TriggerSchedule {
-		hub.runFailed(ar.job, ar.id, fmt.Sprintf("Scheduled run %d of job %s failed to start: %v", ar.id, ar.job, runErr))
+		hub.runFailed(ar.job, ar.id, fmt.Sprintf("Scheduled run %d of job %s failed: %v", ar.id, ar.job, runErr))
 	}
 	d.m.observeEnd(ar.job, result, verdictName, float64(d.o.Now().UnixNano())/1e9)
 	if runErr != nil {
@@ -419,7 +469,7 @@ func (d *Daemon) account(ar *activeRun, status, result string, rep *soak.Report,
 }
 
 // reportFields are a report's headline figures as log fields.
-func reportFields(rep *soak.Report) []zap.Field {
+func reportFields(rep *model.Report) []zap.Field {
 	var leaks []string
 	for _, n := range rep.ResourceNames() {
 		if rep.Resources[n].Verdict == verdict.Leak {
@@ -455,8 +505,8 @@ func (d *Daemon) liveLoop(ctx context.Context, ar *activeRun) {
 
 // analyzeLive analyses a snapshot of the run's records, publishes it to
 // the metrics and the API, and feeds the alerts.
-func (d *Daemon) analyzeLive(ar *activeRun) *soak.Report {
-	if len(ar.snapshot()) < 2 {
+func (d *Daemon) analyzeLive(ar *activeRun) *model.Report {
+	if ar.samples() < 2 {
 		return nil
 	}
 	rep := ar.analyzeLook()

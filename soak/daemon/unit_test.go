@@ -11,9 +11,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -99,7 +99,7 @@ func metricDesc(c prometheus.Collector) string {
 func TestObserveAnalysis(t *testing.T) {
 	m, _ := newTestMetrics(t)
 	tte := 3600.0
-	rep := &soak.Report{
+	rep := &model.Report{
 		Resources: map[string]verdict.Resource{
 			"rss": {Verdict: verdict.Leak, PerRequest: 2048, PerHour: 1 << 20, TimeToExhaustionSeconds: &tte},
 			"fds": {Verdict: verdict.Stable},
@@ -200,7 +200,7 @@ func TestStatusLine(t *testing.T) {
 		t.Errorf("idle status = %q", got)
 	}
 	ar := &activeRun{id: 7, job: "web", planDuration: 10 * time.Second}
-	ar.recs = []soak.Record{{Elapsed: 2.5, Requests: 300}}
+	ar.res.add(model.Record{Elapsed: 2.5, Requests: 300})
 	d.active["web"] = ar
 	if got, want := d.statusLine(), "running web (run 7): 300 requests, 25%"; got != want {
 		t.Errorf("status = %q; want %q", got, want)

@@ -11,7 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/web"
 )
@@ -82,7 +82,7 @@ func (d *Daemon) runView(r store.Run) web.RunView {
 
 // withLive fills a running run's requests and RSS growth, which the store
 // only has at the end, from its live analysis, when there is one.
-func withLive(v *web.RunView, rep *soak.Report) {
+func withLive(v *web.RunView, rep *model.Report) {
 	if rep == nil {
 		return
 	}
@@ -125,21 +125,55 @@ func (d *Daemon) pageError(w http.ResponseWriter, err error) {
 	http.Error(w, err.Error(), http.StatusInternalServerError)
 }
 
+// ChartSamples is how many samples a running run's page draws at most.
+// The charts draw a few hundred points each; the rest of a long run's
+// series would only cost memory on every view.
+const ChartSamples = 4096
+
+// chartSamples reads a running run's series from the store into a
+// reservoir of ChartSamples records (without their members, which the
+// charts do not draw), so a page view costs the same memory at any run
+// length. A run shorter than that is drawn whole.
+func (d *Daemon) chartSamples(id int64) ([]model.Record, error) {
+	return storedReservoir(d.st, id, ChartSamples)
+}
+
+func storedReservoir(st *store.Store, id int64, size int) ([]model.Record, error) {
+	res := newReservoir(size)
+	err := st.EachSample(id, func(r model.Record) error {
+		r.Members, r.Top = nil, nil
+		res.add(r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res.snapshot(), nil
+}
+
 // runReport returns a run with its report and records: the live analysis
 // while it runs, else the stored report with the stored samples.
-func (d *Daemon) runReport(id int64) (store.Run, *soak.Report, bool, error) {
+func (d *Daemon) runReport(id int64) (store.Run, *model.Report, bool, error) {
 	run, err := d.st.Run(id)
 	if err != nil {
 		return run, nil, false, fmt.Errorf("run %d: %w", id, err)
 	}
-	if rep := d.LiveReport(id); rep != nil {
-		return run, rep, true, nil
+	if live := d.LiveReport(id); live != nil {
+		// the live analysis, with charts of the series in the store
+		rep := *live
+		if rep.Records, err = d.chartSamples(id); err != nil {
+			return run, nil, false, fmt.Errorf("run %d: %w", id, err)
+		}
+		return run, &rep, true, nil
+	}
+	if u, ok := d.unsavedRun(id); ok && u.rep != nil {
+		return u.run, u.rep, false, nil
 	}
 	b, err := d.st.ReportJSON(id)
 	if err != nil {
 		return run, nil, false, fmt.Errorf("run %d (%s) has no report: %w", id, run.Status, err)
 	}
-	var rep soak.Report
+	var rep model.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return run, nil, false, fmt.Errorf("run %d: stored report: %w", id, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 	"github.com/soakd/soakd/soak/web"
 )
@@ -14,19 +14,19 @@ import (
 // TestWithLive checks that a running run's row takes its requests and RSS
 // growth from the live analysis when there is one.
 func TestWithLive(t *testing.T) {
-	live := &soak.Report{
-		Records:   []soak.Record{{Requests: 10}, {Requests: 300}},
+	live := &model.Report{
+		Records:   []model.Record{{Requests: 10}, {Requests: 300}},
 		Resources: map[string]verdict.Resource{"rss": {PerRequest: 4096}},
 	}
 	tests := []struct {
 		name    string
-		rep     *soak.Report
+		rep     *model.Report
 		wantReq uint64
 		wantRSS float64
 	}{
 		{"no live analysis", nil, 7, 1},
 		{"live analysis", live, 300, 4096},
-		{"no records, no rss", &soak.Report{}, 7, 1},
+		{"no records, no rss", &model.Report{}, 7, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,9 +47,9 @@ func TestDescribeLive(t *testing.T) {
 		t.Errorf("no samples: got %q; want the job's spec", got)
 	}
 	self := int32(os.Getpid())
-	var rec soak.Record
+	var rec model.Record
 	rec.Alive, rec.RootPID = true, self
-	got := ar.describe([]soak.Record{rec})
+	got := ar.describe([]model.Record{rec})
 	if want := "pid " + strconv.Itoa(int(self)) + " ("; !strings.HasPrefix(got, want) || strings.Contains(got, "(?)") {
 		t.Errorf("got %q; want it to start %q and hold the command line", got, want)
 	}

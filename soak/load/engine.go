@@ -40,6 +40,10 @@ type Engine struct {
 	stopOnce  sync.Once
 	stoppedBy string // written once under stopOnce, read after workers end
 	ran       atomic.Bool
+	rawIO     bool // closed-loop workers use blocking sockets (useRawIO)
+	loopIO    bool // closed-loop workers run on event loops (useLoopIO)
+	loopsMu   sync.Mutex
+	loops     []*evLoop // guarded by loopsMu
 
 	missed atomic.Uint64 // open loop: due times never sent
 }
@@ -56,7 +60,9 @@ func New(opts Options) (*Engine, error) {
 	e := &Engine{opts: o, status: newStatusSet(o.ExpectStatus)}
 	e.dialer = net.Dialer{Timeout: o.Timeout, KeepAlive: -1}
 	e.firstLen.Store(-1)
+	e.rawIO = useRawIO(&o)
 	e.buildEndpoints()
+	e.loopIO = useLoopIO(&o, e.targets)
 	e.tlsConf = &tls.Config{
 		InsecureSkipVerify: o.InsecureTLS, //nolint:gosec // user's explicit choice
 		ClientSessionCache: tls.NewLRUClientSessionCache(64),
@@ -148,6 +154,7 @@ func (e *Engine) stopWith(reason string) {
 		e.stopped.Store(true)
 		e.stop()
 		e.eachWorker(func(w *worker) { w.interrupt() })
+		e.wakeLoops()
 	})
 }
 
@@ -168,12 +175,19 @@ func (e *Engine) Run(ctx context.Context) (*Summary, error) {
 	}
 	rep := newReporter(e, start)
 	repDone := rep.start()
-	if e.opts.Rate > 0 {
+	watchDone := make(chan struct{})
+	watched := e.startWatchdog(watchDone)
+	switch {
+	case e.opts.Rate > 0:
 		e.runOpen(start)
-	} else {
+	case e.loopIO:
+		e.runLoops()
+	default:
 		e.runClosed(start)
 	}
 	end := time.Now()
+	close(watchDone)
+	<-watched
 	e.stopOnce.Do(func() { e.stoppedBy = "requests" })
 	close(repDone)
 	rep.wait()
@@ -189,7 +203,8 @@ func (e *Engine) runClosed(start time.Time) {
 		wg.Go(func() {
 			defer w.closeAll()
 			for e.takeSlot() {
-				w.do(time.Now())
+				now := time.Now()
+				w.do(now, now)
 			}
 		})
 	}
@@ -205,4 +220,27 @@ func (e *Engine) takeSlot() bool {
 		return true
 	}
 	return e.reserved.Add(1) <= e.opts.Requests
+}
+
+// startWatchdog cuts requests that run past Timeout, checking every tenth
+// of Timeout (at most every 100 ms): one ticker for the run instead of a
+// deadline per request. The returned channel closes when it has exited.
+func (e *Engine) startWatchdog(done <-chan struct{}) <-chan struct{} {
+	exited := make(chan struct{})
+	tick := min(max(e.opts.Timeout/10, time.Millisecond), 100*time.Millisecond)
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				limit := now.Add(-e.opts.Timeout).UnixNano()
+				e.eachWorker(func(w *worker) { w.expireBefore(limit) })
+			}
+		}
+	}()
+	return exited
 }

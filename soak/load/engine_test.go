@@ -242,12 +242,7 @@ func TestStopByDurationAndInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for e.Completed() < 20 {
-			time.Sleep(5 * time.Millisecond)
-		}
-		cancel()
-	}()
+	go cancelWhen(cancel, func() bool { return e.Completed() >= 20 })
 	s, err = e.Run(ctx)
 	if err != nil || s.StoppedBy != "interrupt" || s.Requests < 20 {
 		t.Errorf("got %v, stopped by %q after %d; want interrupt after >= 20", err, s.StoppedBy, s.Requests)
@@ -288,6 +283,14 @@ func TestDefaults(t *testing.T) {
 	}
 	if got := openLoopConcurrency(10, time.Second); got != 10 {
 		t.Errorf("got %d; want 10", got)
+	}
+	// 1 is a choice, not "unset": an open loop of rate 300 with 1 in
+	// flight keeps 1 (it used to get 256).
+	if o := withDefaults(Options{Rate: 300, Concurrency: 1}); o.Concurrency != 1 {
+		t.Errorf("rate 300, concurrency 1: got concurrency %d; want 1", o.Concurrency)
+	}
+	if o := withDefaults(Options{}); o.Concurrency != DefaultConcurrency {
+		t.Errorf("closed loop, concurrency unset: got %d; want %d", o.Concurrency, DefaultConcurrency)
 	}
 }
 
@@ -372,13 +375,7 @@ func TestOpenLoopStopAfterBudgetMissesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for ts.requests.Load() < 5 {
-			time.Sleep(5 * time.Millisecond)
-		}
-		time.Sleep(100 * time.Millisecond) // let the schedule run past the budget
-		cancel()
-	}()
+	go cancelWhen(cancel, func() bool { return ts.requests.Load() >= 5 }, 100*time.Millisecond)
 	s, err := e.Run(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -386,4 +383,19 @@ func TestOpenLoopStopAfterBudgetMissesNothing(t *testing.T) {
 	if s.MissedSends != 0 || s.Abandoned != 5 {
 		t.Errorf("got %d missed, %d abandoned; want 0 missed, 5 abandoned (all 5 requests were sent)", s.MissedSends, s.Abandoned)
 	}
+}
+
+// cancelWhen calls cancel once cond holds and then after more time has
+// passed (the time under test: a schedule running on past its budget),
+// or after 10 s, so that an engine that never gets there fails its test
+// instead of hanging it.
+func cancelWhen(cancel func(), cond func() bool, more ...time.Duration) {
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	for _, d := range more {
+		time.Sleep(d)
+	}
+	cancel()
 }

@@ -27,12 +27,13 @@ func (e *Engine) runOpen(start time.Time) {
 		wg.Go(func() {
 			defer w.closeAll()
 			for due := range slots {
-				if time.Since(due) > lateAfter {
+				now := time.Now()
+				if now.Sub(due) > lateAfter {
 					w.st.mu.Lock()
 					w.st.late++
 					w.st.mu.Unlock()
 				}
-				w.do(due)
+				w.do(due, now)
 			}
 		})
 	}

@@ -14,7 +14,8 @@ const (
 	DefaultInterval    = time.Second
 	DefaultTimeout     = 30 * time.Second
 	// MaxOpenLoopConcurrency caps the default in-flight bound of the open
-	// loop (Rate × Timeout) when the caller left Concurrency at 0 or 1.
+	// loop (Rate × Timeout) when the caller left Concurrency at 0 (unset);
+	// any other value is taken as it is, 1 included.
 	MaxOpenLoopConcurrency = 256
 )
 
@@ -27,11 +28,11 @@ func withDefaults(o Options) Options {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
+	if o.Rate > 0 && o.Concurrency == 0 {
+		o.Concurrency = openLoopConcurrency(o.Rate, o.Timeout)
+	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = DefaultConcurrency
-	}
-	if o.Rate > 0 && o.Concurrency <= 1 {
-		o.Concurrency = openLoopConcurrency(o.Rate, o.Timeout)
 	}
 	eps := make([]Endpoint, len(o.Endpoints))
 	for i, ep := range o.Endpoints {

@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"golang.org/x/sys/unix"
 )
 
 // Histogram geometry: microseconds from 1 µs to 60 s, 2 significant
@@ -28,9 +30,25 @@ func newHist() *hdrhistogram.Histogram {
 
 // wconn is one worker's connection to one target.
 type wconn struct {
-	nc   net.Conn
+	nc   net.Conn // on the runtime's poller, or nil
+	raw  *rawConn // blocking socket (rawIO workers), or nil
 	br   *bufio.Reader
-	used bool // at least one request was made on nc
+	used bool // at least one request was made on the connection
+}
+
+func (c *wconn) open() bool { return c.nc != nil || c.raw != nil }
+
+func (c *wconn) write(p []byte) (int, error) {
+	if c.raw != nil {
+		return c.raw.Write(p)
+	}
+	return c.nc.Write(p)
+}
+
+// rawAddr is a target's resolved socket address, for rawIO workers.
+type rawAddr struct {
+	sa     unix.Sockaddr
+	family int
 }
 
 // stats is one worker's accounting. mu guards every field but is only ever
@@ -55,10 +73,17 @@ type stats struct {
 type worker struct {
 	e     *Engine
 	rng   uint64
-	connM sync.Mutex // guards the nc fields of conns against interrupt
+	connM sync.Mutex // guards the nc and raw fields of conns against interrupt
 	conns []wconn    // one per target
 	body  *bodyBuf
 	st    stats
+
+	raw   bool      // blocking sockets for plain http (see useRawIO)
+	addrs []rawAddr // per target, resolved at the first raw dial
+
+	// inflight is the UnixNano start of the request in flight, 0 when
+	// idle, -1 once the watchdog has cut it at Timeout.
+	inflight atomic.Int64
 }
 
 func newWorker(e *Engine, id int) *worker {
@@ -66,6 +91,8 @@ func newWorker(e *Engine, id int) *worker {
 		e:     e,
 		rng:   uint64(id)*0x9E3779B97F4A7C15 + uint64(time.Now().UnixNano()) | 1,
 		conns: make([]wconn, len(e.targets)),
+		raw:   e.rawIO,
+		addrs: make([]rawAddr, len(e.targets)),
 	}
 	w.st.total, w.st.ivl = newHist(), newHist()
 	if e.opts.ExpectBody != nil {
@@ -92,11 +119,17 @@ func (w *worker) pick() *endpoint {
 	return &eps[len(eps)-1]
 }
 
-// do makes one request and records it. Latency runs from intended, which
-// is the actual send time in closed loop and the scheduled one in open loop.
-func (w *worker) do(intended time.Time) {
+// do makes one request, started at now, and records it. Latency runs from
+// intended, which is now in closed loop and the scheduled time in open
+// loop. Timeout is enforced by the watchdog, not by a timer per request.
+func (w *worker) do(intended, now time.Time) {
 	ep := w.pick()
+	w.inflight.Store(now.UnixNano())
 	resp, out, err := w.roundTrip(ep)
+	if w.inflight.Swap(0) < 0 { // cut by the watchdog: the connection is spoilt
+		w.closeConn(&w.conns[ep.target])
+		err = os.ErrDeadlineExceeded
+	}
 	end := time.Now()
 	if err != nil && w.e.stopped.Load() {
 		w.st.mu.Lock()
@@ -160,7 +193,7 @@ func (w *worker) roundTrip(ep *endpoint) (response, int, error) {
 	c := &w.conns[ep.target]
 	out := 0
 	for attempt := 0; ; attempt++ {
-		if c.nc == nil {
+		if !c.open() {
 			if err := w.dial(ep.target); err != nil {
 				return response{}, out, err
 			}
@@ -173,22 +206,21 @@ func (w *worker) roundTrip(ep *endpoint) (response, int, error) {
 			return resp, out, nil
 		}
 		w.closeConn(c)
-		if err != nil && reused && attempt == 0 && resp.bytesIn == 0 && connLost(err) && !w.e.stopped.Load() {
+		if err != nil && reused && attempt == 0 && resp.bytesIn == 0 && connLost(err) &&
+			!w.e.stopped.Load() && w.inflight.Load() > 0 {
 			continue
 		}
 		return resp, out, err
 	}
 }
 
-// exchange writes the request and reads the response on c within Timeout.
+// exchange writes the request and reads the response on c. There is no
+// deadline call per request: the watchdog cuts a request at Timeout.
 func (w *worker) exchange(c *wconn, ep *endpoint) (response, int, error) {
-	if err := c.nc.SetDeadline(time.Now().Add(w.e.opts.Timeout)); err != nil {
-		return response{}, 0, err
-	}
-	if w.e.stopped.Load() { // an interrupt may have raced the deadline above
+	if w.e.stopped.Load() { // an interrupt may have raced the dial
 		return response{}, 0, context.Canceled
 	}
-	n, err := c.nc.Write(ep.req)
+	n, err := c.write(ep.req)
 	if err != nil {
 		return response{}, n, err
 	}
@@ -202,6 +234,9 @@ func (w *worker) exchange(c *wconn, ep *endpoint) (response, int, error) {
 // dial opens a connection to target i, with TLS when the URL says https.
 func (w *worker) dial(i int) error {
 	t := &w.e.targets[i]
+	if w.raw && !t.tls {
+		return w.dialRaw(i)
+	}
 	ctx, cancel := context.WithTimeout(w.e.stopCtx, w.e.opts.Timeout)
 	defer cancel()
 	nc, err := w.e.dialer.DialContext(ctx, "tcp", t.addr)
@@ -231,13 +266,48 @@ func (w *worker) dial(i int) error {
 	return nil
 }
 
+// dialRaw opens a blocking socket to target i (see useRawIO).
+func (w *worker) dialRaw(i int) error {
+	a := &w.addrs[i]
+	if a.sa == nil {
+		sa, family, err := sockaddr(w.e.targets[i].addr)
+		if err != nil {
+			return err
+		}
+		a.sa, a.family = sa, family
+	}
+	c := &w.conns[i]
+	err := dialRaw(a.sa, a.family, w.e.opts.KeepAlive, func(rc *rawConn) bool {
+		w.connM.Lock()
+		c.raw, c.used = rc, false
+		w.connM.Unlock()
+		return !w.e.stopped.Load() // else the stop may have missed rc
+	})
+	if err != nil {
+		w.closeConn(c)
+		return err
+	}
+	w.st.mu.Lock()
+	w.st.connections++
+	w.st.mu.Unlock()
+	if c.br == nil {
+		c.br = bufio.NewReaderSize(c.raw, readBuf)
+	} else {
+		c.br.Reset(c.raw)
+	}
+	return nil
+}
+
 func (w *worker) closeConn(c *wconn) {
 	w.connM.Lock()
-	nc := c.nc
-	c.nc = nil
+	nc, raw := c.nc, c.raw
+	c.nc, c.raw = nil, nil
 	w.connM.Unlock()
 	if nc != nil {
 		nc.Close()
+	}
+	if raw != nil {
+		raw.close()
 	}
 }
 
@@ -245,10 +315,33 @@ func (w *worker) closeConn(c *wconn) {
 func (w *worker) interrupt() {
 	w.connM.Lock()
 	defer w.connM.Unlock()
+	w.cutConns()
+}
+
+// cutConns wakes every call blocked on the worker's connections with an
+// error; the worker then closes them. Called with connM held.
+func (w *worker) cutConns() {
 	for i := range w.conns {
 		if nc := w.conns[i].nc; nc != nil {
 			_ = nc.SetDeadline(time.Unix(1, 0))
 		}
+		if raw := w.conns[i].raw; raw != nil {
+			raw.shutdown()
+		}
+	}
+}
+
+// expireBefore cuts the request in flight if it started before limit
+// (UnixNano); called by the watchdog.
+func (w *worker) expireBefore(limit int64) {
+	s := w.inflight.Load()
+	if s <= 0 || s > limit {
+		return
+	}
+	w.connM.Lock()
+	defer w.connM.Unlock()
+	if w.inflight.CompareAndSwap(s, -1) {
+		w.cutConns()
 	}
 }
 

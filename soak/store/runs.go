@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 )
 
 const runColumns = `id, job, status, trigger, target, started_ns, ended_ns, verdict, requests, rss_per_request, error`
@@ -31,7 +31,7 @@ func (s *Store) CreateRun(job, trigger, target string, started time.Time) (int64
 // the report's, else now. A report that cannot be encoded (a NaN) is left
 // out, with why in the run's error, and the run is still ended; the
 // encoding error is returned.
-func (s *Store) FinishRun(runID int64, status string, rep *soak.Report, runErr error) error {
+func (s *Store) FinishRun(runID int64, status string, rep *model.Report, runErr error) error {
 	switch status {
 	case StatusCompleted, StatusFailed, StatusStopped, StatusInterrupted:
 	default:
@@ -76,7 +76,7 @@ type finish struct {
 	report                   []byte
 }
 
-func (f *finish) fromReport(rep *soak.Report) error {
+func (f *finish) fromReport(rep *model.Report) error {
 	b, err := json.Marshal(rep)
 	if err != nil {
 		return fmt.Errorf("encoding the report: %w", err)

@@ -35,10 +35,16 @@ var migrations = []string{
 		content BLOB    NOT NULL     -- a raw zstd dictionary: a typical record's JSON
 	);
 	CREATE INDEX samples_run ON samples(run_id, id);`,
+	// Version 2: the alert manager's state, so that a restarted soakd
+	// re-sends what still fires and resolves what no longer does.
+	`CREATE TABLE alerts (
+		fingerprint TEXT PRIMARY KEY, -- alertname/job/resource
+		data        BLOB NOT NULL     -- an alerts.StoredAlert as JSON
+	);`,
 }
 
 // SchemaVersion is the schema version this package writes: len(migrations).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrate brings the database up to SchemaVersion, one transaction per
 // step.

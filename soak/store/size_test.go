@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/probes"
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -15,7 +15,7 @@ import (
 // processes: values that move from sample to sample as in a soak
 // (seeded), workers that are replaced now and then, and the members the
 // sampler lists (with members false, none, as before they existed).
-func runRecords(n, procs int, members bool) []soak.Record {
+func runRecords(n, procs int, members bool) []model.Record {
 	rng := rand.New(rand.NewPCG(uint64(procs), 7))
 	start := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
 	type proc struct {
@@ -29,10 +29,10 @@ func runRecords(n, procs int, members bool) []soak.Record {
 		tree[i] = proc{pid: nextPID, start: 91234567, rss: 8e6}
 		nextPID++
 	}
-	recs := make([]soak.Record, n)
+	recs := make([]model.Record, n)
 	for i := range recs {
 		at := start.Add(time.Duration(i)*time.Second + time.Duration(rng.IntN(3e6)))
-		r := soak.Record{
+		r := model.Record{
 			Sample: probes.Sample{Time: at, Alive: true, RootPID: tree[0].pid, RootStart: tree[0].start, Incarnation: 1,
 				Procs: procs, FDsValid: true, FDLimit: 1048576, IOValid: true, TCPValid: true, TCPListen: 1},
 			Elapsed: at.Sub(start).Seconds(), Phase: verdict.Soak, Requests: uint64(i)*1500 + uint64(rng.IntN(100)),

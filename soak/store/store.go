@@ -56,7 +56,7 @@ type Run struct {
 	Status  string    `json:"status"`  // running, completed, failed, stopped, interrupted
 	Trigger string    `json:"trigger"` // schedule, api
 	Started time.Time `json:"started"`
-	Ended   time.Time `json:"ended"` // zero while running
+	Ended   time.Time `json:"ended,omitzero"` // zero (and left out) while running
 	Verdict string    `json:"verdict"`
 	// Requests is the load's completed requests; RSSPerRequest the RSS
 	// slope in bytes per request (0 when not analysed).
@@ -67,12 +67,22 @@ type Run struct {
 }
 
 // Open opens (creating if needed) the database in dir, creating dir with
-// mode 0750, and migrates its schema.
+// mode 0700 and the database with mode 0600 (SQLite gives its -wal and
+// -shm files the database's mode), and migrates its schema. The runs'
+// URLs and reports are nobody else's business.
 func Open(dir string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("store: creating the state directory %s: %w (choose a writable one with --state-dir)", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("store: creating %s: %w (choose a writable state directory with --state-dir)", path, err)
+	}
+	f.Close()
+	if err := os.Chmod(path, 0o600); err != nil {
+		return nil, fmt.Errorf("store: making %s private (mode 0600): %w", path, err)
+	}
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
 		return nil, fmt.Errorf("store: opening %s: %w", path, err)
@@ -133,4 +143,25 @@ func (s *Store) Close() error {
 		s.codec.close()
 	}
 	return s.db.Close()
+}
+
+// ProbeWrite writes and removes a row in one transaction: it fails as a
+// real write would when the disk is full or the database read-only, so a
+// daemon that saw writes fail can tell when they work again.
+func (s *Store) ProbeWrite() error {
+	tx, err := s.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		return fmt.Errorf("store: probe write: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("INSERT OR REPLACE INTO alerts(fingerprint, data) VALUES('~probe', x'00')"); err != nil {
+		return fmt.Errorf("store: probe write: %w", err)
+	}
+	if _, err := tx.Exec("DELETE FROM alerts WHERE fingerprint = '~probe'"); err != nil {
+		return fmt.Errorf("store: probe write: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: probe write: %w", err)
+	}
+	return nil
 }

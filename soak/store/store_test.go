@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/probes"
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -30,10 +30,10 @@ func openTest(t *testing.T, dir string) *Store {
 }
 
 // fullRecord sets every field of a record to a distinct non-zero value.
-func fullRecord(i int) soak.Record {
+func fullRecord(i int) model.Record {
 	base := time.Date(2026, 11, 30, 2, 0, 0, 123456789, time.UTC).Add(time.Duration(i) * time.Second)
 	u := uint64(1000 + i)
-	return soak.Record{
+	return model.Record{
 		Sample: probes.Sample{
 			Time: base, Alive: true, RootPID: 4242, RootStart: 987654, Incarnation: 2, Procs: 3,
 			RSS: u * 4096, VMS: u * 8192, Swap: 7, SmapsValid: true, PSS: u * 4000, USS: u * 3000,
@@ -59,7 +59,7 @@ func fullRecord(i int) soak.Record {
 	}
 }
 
-// TestRecordFieldsSet guards fullRecord: a field added to soak.Record or
+// TestRecordFieldsSet guards fullRecord: a field added to model.Record or
 // probes.Sample must be set there, so that the round trip covers it.
 func TestRecordFieldsSet(t *testing.T) {
 	checkNonZero(t, reflect.ValueOf(fullRecord(1)), "Record")
@@ -85,7 +85,7 @@ func TestSamplesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []soak.Record
+	var want []model.Record
 	for i := range 5 {
 		r := fullRecord(i)
 		r.Phase = verdict.Phase(i % 3)
@@ -129,7 +129,7 @@ func TestRunLifecycle(t *testing.T) {
 	if _, err := s.ReportJSON(id); !errors.Is(err, ErrNotFound) {
 		t.Errorf("ReportJSON before the end: err %v; want ErrNotFound", err)
 	}
-	rep := &soak.Report{
+	rep := &model.Report{
 		Verdict: verdict.Leak, Load: &load.Summary{Requests: 12345},
 		Resources: map[string]verdict.Resource{"rss": {Verdict: verdict.Leak, PerRequest: 48.5}},
 		Started:   started, Ended: started.Add(time.Hour),
@@ -149,7 +149,7 @@ func TestRunLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back soak.Report
+	var back model.Report
 	if err := json.Unmarshal(b, &back); err != nil || back.Verdict != verdict.Leak || back.Load.Requests != 12345 {
 		t.Errorf("report JSON = %s (err %v); want the stored report", b, err)
 	}
@@ -178,7 +178,7 @@ func TestFinishRunErrors(t *testing.T) {
 func TestFinishRunUnencodableReport(t *testing.T) {
 	s := openTest(t, t.TempDir())
 	id, _ := s.CreateRun("web", TriggerSchedule, "", time.Now())
-	rep := &soak.Report{Verdict: verdict.OverallClean}
+	rep := &model.Report{Verdict: verdict.OverallClean}
 	rep.CPU.Utilization = math.NaN()
 	if err := s.FinishRun(id, StatusCompleted, rep, nil); err == nil {
 		t.Error("FinishRun(NaN report): no error; want the encoding error")

@@ -9,8 +9,11 @@ import (
 
 // ResourceOptions describe one resource to analyse.
 type ResourceOptions struct {
-	Name       string // shown in the reason, e.g. "RSS"
-	Unit       string // "bytes", "fds", "threads", "sockets"
+	Name string // shown in the reason, e.g. "RSS"
+	Unit string // "bytes", "fds", "threads", "sockets"
+	// Quantum is the resolution of a reading, in Unit; 0 = the unit's
+	// (4 KiB for bytes, 1 otherwise).
+	Quantum    float64
 	Thresholds Thresholds
 	Limit      float64 // 0 = none
 	// RequestsPerHour is the soak throughput that turns per-request growth
@@ -29,6 +32,9 @@ func (o ResourceOptions) withDefaults() ResourceOptions {
 	o.Thresholds = o.Thresholds.WithDefaults(o.Unit)
 	if o.Name == "" {
 		o.Name = "value"
+	}
+	if o.Quantum <= 0 {
+		o.Quantum = quantumOf(o.Unit)
 	}
 	return o
 }
@@ -124,7 +130,7 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		res = tooFew(res, s, opt)
 		return finite(checkLives(res, pts, opt, by, 0, floors{perRequest: th.MinPerRequest}))
 	}
-	f := fitSeries(s, r, quantumOf(opt.Unit))
+	f := fitSeries(s, r, opt.Quantum)
 	res.Points = len(s.x)
 	rph := opt.RequestsPerHour
 	if rph <= 0 && f.seconds > 0 {

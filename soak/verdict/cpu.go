@@ -376,12 +376,12 @@ func cpuReason(c CPU, in CPUInput) string {
 	case EvidenceCapacity:
 		s = fmt.Sprintf("cpu: the target used %.2f of the %s cores it may use (%s)", c.Utilization, num(c.Capacity), c.CapacitySource)
 	case EvidenceClient:
-		return fmt.Sprintf("client: soakd used %.2f cores of %s while the target used %.2f; lower the load with --rate or run soakd on another machine",
+		return fmt.Sprintf("client: soakd used %.2f cores of %s while the target used %.2f; lower the load (its rate) or run soakd on another machine",
 			c.ClientUtilization, num(machineCPUs(c, in)), c.Utilization)
 	case EvidenceMachine:
 		n := machineCPUs(c, in)
 		busy := machineBusy(c)
-		return fmt.Sprintf("client: the machine was %s busy (%.2f of %s cores: soakd %.2f, the target %.2f, others %.2f) while the target used %.2f of the %s cores it may use; lower the load with --rate or run soakd on another machine",
+		return fmt.Sprintf("client: the machine was %s busy (%.2f of %s cores: soakd %.2f, the target %.2f, others %.2f) while the target used %.2f of the %s cores it may use; lower the load (its rate) or run soakd on another machine",
 			pct(busy/n), busy, num(n), c.ClientUtilization, c.Utilization, math.Max(busy-c.ClientUtilization-c.Utilization, 0), c.Utilization, num(c.Capacity))
 	case EvidenceRequestShare:
 		s = fmt.Sprintf("%s: each request is %s CPU (D/R = %s / %s)", c.Bound, pct(c.RequestCPUShare), dur(c.DemandSeconds), dur(c.ResponseSeconds))

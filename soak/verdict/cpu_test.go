@@ -46,7 +46,7 @@ func TestAnalyzeCPU(t *testing.T) {
 				MeanResponse: 0.002, Concurrency: 4, CPUs: 2, TargetThreads: 6, Capacity: 2, CapacitySource: "affinity 2 CPUs",
 				HostBusy: 1.92, HostCPUs: 2, HotThread: &HotThread{PID: 7, TID: 8, Name: "srv", CPU: 0.3, Wait: 0.1}},
 			bound: BoundClient, evidence: EvidenceMachine,
-			reason: "client: the machine was 96 % busy (1.92 of 2 cores: soakd 1.40, the target 0.50, others 0.02) while the target used 0.50 of the 2 cores it may use; lower the load with --rate or run soakd on another machine",
+			reason: "client: the machine was 96 % busy (1.92 of 2 cores: soakd 1.40, the target 0.50, others 0.02) while the target used 0.50 of the 2 cores it may use; lower the load (its rate) or run soakd on another machine",
 		},
 		{
 			name: "prefork, 4 busy workers and a master, 8 CPUs",
@@ -118,7 +118,7 @@ func TestAnalyzeCPU(t *testing.T) {
 			in: CPUInput{WallSeconds: 100, TargetUser: 30, TargetSystem: 10, Requests: 100000, MeanResponse: 0.004, Concurrency: 4,
 				CPUs: 2, TargetThreads: 8, ClientUser: 150, ClientSystem: 40},
 			bound: BoundClient, evidence: EvidenceClient,
-			reason: "client: soakd used 1.90 cores of 2 while the target used 0.40; lower the load with --rate",
+			reason: "client: soakd used 1.90 cores of 2 while the target used 0.40; lower the load (its rate)",
 		},
 		{
 			// An event loop on a machine others fill: on a CPU 60 %, and

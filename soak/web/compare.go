@@ -6,17 +6,18 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/units"
 )
 
-func rssValue(r soak.Record) (float64, bool) { return float64(r.RSS), r.Alive || r.RSS > 0 }
+func rssValue(r model.Record) (float64, bool) { return float64(r.RSS), r.Alive || r.RSS > 0 }
 
 // compareChart draws both runs' RSS against requests, each with its fitted
 // slope over its soak phase.
-func compareChart(a, b *soak.Report, av, bv RunView) (chart, error) {
+func compareChart(a, b *model.Report, av, bv RunView) (chart, error) {
 	maxReq := 0.0
 	maxRSS := 0.0
-	for _, rep := range []*soak.Report{a, b} {
+	for _, rep := range []*model.Report{a, b} {
 		if n := len(rep.Records); n > 0 {
 			maxReq = max(maxReq, float64(rep.Records[n-1].Requests))
 		}
@@ -26,12 +27,12 @@ func compareChart(a, b *soak.Report, av, bv RunView) (chart, error) {
 	p := newPlot(xs.label, ys.label)
 	desc := "RSS of both runs against completed requests, each with its fitted slope over its soak phase."
 	for i, s := range []struct {
-		rep  *soak.Report
+		rep  *model.Report
 		view RunView
 	}{{a, av}, {b, bv}} {
 		name := fmt.Sprintf("run %d", s.view.ID)
 		col := []color.Color{colBlue, colOrange}[i]
-		x := func(r soak.Record) float64 { return xs.of(float64(r.Requests)) }
+		x := func(r model.Record) float64 { return xs.of(float64(r.Requests)) }
 		if err := addLine(p, name+" RSS", pick(s.rep.Records, x, scaled(rssValue, ys)), col, i); err != nil {
 			return chart{}, err
 		}
@@ -40,11 +41,11 @@ func compareChart(a, b *soak.Report, av, bv RunView) (chart, error) {
 			continue
 		}
 		if fit := fitLine(s.rep, res.PerRequest, res.Start, xs, ys); len(fit) > 0 {
-			if err := addLine(p, fmt.Sprintf("%s fit, %s/request", name, perRequest(res.PerRequest, "bytes")), fit, col, 2+i); err != nil {
+			if err := addLine(p, fmt.Sprintf("%s fit, %s/request", name, units.Amount(res.PerRequest, "bytes")), fit, col, 2+i); err != nil {
 				return chart{}, err
 			}
 		}
-		desc += fmt.Sprintf(" Run %d: %s per request (%s).", s.view.ID, perRequest(res.PerRequest, "bytes"), res.Verdict)
+		desc += fmt.Sprintf(" Run %d: %s per request (%s).", s.view.ID, units.Amount(res.PerRequest, "bytes"), res.Verdict)
 	}
 	p.Y.Min = 0
 	return render(p, "chart-compare", "RSS against requests, both runs", desc)
@@ -52,7 +53,7 @@ func compareChart(a, b *soak.Report, av, bv RunView) (chart, error) {
 
 // fitLine is the fitted line over the soak phase, from the first soak
 // record's request count, at the soak's start level.
-func fitLine(rep *soak.Report, slope, start float64, xs, ys scale) plotter.XYs {
+func fitLine(rep *model.Report, slope, start float64, xs, ys scale) plotter.XYs {
 	segs := soakSegments(rep.Records)
 	if len(segs) == 0 {
 		return nil

@@ -1,7 +1,7 @@
 package web
 
 import (
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 
 	"bytes"
 	"regexp"
@@ -17,7 +17,7 @@ const (
 
 // evilReport is a fixture run whose target command line and reasons are
 // full of HTML.
-func evilReport(t *testing.T) *soak.Report {
+func evilReport(t *testing.T) *model.Report {
 	rep := loadRun(t, "testdata/run1")
 	rep.Target.Description = "pid 1 (/srv/app --name " + evil + ")"
 	res := rep.Resources["rss"]
@@ -96,16 +96,16 @@ func TestEmptyPages(t *testing.T) {
 		want   string
 	}{
 		{"run without samples", func(b *bytes.Buffer) error {
-			return RunReport(b, &soak.Report{Verdict: "inconclusive"}, PageOptions{Live: true})
+			return RunReport(b, &model.Report{Verdict: "inconclusive"}, PageOptions{Live: true})
 		}, "No samples yet."},
 		{"load-only run", func(b *bytes.Buffer) error {
 			rep := loadRun(t, "testdata/run1")
-			rep.Target, rep.Resources = soak.TargetInfo{}, nil
+			rep.Target, rep.Resources = model.TargetInfo{}, nil
 			return RunReport(b, rep, PageOptions{})
 		}, "not sampled (load only)"},
 		{"index without jobs or runs", func(b *bytes.Buffer) error { return Index(b, IndexData{}) }, "No runs yet."},
 		{"compare without samples", func(b *bytes.Buffer) error {
-			return Compare(b, &soak.Report{}, &soak.Report{}, RunView{ID: 1}, RunView{ID: 2})
+			return Compare(b, &model.Report{}, &model.Report{}, RunView{ID: 1}, RunView{ID: 2})
 		}, "Run #1 against run #2"},
 	}
 	for _, tt := range tests {

@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 )
 
 // WriteReportFile writes the run page to dir/report.html, through a
 // temporary file renamed into place, so that a reader never sees half a
 // page.
-func WriteReportFile(dir string, rep *soak.Report, opt PageOptions) error {
+func WriteReportFile(dir string, rep *model.Report, opt PageOptions) error {
 	f, err := os.CreateTemp(dir, ".report-*.html")
 	if err != nil {
 		return fmt.Errorf("report.html: %w", err)

@@ -6,17 +6,20 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/soaktest"
 )
 
+func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }
+
 // loadRun reads a stored fixture run: report.json and samples.csv.
-func loadRun(t testing.TB, dir string) *soak.Report {
+func loadRun(t testing.TB, dir string) *model.Report {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep soak.Report
+	var rep model.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatalf("%s: %v", dir, err)
 	}
@@ -25,7 +28,7 @@ func loadRun(t testing.TB, dir string) *soak.Report {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if rep.Records, err = soak.ReadCSV(f); err != nil {
+	if rep.Records, err = model.ReadCSV(f); err != nil {
 		t.Fatalf("%s: %v", dir, err)
 	}
 	return &rep

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,52 +14,32 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/soakd/soakd/probes"
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/internal/browsertest"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/soaktest"
 )
 
-// startTarget builds and starts the leaky demo target on a loopback port
-// from :0 and returns its URL and PID; Cleanup kills and reaps it.
+// startTarget starts the leaky demo target on a loopback port from :0
+// (soaktest.StartServer) and returns its URL and PID.
 func startTarget(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "target")
-	build := exec.Command("go", "build", "-o", bin, "github.com/soakd/soakd/testdata/target")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the target: %v\n%s", err, out)
-	}
-	portFile := filepath.Join(dir, "port")
-	cmd := exec.Command(bin, append(args, "--listen", "127.0.0.1:0", "--port-file", portFile, "--max-lifetime", "3m")...)
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting the target: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(portFile); err == nil && strings.TrimSpace(string(b)) != "" {
-			return "http://" + strings.TrimSpace(string(b)) + "/", cmd.Process.Pid
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("the target wrote no port file within 30s")
-	return "", 0
+	srv := soaktest.StartServer(t, soaktest.Binary(t, soaktest.Target), append(args, "--listen", "127.0.0.1:0", "--max-lifetime", "3m")...)
+	return srv.URL, srv.PID
 }
 
 // liveRun is a run in progress, served as the daemon serves it: a live
 // analysis of the samples so far, then the final report.
 type liveRun struct {
 	mu    sync.Mutex
-	recs  []soak.Record
-	final *soak.Report
+	recs  []model.Record
+	final *model.Report
 	desc  string
 	hits  atomic.Int64 // GETs of the run page
 }
 
-func (l *liveRun) add(r soak.Record) {
+func (l *liveRun) add(r model.Record) {
 	l.mu.Lock()
 	l.recs = append(l.recs, r)
 	l.mu.Unlock()
@@ -75,15 +52,15 @@ func (l *liveRun) samples() int {
 }
 
 // report returns the final report, or a live analysis and true.
-func (l *liveRun) report() (*soak.Report, bool) {
+func (l *liveRun) report() (*model.Report, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.final != nil {
 		return l.final, false
 	}
-	recs := append([]soak.Record(nil), l.recs...)
-	ti := soak.TargetInfo{Description: l.desc, Probed: true}
-	return soak.NewReport(recs, nil, ti, soak.AnalysisOptions{}), true
+	recs := append([]model.Record(nil), l.recs...)
+	ti := model.TargetInfo{Description: l.desc, Probed: true}
+	return runner.NewReport(recs, nil, ti, runner.AnalysisOptions{}), true
 }
 
 func (l *liveRun) handler(t *testing.T) http.Handler {
@@ -133,7 +110,7 @@ func TestBrowserLiveRun(t *testing.T) {
 	t.Cleanup(cancel)
 	done := make(chan error, 1)
 	go func() {
-		rep, err := soak.Run(runCtx, soak.Options{
+		rep, err := runner.Run(runCtx, runner.Options{
 			Load: load.Options{
 				Endpoints: []load.Endpoint{{Weight: 1, Method: "GET", URL: url}},
 				Rate:      200, Concurrency: 2, Duration: 12 * time.Second, Requests: 5000,
@@ -142,7 +119,7 @@ func TestBrowserLiveRun(t *testing.T) {
 			Target:   probes.Spec{PID: pid, URL: url},
 			Sampler:  probes.SamplerOptions{SmapsInterval: time.Second},
 			Interval: 250 * time.Millisecond,
-			Warmup:   soak.Warmup{Fraction: 0.2},
+			Warmup:   runner.Warmup{Fraction: 0.2},
 			Cooldown: 2 * time.Second,
 			Log:      zaptest.NewLogger(t),
 			OnRecord: lr.add,

@@ -11,19 +11,19 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
 // longRun is a synthetic 8-hour run sampled every second (28,800 records)
 // with a leak, RSS spikes, one restart after 5 h, PSS every 30 s, and the
 // verdicts of the leak fixture.
-func longRun(t testing.TB) *soak.Report {
+func longRun(t testing.TB) *model.Report {
 	rep := loadRun(t, "testdata/run1")
 	const n = 8 * 3600
 	rng := rand.New(rand.NewPCG(1, 2))
 	start := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	recs := make([]soak.Record, n)
+	recs := make([]model.Record, n)
 	var cpuU, cpuS float64
 	inc, base := 1, 0.0
 	for i := range recs {

@@ -12,11 +12,13 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/units"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -82,17 +84,18 @@ func mustRead(name string) string {
 
 var funcs = template.FuncMap{
 	"badge":    badgeOf,
-	"value":    soak.FormatValue,
-	"seconds":  soak.FormatSeconds,
-	"long":     soak.FormatDuration,
+	"value":    model.FormatValue,
+	"seconds":  model.FormatSeconds,
+	"long":     model.FormatDuration,
 	"ms":       func(s float64) string { return fmt.Sprintf("%.3f", 1000*s) },
-	"pct":      func(f float64) string { return fmt.Sprintf("%.0f %%", 100*f) },
+	"pct":      percent,
+	"perrange": units.Range,
 	"f":        func(prec int, v float64) string { return fmt.Sprintf("%.*f", prec, v) },
 	"when":     formatTime,
 	"dur":      formatDur,
-	"perreq":   perRequest,
+	"perreq":   units.Amount,
 	"released": released,
-	"phase":    func(p verdict.Phase) string { return soak.PhaseName(p) },
+	"phase":    func(p verdict.Phase) string { return model.PhaseName(p) },
 	"upper":    strings.ToUpper,
 	"mode":     loadMode,
 	"deref":    func(p *float64) float64 { return *p },
@@ -112,20 +115,14 @@ func formatDur(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// perRequest formats a per-request figure to three significant digits, in
-// KiB or MiB for bytes: slopes and their bounds differ in the second digit.
-func perRequest(v float64, unit string) string {
-	if unit != "bytes" {
-		return fmt.Sprintf("%.3g %s", v, unit)
+// percent formats a share as a whole percentage; a share that rounds to
+// zero is "0 %", never "-0 %".
+func percent(f float64) string {
+	p := math.Round(100 * f)
+	if p == 0 {
+		p = 0 // drop the sign of -0
 	}
-	a := math.Abs(v)
-	switch {
-	case a >= 1<<20:
-		return fmt.Sprintf("%.3g MiB", v/(1<<20))
-	case a >= 1<<10:
-		return fmt.Sprintf("%.3g KiB", v/(1<<10))
-	}
-	return fmt.Sprintf("%.3g B", v)
+	return strconv.FormatFloat(p, 'f', 0, 64) + " %"
 }
 
 func released(b *bool) string {
@@ -182,7 +179,7 @@ type frame struct {
 type reportPage struct {
 	frame
 	Opt      PageOptions
-	Rep      *soak.Report
+	Rep      *model.Report
 	Rows     []resourceRow
 	Exhaust  []resourceRow
 	Charts   []chart
@@ -202,7 +199,7 @@ type count struct {
 
 // RunReport writes the run's whole report page: the verdict block, the
 // charts from rep.Records, and the tables.
-func RunReport(w io.Writer, rep *soak.Report, opt PageOptions) error {
+func RunReport(w io.Writer, rep *model.Report, opt PageOptions) error {
 	if rep == nil {
 		return fmt.Errorf("run report: no report")
 	}
@@ -286,7 +283,7 @@ type comparePage struct {
 type side struct {
 	Label string
 	View  RunView
-	Rep   *soak.Report
+	Rep   *model.Report
 }
 
 type slopeRow struct {
@@ -297,7 +294,7 @@ type slopeRow struct {
 
 // Compare writes the comparison of two runs: their verdicts and slopes side
 // by side, and one chart with both runs' RSS against requests.
-func Compare(w io.Writer, a, b *soak.Report, av, bv RunView) error {
+func Compare(w io.Writer, a, b *model.Report, av, bv RunView) error {
 	if a == nil || b == nil {
 		return fmt.Errorf("compare: both runs need a report")
 	}
@@ -313,7 +310,7 @@ func Compare(w io.Writer, a, b *soak.Report, av, bv RunView) error {
 	return execute(w, "compare.html", d)
 }
 
-func slopeRows(a, b *soak.Report) []slopeRow {
+func slopeRows(a, b *model.Report) []slopeRow {
 	names := a.ResourceNames()
 	for _, n := range b.ResourceNames() {
 		if _, ok := a.Resources[n]; !ok {

@@ -3,24 +3,26 @@ package web
 import (
 	"fmt"
 	"image/color"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/units"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
 // chartFunc builds one chart of a run; ok is false when the run holds no
 // data for it.
-type chartFunc func(rep *soak.Report, a axes) (c chart, ok bool, err error)
+type chartFunc func(rep *model.Report, a axes) (c chart, ok bool, err error)
 
 // runCharts renders every chart the run has data for, in page order.
-func runCharts(rep *soak.Report) ([]chart, error) {
+func runCharts(rep *model.Report) ([]chart, error) {
 	a := newAxes(rep.Records)
 	var out []chart
-	for _, f := range []chartFunc{memoryByRequests, memoryByTime, fdChart, threadChart, cpuChart, throughputChart, latencyChart} {
+	for _, f := range []chartFunc{memoryByRequests, memoryByTime, fdChart, countChart, cpuChart, throughputChart, latencyChart} {
 		c, ok, err := f(rep, a)
 		if err != nil {
 			return nil, err
@@ -32,7 +34,7 @@ func runCharts(rep *soak.Report) ([]chart, error) {
 	return out, nil
 }
 
-func memoryByRequests(rep *soak.Report, a axes) (chart, bool, error) {
+func memoryByRequests(rep *model.Report, a axes) (chart, bool, error) {
 	recs := rep.Records
 	ms := memorySeries(recs)
 	if len(ms) == 0 {
@@ -47,8 +49,8 @@ func memoryByRequests(rep *soak.Report, a axes) (chart, bool, error) {
 			return chart{}, false, err
 		}
 		desc += fmt.Sprintf(" The fitted RSS slope over the soak phase is %s per request (95 %% confidence band %s to %s); verdict: %s.",
-			perRequest(res.PerRequest, res.Unit), perRequest(res.CI95[0], res.Unit),
-			perRequest(res.CI95[1], res.Unit), res.Verdict)
+			units.Amount(res.PerRequest, res.Unit), units.Amount(res.CI95[0], res.Unit),
+			units.Amount(res.CI95[1], res.Unit), res.Verdict)
 	}
 	for i, m := range ms {
 		xy := pick(recs, a.xReq, scaled(m.value, ys))
@@ -71,7 +73,7 @@ var memColors = []color.Color{colBlue, colGreen, colPurple, colSky}
 // starts at the soak's start level (the lower envelope the verdict fitted)
 // and rises at the fitted slope; the band spreads between the CI's slopes
 // from the same point.
-func addFit(p *plot.Plot, rep *soak.Report, res verdict.Resource, a axes, ys scale) error {
+func addFit(p *plot.Plot, rep *model.Report, res verdict.Resource, a axes, ys scale) error {
 	segs := fittedSegment(soakSegments(rep.Records))
 	for i, seg := range segs {
 		x0, x1 := float64(seg.first.Requests), float64(seg.last.Requests)
@@ -114,10 +116,10 @@ func fittedSegment(segs []segment) []segment {
 }
 
 // segment is the soak-phase stretch of one incarnation.
-type segment struct{ first, last soak.Record }
+type segment struct{ first, last model.Record }
 
 // soakSegments splits the soak phase at restarts.
-func soakSegments(recs []soak.Record) []segment {
+func soakSegments(recs []model.Record) []segment {
 	var out []segment
 	for _, r := range recs {
 		if r.Phase != verdict.Soak || !r.Alive {
@@ -133,8 +135,8 @@ func soakSegments(recs []soak.Record) []segment {
 }
 
 // scaled wraps a value function with a unit.
-func scaled(f func(soak.Record) (float64, bool), s scale) func(soak.Record) (float64, bool) {
-	return func(r soak.Record) (float64, bool) {
+func scaled(f func(model.Record) (float64, bool), s scale) func(model.Record) (float64, bool) {
+	return func(r model.Record) (float64, bool) {
 		v, ok := f(r)
 		return s.of(v), ok
 	}
@@ -151,7 +153,7 @@ func restartNote(a axes) string {
 	}
 }
 
-func memoryByTime(rep *soak.Report, a axes) (chart, bool, error) {
+func memoryByTime(rep *model.Report, a axes) (chart, bool, error) {
 	recs := rep.Records
 	ms := memorySeries(recs)
 	if len(ms) == 0 {
@@ -172,23 +174,19 @@ func memoryByTime(rep *soak.Report, a axes) (chart, bool, error) {
 	return c, err == nil, err
 }
 
-func fdValue(r soak.Record) (float64, bool)     { return float64(r.FDs), r.FDsValid }
-func fdLimit(r soak.Record) (float64, bool)     { return float64(r.FDLimit), r.FDsValid && r.FDLimit > 0 }
-func threadValue(r soak.Record) (float64, bool) { return float64(r.Threads), r.Alive }
-func closeWaitValue(r soak.Record) (float64, bool) {
-	return float64(r.TCPCloseWait), r.Alive
-}
+func fdLimit(r model.Record) (float64, bool) { return float64(r.FDLimit), r.FDsValid && r.FDLimit > 0 }
 
-func fdChart(rep *soak.Report, a axes) (chart, bool, error) {
+func fdChart(rep *model.Report, a axes) (chart, bool, error) {
 	recs := rep.Records
-	fds := pick(recs, a.xReq, fdValue)
-	if len(fds) == 0 {
+	series := chartSeries(recs, model.ChartFDs)
+	if len(series) == 0 {
 		return chart{}, false, nil
 	}
+	fds := pick(recs, a.xReq, series[0].value)
 	limit := pick(recs, a.xReq, fdLimit)
 	p := newPlot(a.req.label, "open file descriptors")
 	addPhases(p, 0, a.warmReq, -1, 0)
-	if err := addLine(p, "open fds", fds, colBlue, 0); err != nil {
+	if err := addLine(p, series[0].name, fds, colBlue, 0); err != nil {
 		return chart{}, false, err
 	}
 	if err := addLine(p, "fd limit (RLIMIT_NOFILE)", limit, colRed, 1); err != nil {
@@ -206,28 +204,34 @@ func fdChart(rep *soak.Report, a axes) (chart, bool, error) {
 	return c, err == nil, err
 }
 
-func threadChart(rep *soak.Report, a axes) (chart, bool, error) {
+// countChart draws the counted resources (threads, CLOSE_WAIT sockets and
+// any other of model.Resources on the counts chart).
+func countChart(rep *model.Report, a axes) (chart, bool, error) {
 	recs := rep.Records
-	th := pick(recs, a.xReq, threadValue)
-	if len(th) == 0 {
+	series := chartSeries(recs, model.ChartCounts)
+	if len(series) == 0 {
 		return chart{}, false, nil
 	}
 	p := newPlot(a.req.label, "count")
 	addPhases(p, 0, a.warmReq, -1, 0)
-	if err := addLine(p, "threads", th, colBlue, 0); err != nil {
-		return chart{}, false, err
-	}
-	if err := addLine(p, "CLOSE_WAIT sockets", pick(recs, a.xReq, closeWaitValue), colOrange, 1); err != nil {
-		return chart{}, false, err
+	var names []string
+	for i, s := range series {
+		if err := addLine(p, s.name, pick(recs, a.xReq, s.value), countColors[i%len(countColors)], i); err != nil {
+			return chart{}, false, err
+		}
+		names = append(names, s.name)
 	}
 	addRestarts(p, a.restartsReq)
 	p.Y.Min = 0
-	desc := "Threads of the target's process tree and its TCP sockets in CLOSE_WAIT (peer closed, target did not) against completed requests."
+	desc := "Counts of the target's process tree against completed requests: " + strings.Join(names, ", ") +
+		" (a CLOSE_WAIT socket is one the peer closed and the target did not)."
 	c, err := render(p, "chart-threads", "Threads and CLOSE_WAIT sockets against requests", desc+restartNote(a))
 	return c, err == nil, err
 }
 
-func cpuChart(rep *soak.Report, a axes) (chart, bool, error) {
+var countColors = []color.Color{colBlue, colOrange, colGreen, colPurple}
+
+func cpuChart(rep *model.Report, a axes) (chart, bool, error) {
 	user, total := cpuRates(rep.Records, a)
 	if len(total) == 0 {
 		return chart{}, false, nil
@@ -254,7 +258,7 @@ func cpuChart(rep *soak.Report, a axes) (chart, bool, error) {
 	return c, err == nil, err
 }
 
-func throughputChart(rep *soak.Report, a axes) (chart, bool, error) {
+func throughputChart(rep *model.Report, a axes) (chart, bool, error) {
 	xy := requestRates(rep.Records, a)
 	if len(xy) == 0 {
 		return chart{}, false, nil
@@ -272,11 +276,19 @@ func throughputChart(rep *soak.Report, a axes) (chart, bool, error) {
 }
 
 // p50Value and p99Value skip the records taken before the load's first
-// progress interval, which carry no latency yet.
-func p50Value(r soak.Record) (float64, bool) { return 1000 * r.P50, r.P50 > 0 && r.Rate > 0 }
-func p99Value(r soak.Record) (float64, bool) { return 1000 * r.P99, r.P99 > 0 && r.Rate > 0 }
+// progress interval, which carry no latency yet, and those of the idle
+// phases (baseline, cool-down), which repeat the load's last interval and
+// would draw a flat line where no request ran.
+func p50Value(r model.Record) (float64, bool) {
+	return 1000 * r.P50, r.P50 > 0 && r.Rate > 0 && underLoad(r)
+}
+func p99Value(r model.Record) (float64, bool) {
+	return 1000 * r.P99, r.P99 > 0 && r.Rate > 0 && underLoad(r)
+}
 
-func latencyChart(rep *soak.Report, a axes) (chart, bool, error) {
+func underLoad(r model.Record) bool { return r.Phase == verdict.Warmup || r.Phase == verdict.Soak }
+
+func latencyChart(rep *model.Report, a axes) (chart, bool, error) {
 	p50, p99 := pick(rep.Records, a.xSec, p50Value), pick(rep.Records, a.xSec, p99Value)
 	if len(p50) == 0 && len(p99) == 0 {
 		return chart{}, false, nil

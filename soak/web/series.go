@@ -3,7 +3,7 @@ package web
 import (
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -64,7 +64,7 @@ type axes struct {
 	soakStart        int // index of the first soak record, -1 if none
 }
 
-func newAxes(recs []soak.Record) axes {
+func newAxes(recs []model.Record) axes {
 	a := axes{coolSec: -1, soakStart: -1}
 	if len(recs) == 0 {
 		a.req, a.sec = requestScale(0), timeScale(0)
@@ -98,7 +98,7 @@ func newAxes(recs []soak.Record) axes {
 
 // pick extracts one series: x from the record, y from the value function
 // (ok false skips the record), both scaled; then decimates for display.
-func pick(recs []soak.Record, x func(soak.Record) float64, y func(soak.Record) (float64, bool)) plotter.XYs {
+func pick(recs []model.Record, x func(model.Record) float64, y func(model.Record) (float64, bool)) plotter.XYs {
 	out := make(plotter.XYs, 0, len(recs))
 	for _, r := range recs {
 		if v, ok := y(r); ok {
@@ -108,27 +108,31 @@ func pick(recs []soak.Record, x func(soak.Record) float64, y func(soak.Record) (
 	return decimate(out, displayBuckets)
 }
 
-func (a axes) xReq(r soak.Record) float64 { return a.req.of(float64(r.Requests)) }
-func (a axes) xSec(r soak.Record) float64 { return a.sec.of(r.Elapsed) }
+func (a axes) xReq(r model.Record) float64 { return a.req.of(float64(r.Requests)) }
+func (a axes) xSec(r model.Record) float64 { return a.sec.of(r.Elapsed) }
 
-// memSeries names one memory series of a record.
+// memSeries names one series of a record.
 type memSeries struct {
 	name  string
-	value func(soak.Record) (float64, bool)
+	value func(model.Record) (float64, bool)
 }
 
-func memorySeries(recs []soak.Record) []memSeries {
-	all := []memSeries{
-		{"RSS", func(r soak.Record) (float64, bool) { return float64(r.RSS), r.Alive || r.RSS > 0 }},
-		{"PSS", func(r soak.Record) (float64, bool) { return float64(r.PSS), r.SmapsValid }},
-		{"USS", func(r soak.Record) (float64, bool) { return float64(r.USS), r.SmapsValid }},
-		{"cgroup memory.current", func(r soak.Record) (float64, bool) { return float64(r.MemCurrent), r.CgroupValid }},
-	}
+// chartSeries returns the series of the resources (model.Resources) that
+// the chart draws and the records hold a reading of, in the table's order.
+// Readings of a dead target are left out.
+func chartSeries(recs []model.Record, c model.Chart) []memSeries {
 	var out []memSeries
-	for _, s := range all {
+	for _, res := range model.Resources {
+		if res.Chart != c {
+			continue
+		}
+		value := func(r model.Record) (float64, bool) {
+			v, ok := res.Value(r)
+			return v, ok && r.Alive
+		}
 		for _, r := range recs {
-			if v, ok := s.value(r); ok && v > 0 {
-				out = append(out, s)
+			if v, ok := value(r); ok && (v > 0 || c != model.ChartMemory) {
+				out = append(out, memSeries{res.Label, value})
 				break
 			}
 		}
@@ -136,7 +140,10 @@ func memorySeries(recs []soak.Record) []memSeries {
 	return out
 }
 
-func maxOf(recs []soak.Record, f func(soak.Record) (float64, bool)) float64 {
+// memorySeries are the memory chart's series.
+func memorySeries(recs []model.Record) []memSeries { return chartSeries(recs, model.ChartMemory) }
+
+func maxOf(recs []model.Record, f func(model.Record) (float64, bool)) float64 {
 	var m float64
 	for _, r := range recs {
 		if v, ok := f(r); ok {
@@ -153,7 +160,7 @@ const cpuWindows = 150
 // cpuRates returns the target's CPU use in cores, user and user+system, as
 // Δcpu/Δt over windows of at least 1/cpuWindows of the run and 2 s, never
 // across a restart, where the counters start again.
-func cpuRates(recs []soak.Record, a axes) (user, total plotter.XYs) {
+func cpuRates(recs []model.Record, a axes) (user, total plotter.XYs) {
 	if len(recs) < 2 {
 		return nil, nil
 	}
@@ -184,7 +191,7 @@ func cpuRates(recs []soak.Record, a axes) (user, total plotter.XYs) {
 // restart; a window spans neither the start of the load nor the start of
 // the cool-down, so that both show as steps. The records' Rate is not used: it is
 // the load's last completed interval, which the first samples precede.
-func requestRates(recs []soak.Record, a axes) plotter.XYs {
+func requestRates(recs []model.Record, a axes) plotter.XYs {
 	if len(recs) < 2 {
 		return nil
 	}
@@ -212,4 +219,4 @@ func requestRates(recs []soak.Record, a axes) plotter.XYs {
 }
 
 // idle says whether a record is from a phase without load.
-func idle(r soak.Record) bool { return r.Phase == verdict.Baseline || r.Phase == verdict.Cooldown }
+func idle(r model.Record) bool { return r.Phase == verdict.Baseline || r.Phase == verdict.Cooldown }

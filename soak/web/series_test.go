@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/soakd/soakd/probes"
-	"github.com/soakd/soakd/soak"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -18,10 +18,10 @@ import (
 func TestRequestRates(t *testing.T) {
 	// 300 requests/s sampled every 0.25 s for 10 s, Rate 0 until 1 s in,
 	// then 2 s of cool-down.
-	var recs []soak.Record
+	var recs []model.Record
 	for i := 0; i <= 48; i++ {
 		el := 0.25 * float64(i)
-		r := soak.Record{Elapsed: el, Phase: verdict.Soak, Requests: uint64(300 * min(el, 10))}
+		r := model.Record{Elapsed: el, Phase: verdict.Soak, Requests: uint64(300 * min(el, 10))}
 		switch {
 		case el < 1:
 			r.Phase = verdict.Warmup
@@ -75,14 +75,14 @@ func TestHeadroom(t *testing.T) {
 func TestBaselineIsShadedAndRatesStepAtTheLoad(t *testing.T) {
 	// 3 s of baseline every 0.1 s, then 1000 requests/s for 10 s sampled
 	// every 20 ms.
-	var recs []soak.Record
+	var recs []model.Record
 	for i := 0; i <= 30; i++ {
-		recs = append(recs, soak.Record{Sample: probes.Sample{Alive: true, RSS: 1 << 20, Incarnation: 1},
+		recs = append(recs, model.Record{Sample: probes.Sample{Alive: true, RSS: 1 << 20, Incarnation: 1},
 			Elapsed: 0.1 * float64(i), Phase: verdict.Baseline})
 	}
 	for i := 1; i <= 500; i++ {
 		el := 3 + 0.02*float64(i)
-		recs = append(recs, soak.Record{Sample: probes.Sample{Alive: true, RSS: 1<<20 + uint64(i), Incarnation: 1},
+		recs = append(recs, model.Record{Sample: probes.Sample{Alive: true, RSS: 1<<20 + uint64(i), Incarnation: 1},
 			Elapsed: el, Phase: verdict.Soak, Requests: uint64(1000 * (el - 3))})
 	}
 	a := newAxes(recs)
@@ -98,7 +98,7 @@ func TestBaselineIsShadedAndRatesStepAtTheLoad(t *testing.T) {
 			t.Errorf("rate at %.2f s: got %.1f; want %.0f", pt.X, pt.Y, want)
 		}
 	}
-	rep := &soak.Report{Records: recs, Resources: map[string]verdict.Resource{}, Target: soak.TargetInfo{Probed: true}}
+	rep := &model.Report{Records: recs, Resources: map[string]verdict.Resource{}, Target: model.TargetInfo{Probed: true}}
 	c, ok, err := memoryByTime(rep, a)
 	if err != nil || !ok {
 		t.Fatalf("memory chart: %v, %v", ok, err)
@@ -109,9 +109,9 @@ func TestBaselineIsShadedAndRatesStepAtTheLoad(t *testing.T) {
 }
 
 func TestReportPageShowsTheBaselineAndTheSampling(t *testing.T) {
-	rep := &soak.Report{Verdict: "clean", Resources: map[string]verdict.Resource{}, Target: soak.TargetInfo{Probed: true},
-		Phases:   soak.Phases{BaselineSeconds: 3, SoakSeconds: 5, SoakSamples: 250},
-		Sampling: &soak.Sampling{Auto: true, IntervalSeconds: 0.02, ProbeCostSeconds: 80e-6, CPUShare: 0.004}}
+	rep := &model.Report{Verdict: "clean", Resources: map[string]verdict.Resource{}, Target: model.TargetInfo{Probed: true},
+		Phases:   model.Phases{BaselineSeconds: 3, SoakSeconds: 5, SoakSamples: 250},
+		Sampling: &model.Sampling{Auto: true, IntervalSeconds: 0.02, ProbeCostSeconds: 80e-6, CPUShare: 0.004}}
 	var b strings.Builder
 	if err := RunReport(&b, rep, PageOptions{}); err != nil {
 		t.Fatal(err)

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/probes"
-	"github.com/soakd/soakd/soak"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/runner"
 )
 
 func main() {
@@ -59,7 +59,7 @@ func run(target, out string, dur time.Duration, leakArgs []string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	rep, err := soak.Run(context.Background(), soak.Options{
+	rep, err := runner.Run(context.Background(), runner.Options{
 		Load: load.Options{
 			Endpoints:   []load.Endpoint{{Weight: 1, Method: "GET", URL: url}},
 			Concurrency: 2, Rate: 200, Duration: dur, KeepAlive: true, Timeout: 5 * time.Second,
@@ -67,7 +67,7 @@ func run(target, out string, dur time.Duration, leakArgs []string) error {
 		Target:   probes.Spec{PID: cmd.Process.Pid, URL: url},
 		Sampler:  probes.SamplerOptions{SmapsInterval: 2 * time.Second},
 		Interval: 500 * time.Millisecond,
-		Warmup:   soak.Warmup{Fraction: 0.15},
+		Warmup:   runner.Warmup{Fraction: 0.15},
 		Cooldown: 8 * time.Second,
 		OutDir:   out,
 	})

@@ -1,0 +1,216 @@
+package model
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+func fullRecord() Record {
+	return Record{
+		Sample: probes.Sample{
+			Time: time.Date(2026, 11, 30, 2, 0, 1, 500, time.UTC), Alive: true, RootPID: 42, RootStart: 123456, Incarnation: 2, Procs: 3,
+			RSS: 100 << 20, VMS: 1 << 30, Swap: 4096, SmapsValid: true, PSS: 90 << 20, USS: 80 << 20,
+			FDsValid: true, FDs: 17, FDLimit: 1024, Threads: 9,
+			CPUUser: 12.5, CPUSystem: 3.25, CtxVoluntary: 1000, CtxInvol: 20,
+			IOValid: true, ReadBytes: 4096, WriteBytes: 8192, ReadChars: 16384, WriteChars: 32768,
+			TCPValid: true, TCPEstablished: 4, TCPCloseWait: 1, TCPTimeWait: 7, TCPListen: 1,
+			CgroupValid: true, MemCurrent: 200 << 20, MemMax: 1 << 30, MemAnon: 150 << 20, MemFile: 50 << 20,
+			SelfUser: 1.5, SelfSystem: 0.75, SelfRSS: 10 << 20,
+			RunqueueValid: true, RunqueueWait: 0.25,
+			HotValid: true, HotThreadPID: 42, HotThreadTID: 44, HotThreadName: "loop", HotThreadCPU: 0.97, HotThreadWait: 0.01,
+			HotProcPID: 42, HotProcName: "server", HotProcCores: 1.05,
+			CPUCapacity: 1.5, CPUCapacitySource: "cpu.max 1.5 cores (/system.slice/x.service); affinity 2 CPUs",
+			HostCPUValid: true, HostCPUBusy: 1234.5, HostCPUTotal: 4000.25, HostCPUs: 2,
+			NoRSS: true, NoThreads: true, NoCPU: true, CPUSplitUnknown: true,
+			Extra: map[string]float64{"heap_bytes": 123456789, "queue": 7.5},
+		},
+		Elapsed: 61.5, Phase: verdict.Soak, Requests: 123456, Errors: 3, Rate: 2000.5, P50: 0.0004, P99: 0.0021,
+	}
+}
+
+// The round trip's record sets every field that samples.csv carries, so
+// a field added to the sample without a column fails here. Members (and
+// Top, their head) go to procs.csv, which has its own round trip.
+func TestFullRecordSetsEveryField(t *testing.T) {
+	var check func(v reflect.Value, path string)
+	check = func(v reflect.Value, path string) {
+		for i := range v.NumField() {
+			f, name := v.Field(i), path+v.Type().Field(i).Name
+			switch {
+			case name == "Sample.Members" || name == "Sample.Top":
+			case f.Kind() == reflect.Struct && f.Type() != reflect.TypeFor[time.Time]():
+				check(f, name+".")
+			case f.IsZero():
+				t.Errorf("fullRecord leaves %s zero: set it, and give it a samples.csv column", name)
+			}
+		}
+	}
+	check(reflect.ValueOf(fullRecord()), "")
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	full := fullRecord()
+	sparse := full
+	sparse.SmapsValid, sparse.PSS, sparse.USS = false, 0, 0
+	sparse.FDsValid, sparse.FDs = false, 0
+	sparse.IOValid, sparse.ReadBytes, sparse.WriteBytes, sparse.ReadChars, sparse.WriteChars = false, 0, 0, 0, 0
+	sparse.TCPValid, sparse.TCPEstablished, sparse.TCPCloseWait, sparse.TCPTimeWait, sparse.TCPListen = false, 0, 0, 0, 0
+	sparse.CgroupValid, sparse.MemCurrent, sparse.MemMax, sparse.MemAnon, sparse.MemFile = false, 0, 0, 0, 0
+	sparse.RunqueueValid, sparse.RunqueueWait = false, 0
+	sparse.HotValid, sparse.HotThreadPID, sparse.HotThreadTID, sparse.HotThreadName = false, 0, 0, ""
+	sparse.HotThreadCPU, sparse.HotThreadWait, sparse.HotProcPID, sparse.HotProcName, sparse.HotProcCores = 0, 0, 0, "", 0
+	sparse.CPUCapacity, sparse.CPUCapacitySource = 0, ""
+	sparse.HostCPUValid, sparse.HostCPUBusy, sparse.HostCPUTotal, sparse.HostCPUs = false, 0, 0, 0
+	sparse.Phase = verdict.Cooldown
+	for _, tc := range []struct {
+		name string
+		rec  Record
+	}{{"every field", full}, {"fields not read are empty", sparse}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			w, err := CreateCSV(dir + "/samples.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Write(tc.rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(dir + "/samples.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			got, err := ReadCSV(f)
+			if err != nil {
+				t.Fatalf("ReadCSV: %v", err)
+			}
+			if len(got) != 1 || !reflect.DeepEqual(got[0], tc.rec) {
+				t.Errorf("round trip:\n got %+v\nwant %+v", got, tc.rec)
+			}
+		})
+	}
+}
+
+// A samples.csv written before the CPU columns were added reads with
+// those cells empty.
+func TestReadCSVWithoutTheLaterColumns(t *testing.T) {
+	rec := fullRecord()
+	const first = 37 // the columns of the first release, up to self_rss_bytes
+	row := RecordRow(rec)[:first]
+	in := strings.Join(CSVHeader[:first], ",") + "\n" + strings.Join(row, ",") + "\n"
+	got, err := ReadCSV(strings.NewReader(in))
+	if err != nil {
+		t.Fatalf("ReadCSV: %v", err)
+	}
+	want := rec
+	want.RunqueueValid, want.RunqueueWait = false, 0
+	want.HotValid, want.HotThreadPID, want.HotThreadTID, want.HotThreadName = false, 0, 0, ""
+	want.HotThreadCPU, want.HotThreadWait, want.HotProcPID, want.HotProcName, want.HotProcCores = 0, 0, 0, "", 0
+	want.CPUCapacity, want.CPUCapacitySource = 0, ""
+	want.HostCPUValid, want.HostCPUBusy, want.HostCPUTotal, want.HostCPUs = false, 0, 0, 0
+	want.ReadChars, want.WriteChars, want.RootStart = 0, 0, 0
+	want.NoRSS, want.NoThreads, want.NoCPU, want.CPUSplitUnknown, want.Extra = false, false, false, false, nil
+	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestReadCSVErrorsNameTheLine(t *testing.T) {
+	head := strings.Join(CSVHeader, ",")
+	good := strings.Join(RecordRow(fullRecord()), ",")
+	bad := strings.Replace(good, ",soak,", ",lunch,", 1)
+	for _, tc := range []struct{ name, in, want string }{
+		{"bad header", strings.Replace(head, "rss_bytes", "rss", 1) + "\n", `line 1: column 13 "rss" is not a samples.csv column: rename it to one of time, `},
+		{"bad phase", head + "\n" + good + "\n" + bad + "\n", `line 3: column phase: phase "lunch" is not one of baseline, warmup, soak, cooldown`},
+		{"short row", head + "\n1,2,3\n", "wrong number of fields"},
+		{"short header", "time,elapsed_seconds\n", "line 1: no phase column"},
+		{"unknown column", head + ",bogus\n", fmt.Sprintf(`line 1: column %d "bogus" is not a samples.csv column`, len(CSVHeader)+1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadCSV(strings.NewReader(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ReadCSV error = %v; want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A samples.csv made by hand needs only the time, the phase, the requests
+// and one resource; the rest reads as not sampled.
+func TestReadSamplesToleratesMissingColumns(t *testing.T) {
+	in := "elapsed_seconds,phase,requests,rss_bytes,fds\n" +
+		"0,baseline,0,1000,5\n" +
+		"1.5,soak,100,2000,\n"
+	recs, res, err := ReadSamples(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res, []string{"rss", "fds"}) {
+		t.Errorf("resources = %v; want [rss fds]", res)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d records; want 2", len(recs))
+	}
+	r := recs[1]
+	if !r.Alive || r.Incarnation != 1 || r.Phase != verdict.Soak || r.Requests != 100 || r.RSS != 2000 ||
+		r.FDsValid || !recs[0].FDsValid || recs[0].FDs != 5 || r.SmapsValid || r.TCPValid {
+		t.Errorf("record = %+v; want alive, incarnation 1, soak, 100 requests, 2000 B RSS, fds unread", r)
+	}
+	if got := r.Time.Sub(recs[0].Time); got != 1500*time.Millisecond {
+		t.Errorf("times %s apart; want 1.5s from elapsed_seconds", got)
+	}
+	recs, _, err = ReadSamples(strings.NewReader("time,phase,requests,threads\n2026-11-30T02:00:00Z,soak,1,4\n2026-11-30T02:00:02Z,soak,9,4\n"))
+	if err != nil || recs[1].Elapsed != 2 {
+		t.Errorf("elapsed from the times: %v, %v; want 2 s", recs, err)
+	}
+}
+
+func TestReadSamplesErrorsNameTheLineAndColumn(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"no time", "phase,requests,rss_bytes\nsoak,1,2\n", "line 1: no time or elapsed_seconds column: a samples.csv needs time or elapsed_seconds, phase, requests"},
+		{"no phase", "time,requests,rss_bytes\n", "line 1: no phase column"},
+		{"no resource", "time,phase,requests,errors\n", "line 1: no resource column: give at least one of fds, mem_anon_bytes"},
+		{"twice", "time,phase,requests,rss_bytes,rss_bytes\n", `line 1: column 5 "rss_bytes" appears twice`},
+		{"not a number", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,1,2\n1,soak,2,lots\n", `line 3: column rss_bytes: "lots" is not a whole number >= 0`},
+		{"empty", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,,2\n", "line 2: column requests: empty: give a value in every row, or remove the column"},
+		{"bad time", "time,phase,requests,rss_bytes\nyesterday,soak,1,2\n", `line 2: column time: "yesterday" is not an RFC 3339 time`},
+		{"short row", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,1\n", "line 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := ReadSamples(strings.NewReader(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v; want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// Every column of samples.csv can be written and read, once, and every
+// resource of the table has its column.
+func TestEveryColumnIsWrittenAndReadOnce(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Columns {
+		if c.Format == nil || c.Parse == nil {
+			t.Errorf("column %s: Format or Parse missing", c.Name)
+		}
+		if seen[c.Name] {
+			t.Errorf("column %s appears twice", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	for _, r := range Resources {
+		if !seen[r.Column.Name] || ResourceColumns[r.Column.Name] != r.Name {
+			t.Errorf("resource %s: column %q is not samples.csv's resource column", r.Name, r.Column.Name)
+		}
+	}
+}

@@ -1,0 +1,316 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// Report is the outcome of a run. Its JSON form is what `soakd run --json`
+// prints and what the daemon stores; the field names are stable.
+type Report struct {
+	Verdict   string                      `json:"verdict"` // "leak", "clean" or "inconclusive"
+	Target    TargetInfo                  `json:"target"`
+	Phases    Phases                      `json:"phases"`
+	Resources map[string]verdict.Resource `json:"resources"`
+	CPU       verdict.CPU                 `json:"cpu"`
+	Load      *load.Summary               `json:"load"`
+	Started   time.Time                   `json:"started"`
+	Ended     time.Time                   `json:"ended"`
+	Samples   int                         `json:"samples"`
+	// Sampling is how the run was sampled; nil when the report was made
+	// from stored samples (the daemon's live and recovered analyses,
+	// `soakd analyze`).
+	Sampling *Sampling `json:"sampling,omitempty"`
+	// Records are the run's samples; they go to samples.csv, not the JSON.
+	Records []Record `json:"-"`
+}
+
+// TargetInfo describes the sampled target.
+type TargetInfo struct {
+	Description  string           `json:"description,omitempty"`
+	Probed       bool             `json:"probed"`
+	Incarnations int              `json:"incarnations"`
+	Restarts     int              `json:"restarts"`
+	Exit         *probes.ExitInfo `json:"exit,omitempty"`
+	// DiedAt is when the target was first seen gone during the load, when
+	// it did not come back within the grace period (Options.DeadGrace) and
+	// the load was stopped; nil otherwise.
+	DiedAt *time.Time `json:"died_at,omitempty"`
+	// DeadGraceSeconds is that grace period, when DiedAt is set.
+	DeadGraceSeconds float64 `json:"dead_grace_seconds,omitempty"`
+	// Remote is set when a remote source was sampled instead of /proc.
+	Remote *RemoteInfo `json:"remote,omitempty"`
+}
+
+// TargetDied tells whether the target died during the load and the load
+// was stopped: the run's first finding.
+func (r *Report) TargetDied() bool { return r.Target.DiedAt != nil }
+
+// DeathFinding is the sentence that says the target died, or "".
+func (r *Report) DeathFinding() string {
+	t := r.Target
+	if t.DiedAt == nil {
+		return ""
+	}
+	s := fmt.Sprintf("The target died at %s and was not back within %s: the load was stopped there, and the verdicts cover the run until then.",
+		t.DiedAt.Format(time.RFC3339), FormatDuration(t.DeadGraceSeconds))
+	if e := t.Exit; e != nil {
+		s = fmt.Sprintf("The target died at %s%s and was not back within %s: the load was stopped there, and the verdicts cover the run until then.",
+			t.DiedAt.Format(time.RFC3339), exitStatus(e), FormatDuration(t.DeadGraceSeconds))
+	}
+	return s
+}
+
+// Phases gives the length of each phase, in seconds and in requests, and
+// the number of samples in the soak.
+type Phases struct {
+	BaselineSeconds float64 `json:"baseline_seconds"`
+	WarmupSeconds   float64 `json:"warmup_seconds"`
+	WarmupRequests  uint64  `json:"warmup_requests"`
+	SoakSeconds     float64 `json:"soak_seconds"`
+	SoakRequests    uint64  `json:"soak_requests"`
+	SoakSamples     int     `json:"soak_samples"`
+	CooldownSeconds float64 `json:"cooldown_seconds"`
+}
+
+// Sampling is the report's account of the sampling cadence.
+type Sampling struct {
+	// Auto is true when the interval was paced to the run, false when
+	// --interval set it.
+	Auto bool `json:"auto"`
+	// IntervalSeconds is the interval when the load ended;
+	// MinIntervalSeconds and MaxIntervalSeconds bound the automatic
+	// interval under load.
+	IntervalSeconds    float64 `json:"interval_seconds"`
+	MinIntervalSeconds float64 `json:"min_interval_seconds,omitempty"`
+	MaxIntervalSeconds float64 `json:"max_interval_seconds,omitempty"`
+	// ProbeCostSeconds is soakd's CPU time per sample (reading the target
+	// and recording the sample), the mean over the run; CPUShare is all
+	// of it over the run's wall time, in cores.
+	ProbeCostSeconds float64 `json:"probe_cost_seconds"`
+	CPUShare         float64 `json:"cpu_share"`
+}
+
+// HasLeak reports whether any resource was called a leak.
+func (r *Report) HasLeak() bool { return r.Verdict == verdict.Leak }
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteFiles writes report.json and report.txt into dir.
+func (r *Report) WriteFiles(dir string) error {
+	for name, write := range map[string]func(io.Writer) error{"report.json": r.WriteJSON, "report.txt": r.WriteText} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
+		}
+	}
+	return nil
+}
+
+// ResourceNames returns the report's resources in display order: the
+// table's order, then any others by name.
+func (r *Report) ResourceNames() []string {
+	var names []string
+	for _, res := range Resources {
+		if _, ok := r.Resources[res.Name]; ok {
+			names = append(names, res.Name)
+		}
+	}
+	var rest []string
+	for n := range r.Resources {
+		if !slices.Contains(names, n) {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
+}
+
+// WriteText writes the human report: the verdict block first, then the
+// target, the phases and the load accounting.
+func (r *Report) WriteText(w io.Writer) error {
+	if f := r.DeathFinding(); f != "" {
+		fmt.Fprintf(w, "TARGET DIED: %s\n", f)
+	}
+	fmt.Fprintf(w, "Verdict: %s\n", strings.ToUpper(r.Verdict))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, n := range r.ResourceNames() {
+		res := r.Resources[n]
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", n, res.Verdict, res.Reason)
+	}
+	if r.CPU.Bound != "" {
+		fmt.Fprintf(tw, "  cpu\t%s\t%s\n", r.CPU.Bound, r.CPU.Reason)
+	}
+	r.Target.Remote.writeAbsent(tw)
+	tw.Flush()
+	if r.CPU.Cost.Rising {
+		fmt.Fprintf(w, "  %s\n", r.CPU.Cost.Reason)
+	}
+	for _, n := range r.ResourceNames() {
+		res := r.Resources[n]
+		switch {
+		case res.TimeToExhaustionSeconds != nil:
+			fmt.Fprintf(w, "  %s reaches its limit (%s) in %s at this rate\n", n,
+				FormatValue(res.Limit, res.Unit), FormatDuration(*res.TimeToExhaustionSeconds))
+		case res.Limit > 0 && res.Verdict != verdict.Inconclusive:
+			fmt.Fprintf(w, "  %s never reaches its limit (%s): not growing\n", n, FormatValue(res.Limit, res.Unit))
+		}
+	}
+	if r.Verdict == verdict.Inconclusive {
+		for _, n := range r.ResourceNames() {
+			if s := r.Resources[n].Settle; s != "" {
+				fmt.Fprintf(w, "  to settle %s: %s\n", n, s)
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	r.writeTarget(w)
+	if r.Load != nil {
+		fmt.Fprintln(w)
+		return r.Load.WriteText(w)
+	}
+	return nil
+}
+
+func (r *Report) writeTarget(w io.Writer) {
+	t := r.Target
+	if t.Probed {
+		fmt.Fprintf(w, "Target:            %s\n", t.Description)
+		if t.Restarts > 0 {
+			fmt.Fprintf(w, "Restarts:          %d (each incarnation fitted apart)\n", t.Restarts)
+		}
+		if e := t.Exit; e != nil {
+			fmt.Fprintf(w, "Target exited:     at %s%s\n", e.Time.Format(time.RFC3339), exitStatus(e))
+		}
+		t.Remote.writeNotes(w)
+	}
+	p := r.Phases
+	fmt.Fprintf(w, "Phases:            baseline %.1f s, warm-up %.1f s (%d requests), soak %.1f s (%d requests, %d samples), cool-down %.1f s\n",
+		p.BaselineSeconds, p.WarmupSeconds, p.WarmupRequests, p.SoakSeconds, p.SoakRequests, p.SoakSamples, p.CooldownSeconds)
+	if s := r.Sampling; s != nil {
+		fmt.Fprintf(w, "Sampling:          %s\n", s.String())
+	}
+	if r.CPU.Throughput > 0 {
+		r.writeCPU(w)
+	}
+}
+
+// writeCPU writes the CPU verdict's figures.
+func (r *Report) writeCPU(w io.Writer) {
+	c := r.CPU
+	split := fmt.Sprintf("user %.0f %% / system %.0f %%", 100*c.UserShare, 100*c.SystemShare)
+	if c.SplitUnknown {
+		split = verdict.SplitUnavailable
+	}
+	fmt.Fprintf(w, "CPU:               U %.3f cores, X %.1f req/s, D %s, R %s, N %.2f, D/R %.0f %%, %s\n",
+		c.Utilization, c.Throughput, FormatSeconds(c.DemandSeconds), FormatSeconds(c.ResponseSeconds),
+		c.Concurrency, 100*c.RequestCPUShare, split)
+	if c.Capacity > 0 {
+		fmt.Fprintf(w, "CPU capacity:      %s cores: %s\n", strconv.FormatFloat(c.Capacity, 'g', 3, 64), c.CapacitySource)
+	}
+	if h := c.HotThread; h != nil {
+		fmt.Fprintf(w, "Busiest thread:    %d (%s) of pid %d, on CPU %.0f %% and waiting for a core %.0f %% of the time\n",
+			h.TID, h.Name, h.PID, 100*h.CPU, 100*h.Wait)
+	}
+	if p := c.HotProcess; p != nil {
+		fmt.Fprintf(w, "Busiest process:   %d (%s), %.2f cores\n", p.PID, p.Name, p.Cores)
+	}
+	machine := ""
+	if c.HostCPUs > 0 {
+		machine = fmt.Sprintf(", the machine %.2f of %d cores busy", c.HostUtilization, c.HostCPUs)
+	}
+	fmt.Fprintf(w, "Client:            soakd %.3f cores%s, run-queue wait %s per request\n",
+		c.ClientUtilization, machine, FormatSeconds(c.RunqueueWaitSeconds))
+	drift := fmt.Sprintf("p99 latency %+.3f ms/h, throughput %+.1f %% from the first to the last third", 1000*c.P99SlopePerHour, 100*c.ThroughputDecay)
+	if d := c.Cost; d.Windows >= 2 && d.Start > 0 {
+		drift += fmt.Sprintf(", CPU per request %s to %s (%+.0f %%)", FormatSeconds(d.Start), FormatSeconds(d.End), 100*d.Change)
+	}
+	fmt.Fprintf(w, "Drift:             %s\n", drift)
+}
+
+// String says how the run was sampled, in one line.
+func (s *Sampling) String() string {
+	every := func(sec float64) string {
+		return time.Duration(sec * float64(time.Second)).Round(100 * time.Microsecond).String()
+	}
+	how := "set by --interval"
+	if s.Auto {
+		how = "paced to the run"
+		if s.MinIntervalSeconds > 0 && s.MaxIntervalSeconds > s.MinIntervalSeconds {
+			how += fmt.Sprintf(", %s to %s under load", every(s.MinIntervalSeconds), every(s.MaxIntervalSeconds))
+		}
+	}
+	return fmt.Sprintf("every %s (%s); %s of soakd's CPU per sample, %.2f %% of a core in all",
+		every(s.IntervalSeconds), how, FormatSeconds(s.ProbeCostSeconds), 100*s.CPUShare)
+}
+
+func exitStatus(e *probes.ExitInfo) string {
+	switch {
+	case !e.Known:
+		return ""
+	case e.Signal != "":
+		return ", killed by " + e.Signal
+	}
+	return fmt.Sprintf(", exit status %d", e.Code)
+}
+
+// FormatValue formats a resource value in its unit: bytes in KiB/MiB/GiB.
+func FormatValue(v float64, unit string) string {
+	if unit != "bytes" {
+		return fmt.Sprintf("%.0f %s", v, unit)
+	}
+	a := math.Abs(v)
+	switch {
+	case a >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", v/(1<<30))
+	case a >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", v/(1<<20))
+	case a >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", v/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", v)
+}
+
+// FormatSeconds formats a short duration given in seconds.
+func FormatSeconds(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Microsecond).String()
+}
+
+// FormatDuration formats a long duration given in seconds, in hours or days.
+func FormatDuration(s float64) string {
+	switch {
+	case s >= 2*86400:
+		return fmt.Sprintf("%.1f days", s/86400)
+	case s >= 3600:
+		return fmt.Sprintf("%.1f h", s/3600)
+	case s >= 60:
+		return fmt.Sprintf("%.1f min", s/60)
+	}
+	return fmt.Sprintf("%.0f s", s)
+}

@@ -1,0 +1,150 @@
+package model
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/soakd/soakd/probes"
+)
+
+// Kind says which of a run's leak thresholds a resource is judged by.
+type Kind int
+
+const (
+	// Memory resources are judged by the memory thresholds and, for the
+	// time to exhaustion, by the memory limit (--mem-limit or memory.max).
+	Memory Kind = iota
+	// Descriptors are judged by the fd thresholds and RLIMIT_NOFILE.
+	Descriptors
+	// Count resources (threads, sockets) use the verdict's count defaults.
+	Count
+)
+
+// Chart names the chart of the run's page that draws a resource.
+type Chart string
+
+const (
+	ChartMemory Chart = "memory" // memory against requests and over time
+	ChartFDs    Chart = "fds"    // open fds against their limit
+	ChartCounts Chart = "counts" // threads, sockets and other counts
+	ChartNone   Chart = ""       // not drawn
+)
+
+// Resource is one resource the analysis fits: everything soakd knows about
+// it, in one place. The analysis, samples.csv, the report, the daemon's
+// /metrics and the run's page all read this table; adding a resource is one
+// entry here plus the probe that fills its field of probes.Sample.
+type Resource struct {
+	Name  string // the report's name, e.g. "rss"
+	Label string // the charts' legend, e.g. "RSS"
+	Unit  string // "bytes", "fds", "threads", "sockets"
+	// Quantum is the resolution of a reading, in Unit: memory is counted
+	// in 4 KiB pages, everything else in ones. No slope is known finer
+	// than a quantum over the fitted span.
+	Quantum float64
+	Kind    Kind
+	// Slow is true for resources read on a slower cadence than a sample
+	// (smaps_rollup, the socket census): a short run often has too few of
+	// their readings to decide, and then they do not hold the run's
+	// verdict back.
+	Slow bool
+	// Value reads the resource from a record; ok is false when the record
+	// holds no reading of it.
+	Value func(Record) (v float64, ok bool)
+	// Member reads it from one process of the tree, for the per-process
+	// lives (workers that grow and are replaced); nil when it has none.
+	Member func(probes.Member) (v float64, ok bool)
+	// Limit is the limit the resource runs into, read from the record;
+	// nil when it has none. memLimit is --mem-limit (0 = unset).
+	Limit func(r Record, memLimit uint64) float64
+	// Column is the resource's column of samples.csv.
+	Column Column
+	// Metric and Help name the daemon's gauge of the resource's last
+	// reading, labelled by job; "" for none.
+	Metric, Help string
+	// Chart is the chart that draws it.
+	Chart Chart
+}
+
+// Resources is the table of resources, in the order reports list them.
+var Resources = []Resource{
+	{Name: "rss", Label: "RSS", Unit: "bytes", Quantum: page, Kind: Memory, Chart: ChartMemory,
+		Value:  func(r Record) (float64, bool) { return float64(r.RSS), !r.NoRSS },
+		Member: func(m probes.Member) (float64, bool) { return float64(m.RSS), true },
+		Limit:  memoryLimit,
+		Column: uintCol("rss_bytes", func(r *Record) *uint64 { return &r.RSS }),
+		Metric: "soakd_target_resident_memory_bytes", Help: "Resident memory of the target's process tree."},
+	{Name: "pss", Label: "PSS", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Chart: ChartMemory,
+		Value:  func(r Record) (float64, bool) { return float64(r.PSS), r.SmapsValid },
+		Limit:  memoryLimit,
+		Column: optCol("pss_bytes", func(r *Record) *uint64 { return &r.PSS }, smapsValid),
+		Metric: "soakd_target_pss_bytes", Help: "Proportional set size of the target's process tree (from smaps_rollup)."},
+	{Name: "uss", Label: "USS", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Chart: ChartMemory,
+		Value:  func(r Record) (float64, bool) { return float64(r.USS), r.SmapsValid },
+		Limit:  memoryLimit,
+		Column: optCol("uss_bytes", func(r *Record) *uint64 { return &r.USS }, smapsValid)},
+	{Name: "anon", Label: "cgroup anon", Unit: "bytes", Quantum: page, Kind: Memory, Chart: ChartMemory,
+		Value:  func(r Record) (float64, bool) { return float64(r.MemAnon), r.CgroupValid },
+		Limit:  memoryLimit,
+		Column: optCol("mem_anon_bytes", func(r *Record) *uint64 { return &r.MemAnon }, cgroupValid),
+		Metric: "soakd_target_anon_memory_bytes", Help: "Anonymous memory of the target's cgroup."},
+	{Name: "fds", Label: "open fds", Unit: "fds", Quantum: 1, Kind: Descriptors, Chart: ChartFDs,
+		Value:  func(r Record) (float64, bool) { return float64(r.FDs), r.FDsValid },
+		Member: func(m probes.Member) (float64, bool) { return float64(m.FDs), !m.NoFDs },
+		Limit:  func(r Record, _ uint64) float64 { return float64(r.FDLimit) },
+		Column: optCol("fds", func(r *Record) *uint64 { return &r.FDs }, func(r *Record) *bool { return &r.FDsValid }),
+		Metric: "soakd_target_open_fds", Help: "Open file descriptors of the target's process tree."},
+	{Name: "threads", Label: "threads", Unit: "threads", Quantum: 1, Kind: Count, Chart: ChartCounts,
+		Value:  func(r Record) (float64, bool) { return float64(r.Threads), !r.NoThreads },
+		Column: uintCol("threads", func(r *Record) *uint64 { return &r.Threads }),
+		Metric: "soakd_target_threads", Help: "Threads of the target's process tree."},
+	{Name: "close_wait", Label: "CLOSE_WAIT sockets", Unit: "sockets", Quantum: 1, Kind: Count, Slow: true, Chart: ChartCounts,
+		Value:  func(r Record) (float64, bool) { return float64(r.TCPCloseWait), r.TCPValid },
+		Column: optCol("tcp_close_wait", func(r *Record) *int { return &r.TCPCloseWait }, tcpValid)},
+}
+
+// page is the resolution of memory readings.
+const page = 4096
+
+// memoryLimit is --mem-limit when set, else the cgroup's memory.max.
+func memoryLimit(r Record, memLimit uint64) float64 {
+	if memLimit > 0 {
+		return float64(memLimit)
+	}
+	return float64(r.MemMax)
+}
+
+// ExtraResources are the extra gauges a remote source read into the
+// records (probes.Sample.Extra, from --probe-metric NAME=SERIES), in name
+// order, each fitted like a resource of the table: a NAME ending in
+// _bytes as memory, any other as a count. They live in samples.csv's
+// extra column.
+func ExtraResources(recs []Record) []Resource {
+	names := map[string]bool{}
+	for _, r := range recs {
+		for n := range r.Extra {
+			names[n] = true
+		}
+	}
+	var out []Resource
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		res := Resource{Name: n, Label: n, Unit: "units", Quantum: 1, Kind: Count,
+			Value: func(r Record) (float64, bool) { v, ok := r.Extra[n]; return v, ok }}
+		if strings.HasSuffix(n, "_bytes") {
+			res.Unit, res.Quantum, res.Kind, res.Limit = "bytes", page, Memory, memoryLimit
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// ResourceNamed returns the table's entry for a report name.
+func ResourceNamed(name string) (Resource, bool) {
+	for _, r := range Resources {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Resource{}, false
+}

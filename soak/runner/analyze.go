@@ -1,0 +1,178 @@
+package runner
+
+import (
+	"slices"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// AnalysisOptions are what the analysis needs beyond the records.
+type AnalysisOptions struct {
+	Memory, FDs verdict.Thresholds
+	MemLimit    uint64 // bytes; 0 = the cgroup's memory.max, if any
+	Concurrency int    // closed-loop workers; 0 in open loop
+	CPUs        int    // 0 = runtime.NumCPU()
+	// Resources limits the analysis to these resources (report names,
+	// e.g. "rss"); nil analyses every one the records hold. A samples.csv
+	// without a resource's column sets it (see ReadSamples).
+	Resources []string
+}
+
+// Analyze fits every resource that the records hold and makes the CPU
+// verdict. It is safe to call on a snapshot mid-run (the daemon's live
+// analysis does).
+func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[string]verdict.Resource, verdict.CPU) {
+	if ao.Memory == (verdict.Thresholds{}) {
+		ao.Memory = verdict.MemoryThresholds
+	}
+	if ao.FDs == (verdict.Thresholds{}) {
+		ao.FDs = verdict.FDThresholds
+	}
+	perHour := soakRequestsPerHour(recs)
+	out := map[string]verdict.Resource{}
+	for _, res := range append(slices.Clone(model.Resources), model.ExtraResources(recs)...) {
+		if ao.Resources != nil && !slices.Contains(ao.Resources, res.Name) {
+			continue
+		}
+		pts, last, ok := points(recs, res.Value)
+		if !ok {
+			continue
+		}
+		opt := verdict.ResourceOptions{Name: res.Name, Unit: res.Unit, Quantum: res.Quantum,
+			Thresholds: ao.thresholds(res.Kind), RequestsPerHour: perHour}
+		if res.Limit != nil {
+			opt.Limit = res.Limit(last, ao.MemLimit)
+		}
+		if res.Member != nil {
+			opt.Lives = lives(recs, res.Member)
+		}
+		out[res.Name] = verdict.AnalyzeResource(pts, opt)
+	}
+	return out, verdict.AnalyzeCPU(cpuInput(recs, sum, ao))
+}
+
+// thresholds are the leak thresholds of a kind of resource.
+func (ao AnalysisOptions) thresholds(k model.Kind) verdict.Thresholds {
+	switch k {
+	case model.Memory:
+		return ao.Memory
+	case model.Descriptors:
+		return ao.FDs
+	}
+	return verdict.CountThresholds
+}
+
+// points extracts one resource's points from the live samples that hold a
+// reading of it, and the last such record.
+func points(recs []model.Record, value func(model.Record) (float64, bool)) ([]verdict.Point, model.Record, bool) {
+	var pts []verdict.Point
+	var last model.Record
+	for _, r := range recs {
+		v, ok := value(r)
+		if !ok || !r.Alive {
+			continue
+		}
+		pts = append(pts, verdict.Point{
+			Requests: float64(r.Requests), Seconds: r.Elapsed, Value: v,
+			Incarnation: r.Incarnation, Phase: r.Phase,
+		})
+		last = r
+	}
+	return pts, last, len(pts) > 0
+}
+
+// lives follows every process of the tree through the records (in time
+// order) by its identity {PID, start time} and returns one series per
+// process, in the order the processes first appear, each point holding
+// the process's own value and the sample's requests, seconds, incarnation
+// and phase. Readings the process did not give (value's ok false) are
+// left out, and a process with none has no series.
+//
+// A long run holds millions of readings and the daemon analyses it every
+// minute, so the series are counted first and carved out of one array.
+// exiting: a member read while it exits (a zombie: no memory, no fd
+// table) says nothing of the growth it carried, and its zero would read
+// as a fall.
+func exiting(m probes.Member) bool { return m.RSS == 0 && m.NoFDs }
+
+func lives(recs []model.Record, value func(probes.Member) (float64, bool)) [][]verdict.Point {
+	type identity struct {
+		pid   int32
+		start uint64
+	}
+	index := map[identity]int{}
+	var counts []int
+	each := func(fn func(r *model.Record, i int, v float64)) {
+		for k := range recs {
+			r := &recs[k]
+			for _, m := range r.Members {
+				v, ok := value(m)
+				if !ok || exiting(m) {
+					continue
+				}
+				id := identity{m.PID, m.Start}
+				i, seen := index[id]
+				if !seen {
+					i = len(counts)
+					index[id] = i
+					counts = append(counts, 0)
+				}
+				fn(r, i, v)
+			}
+		}
+	}
+	total := 0
+	each(func(_ *model.Record, i int, _ float64) { counts[i]++; total++ })
+	out := make([][]verdict.Point, len(counts))
+	all := make([]verdict.Point, total)
+	for i, n := range counts {
+		out[i], all = all[:0:n], all[n:]
+	}
+	each(func(r *model.Record, i int, v float64) {
+		out[i] = append(out[i], verdict.Point{
+			Requests: float64(r.Requests), Seconds: r.Elapsed, Value: v,
+			Incarnation: r.Incarnation, Phase: r.Phase,
+		})
+	})
+	return out
+}
+
+// soakWindow returns the first and last records of the soak phase, or of
+// the whole load (warm-up and soak, no idle phase) when the soak phase
+// holds fewer than two.
+func soakWindow(recs []model.Record) (model.Record, model.Record, bool) {
+	var first, last *model.Record
+	for i := range recs {
+		if recs[i].Phase != verdict.Soak {
+			continue
+		}
+		if first == nil {
+			first = &recs[i]
+		}
+		last = &recs[i]
+	}
+	if first != nil && last != first {
+		return *first, *last, true
+	}
+	var load []model.Record
+	for _, r := range recs {
+		if r.Phase == verdict.Warmup || r.Phase == verdict.Soak {
+			load = append(load, r)
+		}
+	}
+	if len(load) < 2 {
+		return model.Record{}, model.Record{}, false
+	}
+	return load[0], load[len(load)-1], true
+}
+
+func soakRequestsPerHour(recs []model.Record) float64 {
+	a, b, ok := soakWindow(recs)
+	if !ok || b.Elapsed <= a.Elapsed {
+		return 0
+	}
+	return float64(b.Requests-a.Requests) / (b.Elapsed - a.Elapsed) * 3600
+}

@@ -1,0 +1,113 @@
+package runner_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/soaktest"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// soakCPU soaks the target at url with the given load shape, reading every
+// thread each second so that a short soak holds several busiest-thread
+// readings.
+func soakCPU(t *testing.T, url string, pid int, shape load.Options) *model.Report {
+	t.Helper()
+	return soakTuned(t, url, pid, shape, func(o *runner.Options) {
+		o.Warmup = runner.Warmup{Fraction: 0.15}
+		o.Sampler.ThreadInterval = time.Second
+	})
+}
+
+// wantBound checks the CPU verdict's bound and that its evidence is one
+// of those given.
+func wantBound(t *testing.T, c verdict.CPU, bound string, evidence ...string) {
+	t.Helper()
+	if c.Bound != bound || !slices.Contains(evidence, c.Evidence) {
+		t.Errorf("cpu = %s by %s; want %s by one of %v (%s)", c.Bound, c.Evidence, bound, evidence, c.Reason)
+	}
+}
+
+// On a busy machine the loop thread waits for a core part of the time, so
+// its runnable time decides instead of its time on a CPU.
+var threadEvidence = []string{verdict.EvidenceThread, verdict.EvidenceThreadWait}
+
+func TestEndToEndCPUEventLoopWithIdleHelpers(t *testing.T) {
+	url, pid := startProgram(t, soaktest.Binary(t, soaktest.CPUZoo), "--shape", "loop", "--work", "burn", "--cost", "2ms", "--helpers", "11")
+	rep := soakCPU(t, url, pid, load.Options{Concurrency: 8, Duration: 8 * time.Second})
+	wantBound(t, rep.CPU, verdict.BoundCPU, threadEvidence...)
+	if h := rep.CPU.HotThread; h == nil || h.Name != "loop" || h.PID != int32(pid) {
+		t.Errorf("busiest thread = %+v; want the \"loop\" thread of pid %d", h, pid)
+	}
+	if !strings.HasPrefix(rep.CPU.Reason, "cpu: thread ") || !strings.Contains(rep.CPU.Reason, "(loop)") {
+		t.Errorf("reason = %q; want it to name the loop thread", rep.CPU.Reason)
+	}
+	if rep.CPU.Capacity <= 0 || rep.CPU.CapacitySource == "" {
+		t.Errorf("capacity = %v from %q; want the target's own", rep.CPU.Capacity, rep.CPU.CapacitySource)
+	}
+}
+
+func TestEndToEndCPUPreforkAllBusy(t *testing.T) {
+	url, pid := startProgram(t, soaktest.Binary(t, soaktest.CPUZoo), "--shape", "prefork", "--workers", "4", "--work", "burn", "--cost", "2ms")
+	rep := soakCPU(t, url, pid, load.Options{Concurrency: 8, Duration: 8 * time.Second})
+	// A Go worker's goroutines move between its threads, so no one thread
+	// need stand out: the tree's share of its cores may decide instead.
+	wantBound(t, rep.CPU, verdict.BoundCPU, verdict.EvidenceThread, verdict.EvidenceThreadWait, verdict.EvidenceCapacity, verdict.EvidenceBusyFraction)
+	if p := rep.CPU.HotProcess; p == nil || p.PID == int32(pid) {
+		t.Errorf("busiest process = %+v; want a worker, not the master %d", p, pid)
+	}
+}
+
+func TestEndToEndCPUKernelHeavyWriteLoop(t *testing.T) {
+	url, pid := startProgram(t, soaktest.Binary(t, soaktest.CPUZoo), "--shape", "loop", "--work", "write", "--cost", "2ms", "--helpers", "2")
+	rep := soakCPU(t, url, pid, load.Options{Concurrency: 4, Duration: 8 * time.Second})
+	wantBound(t, rep.CPU, verdict.BoundCPU, threadEvidence...)
+	if !rep.CPU.KernelHeavy || !strings.Contains(rep.CPU.Reason, "kernel-heavy (system ") {
+		t.Errorf("kernel-heavy = %v, system share %.2f; want kernel-heavy named in the reason (%s)", rep.CPU.KernelHeavy, rep.CPU.SystemShare, rep.CPU.Reason)
+	}
+}
+
+// 100 req/s of 6 ms of CPU keep the handler about 60 % busy: no thread is
+// saturated, but each request is nearly all CPU.
+func TestEndToEndCPUOpenLoopPureCPU(t *testing.T) {
+	url, pid := startProgram(t, soaktest.Binary(t, soaktest.CPUZoo), "--shape", "loop", "--work", "burn", "--cost", "6ms", "--helpers", "2")
+	rep := soakCPU(t, url, pid, load.Options{Rate: 100, Duration: 8 * time.Second})
+	c := rep.CPU
+	// On a machine that others fill, requests also queue behind the loop
+	// thread while it waits for a core, a time neither D nor W counts: the
+	// verdict may then decline to decide, but must never say io.
+	if c.Bound == verdict.BoundInconclusive && c.RunqueueWaitSeconds >= 0.1*c.ResponseSeconds {
+		t.Skipf("the machine was too busy to decide: %s", c.Reason)
+	}
+	// On a busy machine the loop thread may instead be runnable most of
+	// the time.
+	wantBound(t, rep.CPU, verdict.BoundCPU, verdict.EvidenceRequestShare, verdict.EvidenceThreadWait)
+	if !rep.CPU.OpenLoop || rep.CPU.Evidence == verdict.EvidenceRequestShare && !strings.Contains(rep.CPU.Reason, "of a core at") {
+		t.Errorf("open loop %v, reason %q; want the utilisation reported apart", rep.CPU.OpenLoop, rep.CPU.Reason)
+	}
+	if u := rep.CPU.Utilization; u < 0.3 || u > 0.9 {
+		t.Errorf("utilisation = %.2f cores; want about 0.6", u)
+	}
+}
+
+func TestEndToEndCPUOpenLoopSleeperIsIO(t *testing.T) {
+	url, pid := startTarget(t, "--sleep", "5ms")
+	rep := soakCPU(t, url, pid, load.Options{Rate: 100, Duration: 8 * time.Second})
+	wantBound(t, rep.CPU, verdict.BoundIO, verdict.EvidenceRequestShare)
+}
+
+// Each request appends to a list and scans all of it, so the CPU per
+// request keeps rising: a CPU leak.
+func TestEndToEndCPUCostPerRequestRising(t *testing.T) {
+	url, pid := startProgram(t, soaktest.Binary(t, soaktest.CPUZoo), "--shape", "loop", "--work", "scan", "--scan-work", "16", "--helpers", "0")
+	rep := soakCPU(t, url, pid, load.Options{Concurrency: 1, Duration: 15 * time.Second})
+	d := rep.CPU.Cost
+	if !d.Rising || d.SlopePerHour <= 0 || !strings.Contains(d.Reason, "CPU per request rising") {
+		t.Errorf("cost drift = %+v; want rising with a positive slope", d)
+	}
+}

@@ -1,0 +1,206 @@
+package runner
+
+import (
+	"runtime"
+
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// cpuInput gathers the CPU verdict's figures over the soak window.
+func cpuInput(recs []model.Record, sum *load.Summary, ao AnalysisOptions) verdict.CPUInput {
+	in := verdict.CPUInput{CPUs: ao.CPUs, OpenLoop: ao.Concurrency == 0}
+	if in.CPUs == 0 {
+		in.CPUs = runtime.NumCPU()
+	}
+	a, b, ok := soakWindow(recs)
+	if !ok {
+		return in
+	}
+	in.WallSeconds = b.Elapsed - a.Elapsed
+	in.Requests = float64(b.Requests - a.Requests)
+	if a.Alive && b.Alive && a.Incarnation == b.Incarnation {
+		in.TargetUser = b.CPUUser - a.CPUUser
+		in.TargetSystem = b.CPUSystem - a.CPUSystem
+	}
+	in.NoTargetCPU, in.SplitUnknown = b.NoCPU, b.CPUSplitUnknown
+	in.ClientUser = b.SelfUser - a.SelfUser
+	in.ClientSystem = b.SelfSystem - a.SelfSystem
+	if sum != nil {
+		in.MeanResponse = sum.Latency.Mean
+	}
+	in.Concurrency = float64(ao.Concurrency)
+	if in.Concurrency == 0 && in.WallSeconds > 0 {
+		in.Concurrency = in.Requests / in.WallSeconds * in.MeanResponse // Little's law
+	}
+	in.RunqueueWaitRate = runqueueWaitRate(recs, b.Incarnation)
+	win := windowOf(recs, a, b)
+	in.TargetThreads, in.TargetProcs = meanWorkers(win)
+	in.P99Seconds, in.P99AtSeconds, in.RateSeries, in.RateAtSeconds = latencySeries(win)
+	in.HotThread, in.HotProcess = hottest(win, b.Incarnation)
+	in.Capacity, in.CapacitySource = b.CPUCapacity, b.CPUCapacitySource
+	in.HostBusy, in.HostCPUs = hostBusy(recs, a, b)
+	in.CostAtSeconds, in.CostSeconds = costSeries(win, b.Incarnation)
+	return in
+}
+
+// windowOf returns the live records from a to b.
+func windowOf(recs []model.Record, a, b model.Record) []model.Record {
+	var win []model.Record
+	for _, r := range recs {
+		if r.Elapsed >= a.Elapsed && r.Elapsed <= b.Elapsed && r.Alive {
+			win = append(win, r)
+		}
+	}
+	return win
+}
+
+// meanWorkers is the mean threads and processes of the target.
+func meanWorkers(win []model.Record) (threads, procs float64) {
+	for _, r := range win {
+		threads += float64(r.Threads)
+		procs += float64(r.Procs)
+	}
+	if n := float64(len(win)); n > 0 {
+		threads, procs = threads/n, procs/n
+	}
+	return threads, procs
+}
+
+// latencySeries returns the p99 and rate series of the window.
+func latencySeries(win []model.Record) (p99, p99At, rate, rateAt []float64) {
+	for _, r := range win {
+		if r.Rate > 0 && r.P99 > 0 { // P99 is of the last progress second: none before the first
+			p99, p99At = append(p99, r.P99), append(p99At, r.Elapsed)
+			rate, rateAt = append(rate, r.Rate), append(rateAt, r.Elapsed)
+		}
+	}
+	return p99, p99At, rate, rateAt
+}
+
+// hottest averages the busiest thread's and process's readings over the
+// window's thread passes of one incarnation. The thread and process named
+// are the ones busiest in the most readings.
+func hottest(win []model.Record, incarnation int) (*verdict.HotThread, *verdict.HotProcess) {
+	type key struct{ pid, tid int32 }
+	var th verdict.HotThread
+	var pr verdict.HotProcess
+	threads, procs := map[key]int{}, map[int32]int{}
+	for _, r := range win {
+		if !r.HotValid || r.Incarnation != incarnation {
+			continue
+		}
+		th.Readings++
+		th.CPU += r.HotThreadCPU
+		th.Wait += r.HotThreadWait
+		pr.Cores += r.HotProcCores
+		if r.HotThreadTID != 0 {
+			k := key{r.HotThreadPID, r.HotThreadTID}
+			if threads[k]++; threads[k] > threads[key{th.PID, th.TID}] {
+				th.PID, th.TID, th.Name = k.pid, k.tid, r.HotThreadName
+			}
+		}
+		if procs[r.HotProcPID]++; procs[r.HotProcPID] > procs[pr.PID] {
+			pr.PID, pr.Name = r.HotProcPID, r.HotProcName
+		}
+	}
+	if th.Readings == 0 {
+		return nil, nil
+	}
+	n := float64(th.Readings)
+	th.CPU, th.Wait, pr.Cores = th.CPU/n, th.Wait/n, pr.Cores/n
+	var hp *verdict.HotProcess
+	if pr.PID != 0 {
+		hp = &pr
+	}
+	return &th, hp
+}
+
+// hostBusy is the machine's busy cores from its CPU readings between a
+// and b, or over the whole load when the soak holds fewer than two. Each
+// reading's busy and total time are summed over all CPUs.
+func hostBusy(recs []model.Record, a, b model.Record) (float64, int) {
+	var first, last *model.Record
+	pick := func(in func(model.Record) bool) {
+		first, last = nil, nil
+		for i := range recs {
+			if r := &recs[i]; r.HostCPUValid && in(*r) {
+				if first == nil {
+					first = r
+				}
+				last = r
+			}
+		}
+	}
+	pick(func(r model.Record) bool { return r.Elapsed >= a.Elapsed && r.Elapsed <= b.Elapsed })
+	if first == last {
+		pick(func(r model.Record) bool { return r.Phase == verdict.Warmup || r.Phase == verdict.Soak })
+	}
+	if first == last {
+		return 0, 0
+	}
+	total := last.HostCPUTotal - first.HostCPUTotal
+	if total <= 0 || last.HostCPUs <= 0 {
+		return 0, 0
+	}
+	return (last.HostCPUBusy - first.HostCPUBusy) / total * float64(last.HostCPUs), last.HostCPUs
+}
+
+// Cost windows: each holds at least costWindow seconds (or 1/60 of the
+// window, if longer) and costTicks of CPU time, so that 10 ms clock ticks
+// stay a small error; a window also closes at 1/6 of the soak.
+const (
+	costWindow = 1.0
+	costTicks  = 0.1
+)
+
+// costSeries is the target's CPU seconds per request over successive
+// windows of one incarnation, at each window's middle.
+func costSeries(win []model.Record, incarnation int) (at, cost []float64) {
+	var recs []model.Record
+	for _, r := range win {
+		if r.Incarnation == incarnation {
+			recs = append(recs, r)
+		}
+	}
+	if len(recs) < 2 {
+		return nil, nil
+	}
+	span := recs[len(recs)-1].Elapsed - recs[0].Elapsed
+	minSpan := max(costWindow, span/60)
+	start := recs[0]
+	for _, r := range recs[1:] {
+		dt, dcpu := r.Elapsed-start.Elapsed, (r.CPUUser+r.CPUSystem)-(start.CPUUser+start.CPUSystem)
+		dreq := float64(r.Requests - start.Requests)
+		if dreq <= 0 || ((dt < minSpan || dcpu < costTicks) && dt < span/6) {
+			continue
+		}
+		at = append(at, (start.Elapsed+r.Elapsed)/2)
+		cost = append(cost, dcpu/dreq)
+		start = r
+	}
+	return at, cost
+}
+
+// runqueueWaitRate is the target's time runnable but waiting for a CPU per
+// second, over the load's fresh schedstat readings of one incarnation. The
+// readings come every few seconds, so their span can differ a little from
+// the soak window; as a rate it does not need to match.
+func runqueueWaitRate(recs []model.Record, incarnation int) float64 {
+	var first, last *model.Record
+	for i := range recs {
+		r := &recs[i]
+		if !r.RunqueueValid || r.Phase == verdict.Cooldown || r.Phase == verdict.Baseline || r.Incarnation != incarnation {
+			continue
+		}
+		if first == nil {
+			first = r
+		}
+		last = r
+	}
+	if first == nil || last.Elapsed <= first.Elapsed {
+		return 0
+	}
+	return max(last.RunqueueWait-first.RunqueueWait, 0) / (last.Elapsed - first.Elapsed)
+}

@@ -1,0 +1,249 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/soaktest"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }
+
+// cBuilds caches cBinary's compilations: each source is compiled once per
+// test binary, whichever test asks first.
+var cBuilds struct {
+	sync.Mutex
+	bins map[string]string
+}
+
+// cBinary compiles the C program at src (relative to the repository's
+// root) with gcc into soaktest's build directory, once, and returns the
+// binary's path.
+func cBinary(t *testing.T, src string) string {
+	t.Helper()
+	cBuilds.Lock()
+	defer cBuilds.Unlock()
+	if bin, ok := cBuilds.bins[src]; ok {
+		return bin
+	}
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Fatalf("gcc is needed to build %s (.ci/run installs gcc and libc6-dev): %v", src, err)
+	}
+	bin := filepath.Join(soaktest.Dir(t), strings.TrimSuffix(filepath.Base(src), ".c"))
+	cmd := exec.Command(gcc, "-O2", "-Wall", "-Wextra", "-o", bin, filepath.Join("..", "..", filepath.FromSlash(src)))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", src, err, out)
+	}
+	if cBuilds.bins == nil {
+		cBuilds.bins = map[string]string{}
+	}
+	cBuilds.bins[src] = bin
+	return bin
+}
+
+// startTarget starts the test target with args and returns its URL and
+// PID. The process is stopped and reaped when the test ends.
+func startTarget(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	return startProgram(t, soaktest.Binary(t, soaktest.Target), args...)
+}
+
+// startProgram starts one of the Go test programs with args and a
+// lifetime; see startServer.
+func startProgram(t *testing.T, bin string, args ...string) (string, int) {
+	t.Helper()
+	return startServer(t, bin, append([]string{"--max-lifetime", "5m"}, args...)...)
+}
+
+// startServer starts the server program with args (soaktest.StartServer)
+// and returns its URL and PID.
+func startServer(t *testing.T, program string, args ...string) (string, int) {
+	t.Helper()
+	srv := soaktest.StartServer(t, program, args...)
+	return srv.URL, srv.PID
+}
+
+// soakFor runs a soak of the target at url with the given load shape and
+// a warm-up of 15 % of it.
+func soakFor(t *testing.T, url string, pid int, shape load.Options, cooldown time.Duration) *model.Report {
+	t.Helper()
+	return soakWith(t, url, pid, shape, cooldown, runner.Warmup{Fraction: 0.15})
+}
+
+// soakWith runs a soak of the target at url with the given load shape and
+// warm-up.
+func soakWith(t *testing.T, url string, pid int, shape load.Options, cooldown time.Duration, warmup runner.Warmup) *model.Report {
+	t.Helper()
+	return soakTuned(t, url, pid, shape, func(o *runner.Options) {
+		o.Warmup, o.Cooldown = warmup, cooldown
+		o.Sampler.SmapsInterval = time.Second
+	})
+}
+
+// soakTuned runs a soak of the target at url with the given load shape,
+// sampled every 250 ms, with tune's changes to the options, and logs the
+// report.
+func soakTuned(t *testing.T, url string, pid int, shape load.Options, tune func(*runner.Options)) *model.Report {
+	t.Helper()
+	shape.Endpoints = []load.Endpoint{{URL: url}}
+	shape.KeepAlive = true
+	shape.Timeout = 5 * time.Second
+	o := runner.Options{
+		Load:     shape,
+		Interval: 250 * time.Millisecond,
+		OutDir:   t.TempDir(),
+		Log:      zaptest.NewLogger(t),
+	}
+	o.Target.PID = pid
+	o.Target.URL = url
+	tune(&o)
+	return runSoak(t, o)
+}
+
+// runSoak runs a soak with o, bounded by 2 minutes, fails the test on an
+// error, and logs the report.
+func runSoak(t *testing.T, o runner.Options) *model.Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := runner.Run(ctx, o)
+	if err != nil {
+		t.Fatalf("runner.Run: %v", err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	t.Logf("report:\n%s", b.String())
+	return rep
+}
+
+func TestEndToEndLeakingTargetIsALeak(t *testing.T) {
+	const leak = 2048
+	url, pid := startTarget(t, "--leak-bytes", fmt.Sprint(leak))
+	rep := soakFor(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 12 * time.Second}, 2*time.Second)
+	rss := rep.Resources["rss"]
+	if rss.Verdict != verdict.Leak {
+		t.Errorf("rss verdict = %q; want leak (%s)", rss.Verdict, rss.Reason)
+	}
+	if lo, hi := 0.8*leak, 1.2*leak; rss.PerRequest < lo || rss.PerRequest > hi {
+		t.Errorf("rss per_request = %.0f B; want %d B ± 20 %%", rss.PerRequest, leak)
+	}
+	if rep.Verdict != verdict.Leak || !rep.HasLeak() {
+		t.Errorf("overall verdict = %q; want leak", rep.Verdict)
+	}
+	if rss.ReleasedAfterCooldown == nil || *rss.ReleasedAfterCooldown {
+		t.Errorf("released_after_cooldown = %v; want false", rss.ReleasedAfterCooldown)
+	}
+}
+
+func TestEndToEndCleanTargetIsStable(t *testing.T) {
+	url, pid := startTarget(t)
+	rep := soakFor(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 12 * time.Second}, 0)
+	for _, name := range []string{"rss", "fds", "threads"} {
+		if v := rep.Resources[name].Verdict; v == verdict.Leak {
+			t.Errorf("%s verdict = leak on a clean target (%s)", name, rep.Resources[name].Reason)
+		}
+	}
+	if rep.Verdict == verdict.Leak {
+		t.Errorf("overall verdict = leak on a clean target")
+	}
+}
+
+func TestEndToEndFDLeak(t *testing.T) {
+	url, pid := startTarget(t, "--leak-fd-every", "100")
+	rep := soakFor(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 10 * time.Second}, 0)
+	fds := rep.Resources["fds"]
+	if fds.Verdict != verdict.Leak {
+		t.Errorf("fds verdict = %q; want leak (%s)", fds.Verdict, fds.Reason)
+	}
+	if lo, hi := 0.008, 0.012; fds.PerRequest < lo || fds.PerRequest > hi {
+		t.Errorf("fds per_request = %.4f; want 0.01 ± 20 %%", fds.PerRequest)
+	}
+	if fds.TimeToExhaustionSeconds == nil {
+		t.Errorf("fds time to exhaustion = never; want a time (limit %v)", fds.Limit)
+	}
+}
+
+func TestEndToEndCacheThatFillsIsNeverALeak(t *testing.T) {
+	// 4000 entries of 8 KiB fill 31 MiB over the first ~5 s of the soak
+	// (after a warm-up of 500 requests), then stay flat for ~9 s.
+	url, pid := startTarget(t, "--cache-entries", "4000", "--cache-entry-bytes", "8192")
+	rep := soakWith(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 14 * time.Second}, 0, runner.Warmup{Requests: 500})
+	rss := rep.Resources["rss"]
+	if rss.Verdict == verdict.Leak {
+		t.Fatalf("rss verdict = leak for a cache that filled and stayed flat (%s)", rss.Reason)
+	}
+	// A 14 s soak of a Go heap cannot always show the tail flat to within
+	// 16 B/request: "inconclusive, slowing" is an honest answer too.
+	t.Logf("rss: %s: %s", rss.Verdict, rss.Reason)
+}
+
+func TestEndToEndCPUBound(t *testing.T) {
+	url, pid := startTarget(t, "--cpu-per-request", "2ms")
+	rep := soakFor(t, url, pid, load.Options{Concurrency: 1, Duration: 8 * time.Second}, 0)
+	if rep.CPU.Bound != "cpu" {
+		t.Errorf("cpu bound = %q; want cpu (%s)", rep.CPU.Bound, rep.CPU.Reason)
+	}
+	if d := rep.CPU.CPUSecondsPerRequest; d < 0.0015 || d > 0.004 {
+		t.Errorf("cpu seconds per request = %.4f; want about 0.002", d)
+	}
+}
+
+func TestEndToEndSleeperIsIOBound(t *testing.T) {
+	url, pid := startTarget(t, "--sleep", "5ms")
+	rep := soakFor(t, url, pid, load.Options{Concurrency: 1, Duration: 8 * time.Second}, 0)
+	if rep.CPU.Bound != "io" {
+		t.Errorf("cpu bound = %q; want io (%s)", rep.CPU.Bound, rep.CPU.Reason)
+	}
+}
+
+// A run bounded by requests alone against a fast target is sampled often
+// enough for a verdict: the interval is paced to the throughput seen, not
+// left at 1 s, and an idle baseline comes first.
+func TestEndToEndFastRunIsPacedToAVerdict(t *testing.T) {
+	const leak = 2048
+	url, pid := startTarget(t, "--leak-bytes", fmt.Sprint(leak))
+	o := runner.Options{
+		Load:     load.Options{Endpoints: []load.Endpoint{{URL: url}}, Concurrency: 1, Requests: 60000, KeepAlive: true, Timeout: 5 * time.Second},
+		Baseline: time.Second,
+		Log:      zaptest.NewLogger(t),
+	}
+	o.Target.PID, o.Target.URL = pid, url
+	rep := runSoak(t, o)
+	if s := rep.Sampling; s == nil || !s.Auto || s.ProbeCostSeconds <= 0 {
+		t.Errorf("sampling = %+v; want automatic, with the probe's cost", s)
+	}
+	// At 1 s a run of a few seconds has a handful of soak samples; paced,
+	// it has a few hundred (fewer when the machine makes each sample dear).
+	if n := rep.Phases.SoakSamples; n < 50 {
+		t.Errorf("soak samples = %d; want at least 50", n)
+	}
+	var base int
+	for _, r := range rep.Records {
+		if r.Phase == verdict.Baseline {
+			base++
+			if r.Requests != 0 {
+				t.Errorf("baseline record at %.2f s has %d requests; want 0", r.Elapsed, r.Requests)
+			}
+		}
+	}
+	if base < 10 || rep.Phases.BaselineSeconds < 0.9 {
+		t.Errorf("baseline: %d samples over %.2f s; want at least 10 over 1 s", base, rep.Phases.BaselineSeconds)
+	}
+	if rss := rep.Resources["rss"]; rss.Verdict != verdict.Leak {
+		t.Errorf("rss verdict = %q; want leak (%s)", rss.Verdict, rss.Reason)
+	}
+}

@@ -1,0 +1,125 @@
+package runner_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/soaktest"
+)
+
+// TestEndToEndProcsCSV soaks a prefork server whose workers leak and are
+// replaced after 100 requests, with --out, and reads procs.csv back onto
+// samples.csv: every sample lists every process, and the workers show up
+// as many identities {pid, start} under the same root.
+func TestEndToEndProcsCSV(t *testing.T) {
+	url, pid := startRecycle(t, "--workers", "3", "--max-requests", "100", "--leak-bytes", "65536")
+	out := t.TempDir()
+	o := runner.Options{
+		Load: load.Options{Endpoints: []load.Endpoint{{URL: url}}, Rate: 200, Concurrency: 4, Duration: 5 * time.Second,
+			Timeout: 5 * time.Second},
+		Interval: 250 * time.Millisecond,
+		Warmup:   runner.Warmup{Fraction: 0.15},
+		OutDir:   out,
+		Log:      zaptest.NewLogger(t),
+	}
+	o.Target.PID, o.Target.URL = pid, url
+	o.Sampler.SmapsInterval = -1
+	rep := runSoak(t, o)
+	recs := readBack(t, out)
+	ids := map[[2]uint64]bool{}
+	for i, r := range recs {
+		if !r.Alive {
+			continue
+		}
+		if len(r.Members) != r.Procs || r.RootPID != int32(pid) {
+			t.Fatalf("sample %d: %d members of %d processes, root %d; want all of them under root %d", i, len(r.Members), r.Procs, r.RootPID, pid)
+		}
+		for _, m := range r.Members {
+			if m.PID != int32(pid) {
+				ids[[2]uint64{uint64(m.PID), m.Start}] = true
+			}
+		}
+	}
+	t.Logf("%d samples, %d worker identities, %d requests; rss verdict %q (%s)", len(recs), len(ids), rep.Load.Requests,
+		rep.Resources["rss"].Verdict, rep.Resources["rss"].Reason)
+	if want := 3 + int(rep.Load.Requests)/100/2; len(ids) < want {
+		t.Errorf("%d worker identities in procs.csv; want at least %d for %d requests", len(ids), want, rep.Load.Requests)
+	}
+}
+
+// readBack reads samples.csv and procs.csv from dir and joins them.
+func readBack(t *testing.T, dir string) []model.Record {
+	t.Helper()
+	open := func(name string) *os.File {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	recs, err := model.ReadCSV(open("samples.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := model.ReadProcsCSV(open("procs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := model.AttachMembers(recs, rows); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// startRecycle starts testdata/recycle with args; see startServer.
+func startRecycle(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	return startProgram(t, soaktest.Binary(t, soaktest.Recycle), args...)
+}
+
+// Recycling hides a leak in the tree's total: each process grows and is
+// replaced. The verdict must find the leak in the processes' own growth,
+// name it masked by recycling, and count the replacements.
+func TestEndToEndRecyclingMasksALeak(t *testing.T) {
+	const leak = 16 << 10 // bytes per request
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"prefork recycling workers", []string{"--workers", "3", "--max-requests", "150"}},
+		{"supervisor restarting its child", []string{"--workers", "1", "--restart-every", "2s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, pid := startRecycle(t, append(tc.args, "--leak-bytes", fmt.Sprint(leak))...)
+			o := runner.Options{
+				Load: load.Options{Endpoints: []load.Endpoint{{URL: url}}, Rate: 200, Concurrency: 4, Duration: 14 * time.Second,
+					Timeout: 5 * time.Second},
+				Warmup: runner.Warmup{Fraction: 0.1},
+				Log:    zaptest.NewLogger(t),
+			}
+			o.Target.PID, o.Target.URL = pid, url
+			o.Sampler.SmapsInterval = -1
+			rep := runSoak(t, o)
+			rss := rep.Resources["rss"]
+			t.Logf("rss: %s, masked by %q, %d replacements: %s", rss.Verdict, rss.MaskedBy, rss.Replacements, rss.Reason)
+			if rss.Verdict != "leak" || rss.MaskedBy != "recycling" || rss.Replacements < 1 {
+				t.Fatalf("rss = %s masked by %q with %d replacements; want a leak masked by recycling", rss.Verdict, rss.MaskedBy, rss.Replacements)
+			}
+			if rss.PerRequest < 0.5*leak || rss.PerRequest > 1.5*leak {
+				t.Errorf("rss per_request = %.0f B; want about %d B", rss.PerRequest, leak)
+			}
+			if rep.Verdict != "leak" {
+				t.Errorf("run verdict = %s; want leak", rep.Verdict)
+			}
+		})
+	}
+}

@@ -1,0 +1,131 @@
+package runner
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/verdict"
+	"go.uber.org/zap"
+)
+
+// report reads the run's series back from the spool and analyses it.
+func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time) (*model.Report, error) {
+	recs := r.final // a remote source's own samples (fetchRemote)
+	if recs == nil {
+		var err error
+		if recs, err = r.spool.Records(); err != nil {
+			return nil, fmt.Errorf("reading the run's samples back for the analysis: %w", err)
+		}
+	}
+	if r.final == nil && len(recs) != r.samples {
+		r.o.Log.Warn("the analysis covers only the samples stored: the others failed to be written (see the errors above)",
+			zap.Int("stored", len(recs)), zap.Int("taken", r.samples))
+	}
+	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit}
+	if r.o.Load.Rate == 0 {
+		ao.Concurrency = max(r.o.Load.Concurrency, 1)
+	}
+	var ti model.TargetInfo
+	if tgt != nil {
+		ti = model.TargetInfo{Description: tgt.Describe(), Probed: true, Exit: tgt.Exit()}
+		if r.died != nil {
+			ti.DiedAt, ti.DeadGraceSeconds = r.died, r.o.DeadGrace.Seconds()
+		}
+	}
+	if r.remote != nil {
+		ti = model.TargetInfo{Description: r.remote.Describe(), Probed: true}
+		if tgt != nil {
+			ti.Description += "; started as " + tgt.Describe()
+			ti.Exit = tgt.Exit()
+		}
+	}
+	rep := NewReport(recs, sum, ti, ao)
+	if r.remote != nil {
+		r.remoteInfo(rep)
+	}
+	rep.Started, rep.Ended = r.start, r.o.Now()
+	rep.Sampling = r.pace.sampling(rep.Ended.Sub(rep.Started).Seconds())
+	rep.Phases.CooldownSeconds = 0
+	if n := len(recs); n > 0 && recs[n-1].Phase == verdict.Cooldown {
+		rep.Phases.CooldownSeconds = recs[n-1].Elapsed - loadEnd.Sub(r.start).Seconds()
+	}
+	return rep, nil
+}
+
+// NewReport analyses records into a report. The daemon uses it for live
+// analysis and for runs that a crash interrupted (sum is then nil).
+func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao AnalysisOptions) *model.Report {
+	rep := &model.Report{Load: sum, Target: ti, Samples: len(recs), Records: recs}
+	if n := len(recs); n > 0 {
+		rep.Started, rep.Ended = recs[0].Time, recs[n-1].Time
+	}
+	rep.Phases = phases(recs)
+	if !ti.Probed {
+		rep.Resources = map[string]verdict.Resource{}
+		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive, Reason: "no target was sampled: the run was load only"}
+		rep.Verdict = verdict.Inconclusive
+		return rep
+	}
+	rep.Target.Incarnations, rep.Target.Restarts = incarnations(recs)
+	rep.Resources, rep.CPU = Analyze(recs, sum, ao)
+	rep.Verdict = overall(rep.Resources)
+	return rep
+}
+
+// overall is the run's verdict. PSS and USS (read about 30 times over a
+// timed load, 2 s to 30 s apart: SmapsPace) and CLOSE_WAIT sockets
+// (counted every 5 s) are sampled more slowly than
+// the rest, so a short run often has too few of them to decide; when they
+// are inconclusive and RSS, fds and threads are decided, those speak for
+// the run and the slow ones do not hold its verdict back. A leak in any
+// resource still counts.
+func overall(rs map[string]verdict.Resource) string {
+	deciding := make(map[string]verdict.Resource, len(rs))
+	for name, r := range rs {
+		if res, ok := model.ResourceNamed(name); ok && res.Slow && r.Verdict == verdict.Inconclusive {
+			continue
+		}
+		deciding[name] = r
+	}
+	if len(deciding) == 0 {
+		return verdict.Overall(rs)
+	}
+	return verdict.Overall(deciding)
+}
+
+// phases measures the phases from the records. The load starts at the
+// last baseline sample (taken as the baseline ends), or at the run's start
+// when there is none.
+func phases(recs []model.Record) model.Phases {
+	var p model.Phases
+	var loadStart, loadEnd float64
+	for _, r := range recs {
+		switch r.Phase {
+		case verdict.Baseline:
+			p.BaselineSeconds, loadStart, loadEnd = r.Elapsed-recs[0].Elapsed, r.Elapsed, r.Elapsed
+		case verdict.Warmup:
+			p.WarmupSeconds, p.WarmupRequests = r.Elapsed-loadStart, r.Requests
+			loadEnd = r.Elapsed
+		case verdict.Soak:
+			p.SoakSeconds, p.SoakRequests = r.Elapsed-loadStart-p.WarmupSeconds, r.Requests-p.WarmupRequests
+			p.SoakSamples++
+			loadEnd = r.Elapsed
+		case verdict.Cooldown:
+			p.CooldownSeconds = r.Elapsed - loadEnd
+		}
+	}
+	return p
+}
+
+func incarnations(recs []model.Record) (n, restarts int) {
+	seen := map[int]bool{}
+	for _, r := range recs {
+		if r.Incarnation > 0 && !seen[r.Incarnation] {
+			seen[r.Incarnation] = true
+		}
+	}
+	return len(seen), max(len(seen)-1, 0)
+}

@@ -1,0 +1,374 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/probes/remote"
+	"github.com/soakd/soakd/soak/dialaddr"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/redact"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// runner holds the state of one run while it goes.
+type runner struct {
+	o       *Options
+	eng     *load.Engine
+	sampler probes.Source // nil with NoProbe
+	start   time.Time
+	// spool takes every record as it is taken (see Spool); csv, when it
+	// is not the spool, writes OutDir's samples.csv beside it.
+	spool Spool
+	csv   *csvSpool
+
+	// remote is the remote source (also sampler) with Options.Remote;
+	// fetchErr is its range query's failure, if any.
+	remote   remote.Source
+	fetchErr error
+
+	wReq uint64
+	wDur time.Duration
+
+	mu   sync.Mutex // guards last
+	last load.Interval
+
+	pace *pacer
+	tick *time.Ticker
+	// prev is the record before, without its members: the run keeps no
+	// series in memory.
+	prev        *model.Record
+	final       []model.Record // a remote source's own samples, which the analysis takes instead (fetchRemote)
+	samples     int
+	loadStarted bool
+	loadStart   float64 // Elapsed when the load started
+	loadDone    bool
+	stopLoad    context.CancelFunc // stops the load early: the target died
+	goneSince   time.Time          // when the target was first seen gone, during the load
+	died        *time.Time         // goneSince, once the grace passed without it coming back
+}
+
+// Run soaks the target: it resolves (or starts) the target, checks that the
+// URL answers, runs the load while sampling, samples on through the
+// cool-down, and returns the analysed report. When ctx is cancelled the load
+// stops, the cool-down is skipped, and the report covers what was done.
+func Run(ctx context.Context, o Options) (*model.Report, error) {
+	o.setDefaults()
+	if o.Remote.Enabled() && o.Interval == 0 {
+		o.Interval = remoteDefaultInterval
+	}
+	r := &runner{o: &o}
+	r.wReq, r.wDur = o.warmupEnd()
+	r.pace = newPacer(o.Interval, plan{requests: o.Load.Requests, duration: o.Load.Duration, warmReq: r.wReq, warmDur: r.wDur})
+	r.wireLoad()
+	eng, err := load.New(o.Load)
+	if err != nil {
+		return nil, err
+	}
+	r.eng = eng
+	var tgt *probes.Target
+	if o.Remote.Enabled() && o.Target.Exec != "" { // started here, sampled through its metrics
+		if tgt, err = probes.Open(ctx, o.Target, o.Log); err != nil {
+			return nil, err
+		}
+		defer closeTarget(tgt, o.Log)
+	}
+	if o.Remote.Enabled() {
+		if err := r.openRemote(ctx); err != nil {
+			return nil, err
+		}
+	} else if !o.NoProbe {
+		tgt, err = probes.Open(ctx, o.Target, o.Log)
+		if err != nil {
+			return nil, err
+		}
+		defer closeTarget(tgt, o.Log)
+		r.sampler = probes.NewSampler(tgt, o.Sampler)
+	}
+	if err := preflight(ctx, o.Load.Endpoints); err != nil {
+		return nil, err
+	}
+	if o.Spool == nil || o.OutDir != "" {
+		if r.csv, err = newCSVSpool(o.OutDir); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := r.csv.Close(); err != nil {
+				o.Log.Warn("closing the samples files", zap.Error(err))
+			}
+		}()
+	}
+	r.spool = o.Spool
+	if r.spool == nil {
+		r.spool = r.csv
+	}
+	sum, loadEnd, err := r.loop(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.remote != nil {
+		r.fetchRemote(ctx)
+	}
+	rep, err := r.report(sum, tgt, loadEnd)
+	if err != nil {
+		return nil, err
+	}
+	if o.OutDir != "" {
+		if err := rep.WriteFiles(o.OutDir); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+func closeTarget(t *probes.Target, log *zap.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := t.Close(ctx); err != nil {
+		log.Warn("stopping the target", zap.Error(err))
+	}
+}
+
+// wireLoad chains the run's own interval bookkeeping before the progress
+// printer and any caller's hook.
+func (r *runner) wireLoad() {
+	o := r.o
+	var progress func(load.Interval)
+	if o.Progress != nil {
+		progress = load.NewProgress(o.Progress, o.Load.Requests)
+	}
+	user := o.Load.OnInterval
+	o.Load.OnInterval = func(iv load.Interval) {
+		r.mu.Lock()
+		r.last = iv
+		r.mu.Unlock()
+		if progress != nil {
+			progress(iv)
+		}
+		if user != nil {
+			user(iv)
+		}
+	}
+}
+
+// loop samples the idle baseline, then runs the load and samples on the
+// paced cadence until the load ends, then through the cool-down. It
+// returns the load summary and when the load ended.
+func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
+	r.start = r.o.Now()
+	r.tick = time.NewTicker(r.pace.cur)
+	defer r.tick.Stop()
+	if d := r.o.baseline(); d > 0 {
+		r.o.Log.Info("baseline: sampling the idle target before the load", zap.Duration("baseline", d))
+		r.idle(ctx, d)
+	}
+	var sum *load.Summary
+	var lerr error
+	done := make(chan struct{})
+	r.loadStarted = true
+	r.loadStart = r.o.Now().Sub(r.start).Seconds()
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	defer stopLoad()
+	r.stopLoad = stopLoad
+	go func() {
+		defer close(done)
+		sum, lerr = r.eng.Run(loadCtx)
+	}()
+	r.setInterval(r.pace.underLoad(0, 0, true)) // back from the baseline's interval
+	r.take()
+	for running := true; running; {
+		select {
+		case <-r.tick.C:
+			r.take()
+		case <-done:
+			running = false
+		}
+	}
+	if lerr != nil {
+		return nil, time.Time{}, lerr
+	}
+	r.take() // the load's last state, still in the soak phase
+	loadEnd := r.o.Now()
+	r.loadDone = true
+	if r.sampler != nil && r.o.Cooldown > 0 && ctx.Err() == nil && r.died == nil {
+		r.o.Log.Info("cool-down: load stopped, sampling goes on", zap.Duration("cooldown", r.o.Cooldown))
+		r.idle(ctx, r.o.Cooldown)
+	}
+	return sum, loadEnd, nil
+}
+
+// idle samples an idle phase (the baseline or the cool-down) of length d,
+// at least minPhaseSamples times when the interval is automatic, and once
+// more at its end.
+func (r *runner) idle(ctx context.Context, d time.Duration) {
+	r.setInterval(r.pace.idle(d))
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	r.take()
+	for {
+		select {
+		case <-r.tick.C:
+			r.take()
+		case <-timer.C:
+			r.take()
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// setInterval moves the ticker to d.
+func (r *runner) setInterval(d time.Duration) {
+	r.pace.cur = d
+	r.tick.Reset(d)
+}
+
+// take records one sample now, measures what it cost, and under load
+// re-paces the ticker.
+func (r *runner) take() {
+	runtime.LockOSThread()
+	cpu0 := threadCPU()
+	rec := r.record()
+	if err := r.spool.Append(rec); err != nil {
+		r.o.Log.Error("spooling a sample", zap.Error(err))
+	}
+	if r.csv != nil && Spool(r.csv) != r.spool {
+		if err := r.csv.Append(rec); err != nil {
+			r.o.Log.Error("writing samples.csv", zap.Error(err))
+		}
+	}
+	if r.o.OnRecord != nil {
+		r.o.OnRecord(rec)
+	}
+	r.pace.observe(threadCPU() - cpu0)
+	runtime.UnlockOSThread()
+	if r.loadStarted && !r.loadDone {
+		r.watchDeath(rec)
+		d := r.pace.underLoad(rec.Elapsed-r.loadStart, rec.Requests, rec.Phase == verdict.Warmup)
+		if r.pace.retick(d) {
+			r.tick.Reset(d)
+		}
+		r.pace.ran()
+	}
+}
+
+// watchDeath stops the load when the target has been gone for longer than
+// the grace period; a target back within it (a restart: a new
+// incarnation) goes on being soaked.
+func (r *runner) watchDeath(rec model.Record) {
+	if r.sampler == nil || r.o.DeadGrace < 0 || r.died != nil {
+		return
+	}
+	if rec.Alive {
+		r.goneSince = time.Time{}
+		return
+	}
+	if r.goneSince.IsZero() {
+		r.goneSince = rec.Time
+		r.o.Log.Warn("the target is gone; the load stops unless it is back within the grace period",
+			zap.Duration("grace", r.o.DeadGrace))
+		return
+	}
+	if rec.Time.Sub(r.goneSince) >= r.o.DeadGrace {
+		died := r.goneSince
+		r.died = &died
+		r.o.Log.Error("the target died and is not back: stopping the load",
+			zap.Time("died_at", died), zap.Duration("grace", r.o.DeadGrace))
+		r.stopLoad()
+	}
+}
+
+// record samples the target and joins the load's progress.
+func (r *runner) record() model.Record {
+	var s probes.Sample
+	if r.sampler != nil {
+		s = r.sampler.Sample()
+	} else {
+		s.Time = r.o.Now()
+	}
+	r.mu.Lock()
+	iv := r.last
+	r.mu.Unlock()
+	rec := model.Record{
+		Sample:   s,
+		Elapsed:  s.Time.Sub(r.start).Seconds(),
+		Requests: r.eng.Completed(),
+		Errors:   r.eng.Errors(),
+		P50:      iv.P50,
+		P99:      iv.P99,
+	}
+	if prev := r.prev; prev != nil {
+		if dt := rec.Elapsed - prev.Elapsed; dt > 0 && rec.Requests >= prev.Requests {
+			rec.Rate = float64(rec.Requests-prev.Requests) / dt
+		}
+	}
+	rec.Phase = r.phase(rec)
+	prev := rec
+	prev.Members, prev.Top = nil, nil
+	r.prev = &prev
+	r.samples++
+	return rec
+}
+
+// phase places a record: in the warm-up until it reaches the first of the
+// warm-up bounds that are set (both are only set by the default warm-up of
+// a run bounded by both -n and -d, which stops at whichever comes first).
+func (r *runner) phase(rec model.Record) verdict.Phase {
+	reqLeft := r.wReq == 0 || rec.Requests < r.wReq
+	durLeft := r.wDur == 0 || time.Duration((rec.Elapsed-r.loadStart)*float64(time.Second)) < r.wDur
+	switch {
+	case !r.loadStarted:
+		return verdict.Baseline
+	case r.loadDone:
+		return verdict.Cooldown
+	case (r.wReq > 0 || r.wDur > 0) && reqLeft && durLeft:
+		return verdict.Warmup
+	}
+	return verdict.Soak
+}
+
+// preflight checks that every endpoint's host and port accept a TCP
+// connection, so that an unreachable target is one clear line, not a
+// report full of errors.
+func preflight(ctx context.Context, eps []load.Endpoint) error {
+	seen := map[string]bool{}
+	for _, ep := range eps {
+		a, err := dialaddr.Parse(ep.URL)
+		if err != nil {
+			return errors.New(redact.In(fmt.Sprintf("URL %v", err), ep.URL))
+		}
+		addr := a.String()
+		if seen[addr] {
+			continue
+		}
+		seen[addr] = true
+		d := net.Dialer{Timeout: 5 * time.Second}
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return fmt.Errorf("cannot reach %s: %w (is the server running and listening on %s?)", redact.URL(ep.URL), unwrapOp(err), addr)
+		}
+		c.Close()
+	}
+	return nil
+}
+
+func unwrapOp(err error) error {
+	if op, ok := err.(*net.OpError); ok {
+		if se, ok := op.Err.(*os.SyscallError); ok {
+			return se.Err
+		}
+		return op.Err
+	}
+	return err
+}

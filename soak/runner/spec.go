@@ -1,0 +1,509 @@
+package runner
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"regexp/syntax"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/probes/remote"
+	"github.com/soakd/soakd/soak/field"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// Spec is a run as a user writes it. `soakd run`'s flags and a daemon
+// job's YAML are two spellings of it: both start from DefaultSpec, both
+// are checked by Check, whose errors carry the field's path (the CLI words
+// a path as its flag, the config as file:line), and both become Options
+// through Options.
+type Spec struct {
+	Target     TargetSpec     `yaml:"target"`
+	Load       LoadSpec       `yaml:"load"`
+	Sampling   SamplingSpec   `yaml:"sampling"`
+	Phases     PhasesSpec     `yaml:"phases"`
+	Thresholds ThresholdsSpec `yaml:"thresholds"`
+}
+
+// TargetSpec says which process tree a run samples. At most one of PID,
+// PIDFile, Match, Unit and Exec is set; with none, the owner of the load
+// URL's port is looked up.
+type TargetSpec struct {
+	PID          int           `yaml:"pid"`
+	PIDFile      string        `yaml:"pidfile"`
+	Match        string        `yaml:"match"`
+	Unit         string        `yaml:"unit"`
+	Exec         string        `yaml:"exec"`
+	ExecLog      string        `yaml:"exec_log"`
+	ExecShow     bool          `yaml:"exec_show"`
+	ReadyTimeout time.Duration `yaml:"ready_timeout"`
+	StopGrace    time.Duration `yaml:"stop_grace"`
+	NoProbe      bool          `yaml:"no_probe"`
+	// DeadGrace is how long the target may be gone during the load
+	// before the load stops (0: the default, 10 s; negative: never).
+	DeadGrace time.Duration `yaml:"dead_grace"`
+	// Remote samples the target through its metrics instead of /proc:
+	// its own endpoint (metrics_url) or a Prometheus server's series
+	// (prometheus_url with a selector). Exec may still start it.
+	Remote remote.Config `yaml:"remote"`
+}
+
+// LoadSpec is the HTTP load.
+type LoadSpec struct {
+	URL          string        `yaml:"url"`
+	TargetsFile  string        `yaml:"targets_file"`
+	Method       string        `yaml:"method"`
+	Headers      []string      `yaml:"headers"`
+	Body         string        `yaml:"body"` // a STRING, or @FILE
+	ContentType  string        `yaml:"content_type"`
+	Concurrency  int           `yaml:"concurrency"` // 0: the load's default (1 closed, rate × timeout open)
+	Rate         float64       `yaml:"rate"`
+	Requests     uint64        `yaml:"requests"`
+	Duration     time.Duration `yaml:"duration"`
+	KeepAlive    bool          `yaml:"keepalive"`
+	Timeout      time.Duration `yaml:"timeout"`
+	Insecure     bool          `yaml:"insecure"`
+	ExpectStatus []string      `yaml:"expect_status"`
+	ExpectBody   string        `yaml:"expect_body"`
+	CheckLength  bool          `yaml:"check_length"`
+}
+
+// SamplingSpec is the cadence of the target's samples.
+type SamplingSpec struct {
+	Interval      time.Duration `yaml:"interval"`       // 0 = paced to the run
+	Smaps         bool          `yaml:"smaps"`          // false: never read smaps_rollup
+	SmapsInterval time.Duration `yaml:"smaps_interval"` // 0: paced to the load's duration
+	TopN          int           `yaml:"top_n"`          // per-process breakdown size
+}
+
+// PhasesSpec are the idle baseline before the load, the warm-up (excluded
+// from the fits) and the cool-down.
+type PhasesSpec struct {
+	Baseline time.Duration `yaml:"baseline"` // 0 skips it
+	Warmup   string        `yaml:"warmup"`   // N requests, 30s, 10%, or 0
+	Cooldown time.Duration `yaml:"cooldown"`
+}
+
+// ThresholdsSpec are the verdict's thresholds and the memory limit.
+type ThresholdsSpec struct {
+	Alpha               float64 `yaml:"alpha"`
+	LeakBytesPerRequest float64 `yaml:"leak_bytes_per_request"`
+	LeakMinGrowth       string  `yaml:"leak_min_growth"` // a size, e.g. 1MiB
+	LeakFDsPerRequest   float64 `yaml:"leak_fds_per_request"`
+	MemLimit            string  `yaml:"mem_limit"` // a size; "" = the cgroup's memory.max
+	// The horizon floors: growth projected over LeakHorizon at the
+	// observed throughput that makes a leak (LeakHorizonGrowth of memory,
+	// LeakHorizonFDs fds, or LeakLimitShare of the limit), and reaching
+	// a limit within ExhaustionWithin.
+	LeakHorizon       time.Duration `yaml:"leak_horizon"`
+	LeakHorizonGrowth string        `yaml:"leak_horizon_growth"` // a size, e.g. 64MiB
+	LeakHorizonFDs    float64       `yaml:"leak_horizon_fds"`
+	LeakLimitShare    float64       `yaml:"leak_limit_share"`
+	ExhaustionWithin  time.Duration `yaml:"exhaustion_within"`
+}
+
+// DefaultSpec returns a Spec with every default set. It is the only place
+// the defaults are written: the CLI's flags show them and the config
+// decodes each job over them.
+func DefaultSpec() Spec {
+	return Spec{
+		Target: TargetSpec{ReadyTimeout: 10 * time.Second, StopGrace: 5 * time.Second},
+		Load: LoadSpec{
+			Method: "GET", KeepAlive: true, Timeout: 30 * time.Second, // Concurrency 0: the load's default
+		},
+		Sampling:   SamplingSpec{Smaps: true, TopN: 5}, // SmapsInterval 0: paced to the load's duration
+		Phases:     PhasesSpec{Baseline: DefaultBaseline, Warmup: "10%"},
+		Thresholds: DefaultThresholds(),
+	}
+}
+
+// DefaultThresholds are the verdict package's thresholds, spelt as a
+// user writes them.
+func DefaultThresholds() ThresholdsSpec {
+	mem, fds := verdict.MemoryThresholds, verdict.FDThresholds
+	return ThresholdsSpec{
+		Alpha: mem.Alpha, LeakBytesPerRequest: mem.MinPerRequest, LeakMinGrowth: size(mem.MinTotal),
+		LeakFDsPerRequest: fds.MinPerRequest,
+		LeakHorizon:       seconds(mem.Horizon), LeakHorizonGrowth: size(mem.HorizonGrowth), LeakHorizonFDs: fds.HorizonGrowth,
+		LeakLimitShare: mem.HorizonLimitShare, ExhaustionWithin: seconds(mem.Exhaustion),
+	}
+}
+
+// size writes bytes as a user would: 1MiB, 64MiB.
+func size(b float64) string {
+	for _, u := range []struct {
+		name string
+		n    uint64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if v := uint64(b); v >= u.n && v%u.n == 0 {
+			return fmt.Sprintf("%d%s", v/u.n, u.name)
+		}
+	}
+	return fmt.Sprintf("%.0fB", b)
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// Check validates the whole spec, every field, and returns the problems
+// (nil when there are none). It reads the files the spec names
+// (targets_file, a body @FILE) to check them.
+func (s *Spec) Check() field.Errors {
+	var es field.Errors
+	s.Target.check(&es)
+	s.Load.check(&es)
+	s.Sampling.check(&es)
+	s.Phases.check(&es)
+	s.Thresholds.check(&es)
+	return es
+}
+
+func (t *TargetSpec) check(es *field.Errors) {
+	kinds := t.kinds()
+	if len(kinds) > 1 {
+		es.Add("target."+kinds[1], "set only one of {target.pid}, {target.pidfile}, {target.match}, {target.unit}, {target.exec} (also set: {target.%s})", kinds[0])
+	}
+	if t.NoProbe && len(kinds) > 0 {
+		es.Add("target.no_probe", "{target.no_probe} samples no target, but {target.%s} is set: drop one", kinds[0])
+	}
+	t.checkRemote(es, kinds)
+	if t.PID < 0 {
+		es.Add("target.pid", "must be > 0, got %d", t.PID)
+	}
+	if t.Match != "" {
+		if _, err := regexp.Compile(t.Match); err != nil {
+			es.Add("target.match", "%q: bad regexp: %s", t.Match, regexpError(err))
+		}
+	}
+	if t.Exec == "" {
+		if t.ExecLog != "" {
+			es.Add("target.exec_log", "only with {target.exec}")
+		}
+		if t.ExecShow {
+			es.Add("target.exec_show", "only with {target.exec}")
+		}
+	}
+	if t.ReadyTimeout <= 0 {
+		es.Add("target.ready_timeout", "must be > 0, got %s", t.ReadyTimeout)
+	}
+	if t.StopGrace < 0 {
+		es.Add("target.stop_grace", "must be >= 0, got %s", t.StopGrace)
+	}
+}
+
+// checkRemote checks the remote source: its own fields, and that it is
+// the run's only way to sample (exec may still start the target).
+func (t *TargetSpec) checkRemote(es *field.Errors, kinds []string) {
+	if err := t.Remote.Validate(); err != nil {
+		if fe := field.As(err); fe != nil {
+			*es = append(*es, fe...)
+		} else {
+			es.Add("target.remote", "%v", err)
+		}
+		return
+	}
+	if !t.Remote.Enabled() {
+		return
+	}
+	if t.NoProbe {
+		es.Add("target.no_probe", "{target.no_probe} samples nothing, but a remote source is set: drop one")
+	}
+	for _, k := range kinds {
+		if k != "exec" {
+			es.Add("target."+k, "a remote source samples the target through its metrics; {target.%s} picks a local process to sample instead: drop one", k)
+		}
+	}
+}
+
+// kinds lists the target kinds that are set, in field order.
+func (t *TargetSpec) kinds() []string {
+	var k []string
+	for _, c := range []struct {
+		name string
+		set  bool
+	}{{"pid", t.PID != 0}, {"pidfile", t.PIDFile != ""}, {"match", t.Match != ""}, {"unit", t.Unit != ""}, {"exec", t.Exec != ""}} {
+		if c.set {
+			k = append(k, c.name)
+		}
+	}
+	return k
+}
+
+var methodRE = regexp.MustCompile(`^[A-Za-z]+$`)
+
+func (l *LoadSpec) check(es *field.Errors) {
+	l.checkEndpoints(es)
+	if !methodRE.MatchString(l.Method) {
+		es.Add("load.method", "%q: want a method such as GET or POST", l.Method)
+	}
+	for i, h := range l.Headers {
+		if _, err := load.ParseHeader(h); err != nil {
+			es.Add(fmt.Sprintf("load.headers[%d]", i), "%q: want \"Name: value\"", h)
+		}
+	}
+	if strings.ContainsAny(l.ContentType, "\r\n") {
+		es.Add("load.content_type", "must not contain line breaks")
+	}
+	l.checkBounds(es)
+	for i, s := range l.ExpectStatus {
+		if !validStatus(s) {
+			es.Add(fmt.Sprintf("load.expect_status[%d]", i), "%q: want a status code 100-599 or a class such as 2xx", s)
+		}
+	}
+	if _, err := regexp.Compile(l.ExpectBody); err != nil {
+		es.Add("load.expect_body", "%q: bad regexp: %s", l.ExpectBody, regexpError(err))
+	}
+}
+
+// checkBounds checks the load's numbers, and that it ends by itself.
+func (l *LoadSpec) checkBounds(es *field.Errors) {
+	if l.Concurrency < 0 {
+		es.Add("load.concurrency", "must be >= 1 (or 0, the default: 1 in closed loop, rate × timeout at most 256 in open loop), got %d", l.Concurrency)
+	}
+	if l.Rate < 0 || l.Rate != l.Rate {
+		es.Add("load.rate", "must be >= 0 (0 = closed loop), got %g", l.Rate)
+	}
+	if l.Duration < 0 {
+		es.Add("load.duration", "must be >= 0, got %s", l.Duration)
+	}
+	if l.Duration == 0 && l.Requests == 0 {
+		es.Add("load", "set {load.duration} or {load.requests} (or both): a soak must end by itself")
+	}
+	if l.Timeout <= 0 {
+		es.Add("load.timeout", "must be > 0, got %s", l.Timeout)
+	}
+}
+
+func (l *LoadSpec) checkEndpoints(es *field.Errors) {
+	switch {
+	case l.URL == "" && l.TargetsFile == "":
+		es.Add("load.url", "required (or {load.targets_file}): the URL to soak, e.g. http://127.0.0.1:8080/")
+	case l.URL != "" && l.TargetsFile != "":
+		es.Add("load.targets_file", "set {load.url} or {load.targets_file}, not both")
+	case l.URL != "":
+		checkHTTPURL(es, "load.url", l.URL)
+	default:
+		if err := readable(l.TargetsFile); err != nil {
+			es.Add("load.targets_file", "%v", err)
+		} else if _, err := load.ParseTargetsFile(l.TargetsFile); err != nil {
+			es.Add("load.targets_file", "%v", err)
+		}
+		if l.Body != "" {
+			es.Add("load.body", "not used with {load.targets_file} (give bodies there as @FILE)")
+		}
+	}
+	if name, ok := strings.CutPrefix(l.Body, "@"); ok {
+		if err := readable(name); err != nil {
+			es.Add("load.body", "%v", err)
+		}
+	}
+}
+
+// checkHTTPURL checks an absolute http(s) URL, and shows it with any
+// password redacted.
+func checkHTTPURL(es *field.Errors, path, raw string) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		es.Add(path, "%q: want an absolute http:// or https:// URL", ShownURL(raw))
+		return
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.ParseUint(p, 10, 16); err != nil || n == 0 {
+			es.Add(path, "%q: port %q: want 1-65535", ShownURL(raw), p)
+		}
+	}
+}
+
+// ShownURL is raw with any password redacted.
+func ShownURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return raw
+}
+
+// readable says why the file at path cannot be read, or nil.
+func readable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// regexpError is the short cause of a regexp compile error.
+func regexpError(err error) string {
+	if se, ok := err.(*syntax.Error); ok {
+		return string(se.Code)
+	}
+	return err.Error()
+}
+
+func validStatus(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if len(s) == 3 && s[1:] == "xx" && s[0] >= '1' && s[0] <= '5' {
+		return true
+	}
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= 100 && n <= 599
+}
+
+func (s *SamplingSpec) check(es *field.Errors) {
+	if s.Interval != 0 && s.Interval < MinInterval {
+		es.Add("sampling.interval", "must be at least %s, or 0 to pace it to the run, got %s", MinInterval, s.Interval)
+	}
+	if s.SmapsInterval < 0 {
+		es.Add("sampling.smaps_interval", "must be > 0, or 0 to pace it to the load's duration; got %s (turn {sampling.smaps} off to never read smaps_rollup)", s.SmapsInterval)
+	}
+	if s.TopN < 0 {
+		es.Add("sampling.top_n", "must be >= 0, got %d", s.TopN)
+	}
+}
+
+func (p *PhasesSpec) check(es *field.Errors) {
+	if _, err := ParseWarmup(p.Warmup); err != nil {
+		es.Add("phases.warmup", "%v", err)
+	}
+	if p.Cooldown < 0 {
+		es.Add("phases.cooldown", "must be >= 0, got %s", p.Cooldown)
+	}
+	if p.Baseline < 0 {
+		es.Add("phases.baseline", "must be >= 0 (0 skips it), got %s", p.Baseline)
+	}
+}
+
+func (t *ThresholdsSpec) check(es *field.Errors) {
+	if !(t.Alpha > 0 && t.Alpha < 0.5) {
+		es.Add("thresholds.alpha", "must be between 0 and 0.5 (exclusive), got %g", t.Alpha)
+	}
+	if !(t.LeakBytesPerRequest >= 0) {
+		es.Add("thresholds.leak_bytes_per_request", "must be >= 0, got %g", t.LeakBytesPerRequest)
+	}
+	if !(t.LeakFDsPerRequest >= 0) {
+		es.Add("thresholds.leak_fds_per_request", "must be >= 0, got %g", t.LeakFDsPerRequest)
+	}
+	if _, err := humanize.ParseBytes(t.LeakMinGrowth); err != nil {
+		es.Add("thresholds.leak_min_growth", "%q: want a size such as 1MiB or 500KB", t.LeakMinGrowth)
+	}
+	if t.MemLimit != "" {
+		if _, err := humanize.ParseBytes(t.MemLimit); err != nil {
+			es.Add("thresholds.mem_limit", "%q: want a size such as 512MiB or 2GB, or none for the cgroup's memory.max", t.MemLimit)
+		}
+	}
+	if t.LeakHorizon <= 0 {
+		es.Add("thresholds.leak_horizon", "must be > 0, e.g. 24h; got %s", t.LeakHorizon)
+	}
+	if g, err := humanize.ParseBytes(t.LeakHorizonGrowth); err != nil || g == 0 {
+		es.Add("thresholds.leak_horizon_growth", "%q: want a size > 0 such as 64MiB", t.LeakHorizonGrowth)
+	}
+	if !(t.LeakHorizonFDs > 0) {
+		es.Add("thresholds.leak_horizon_fds", "must be > 0, e.g. 1000; got %g", t.LeakHorizonFDs)
+	}
+	if !(t.LeakLimitShare > 0 && t.LeakLimitShare <= 1) {
+		es.Add("thresholds.leak_limit_share", "must be > 0 and <= 1, e.g. 0.1; got %g", t.LeakLimitShare)
+	}
+	if t.ExhaustionWithin <= 0 {
+		es.Add("thresholds.exhaustion_within", "must be > 0, e.g. 168h; got %s", t.ExhaustionWithin)
+	}
+}
+
+// Options checks the spec and turns it into a run's options: Load,
+// Target, NoProbe, Sampler, Interval, Baseline, Warmup, Cooldown, the
+// thresholds and MemLimit. The caller adds Log, Progress, OutDir,
+// OnRecord and the like. It reads the targets file and a body @FILE, so
+// a daemon calls it for each run to pick up their current content.
+func (s *Spec) Options() (Options, error) {
+	var o Options
+	if err := s.Check().Err(); err != nil {
+		return o, err
+	}
+	l, err := s.Load.options()
+	if err != nil {
+		return o, err
+	}
+	o.Load = l
+	t := s.Target
+	o.Target = probes.Spec{
+		PID: t.PID, PIDFile: t.PIDFile, Match: t.Match, Unit: t.Unit, Exec: t.Exec,
+		ExecLog: t.ExecLog, ExecShow: t.ExecShow, ReadyTimeout: t.ReadyTimeout, StopGrace: t.StopGrace,
+		URL: l.Endpoints[0].URL,
+	}
+	o.NoProbe, o.DeadGrace, o.Remote = t.NoProbe, t.DeadGrace, t.Remote
+	o.Interval = s.Sampling.Interval
+	o.Sampler = probes.SamplerOptions{SmapsInterval: s.Sampling.SmapsInterval, TopN: s.Sampling.TopN}
+	if !s.Sampling.Smaps {
+		o.Sampler.SmapsInterval = -1
+	}
+	o.Warmup, _ = ParseWarmup(s.Phases.Warmup) // checked
+	o.Cooldown = s.Phases.Cooldown
+	o.Baseline = s.Phases.Baseline
+	if o.Baseline == 0 {
+		o.Baseline = -1 // skipped
+	}
+	ao, _ := s.Thresholds.Analysis() // checked
+	o.Memory, o.FDs, o.MemLimit = ao.Memory, ao.FDs, ao.MemLimit
+	return o, nil
+}
+
+// options builds the load engine's options. A targets file or a body file
+// that changed since Check can still fail here; the error names the field.
+func (l *LoadSpec) options() (load.Options, error) {
+	o := load.Options{
+		ContentType: l.ContentType, Concurrency: l.Concurrency, Rate: l.Rate,
+		Requests: l.Requests, Duration: l.Duration, KeepAlive: l.KeepAlive, Timeout: l.Timeout,
+		ExpectStatus: l.ExpectStatus, CheckLength: l.CheckLength, InsecureTLS: l.Insecure,
+	}
+	if l.TargetsFile != "" {
+		eps, err := load.ParseTargetsFile(l.TargetsFile)
+		if err != nil {
+			return o, field.Errors{{Path: "load.targets_file", Msg: err.Error()}}
+		}
+		o.Endpoints = eps
+	} else {
+		body, err := load.ParseBody(l.Body)
+		if err != nil {
+			return o, field.Errors{{Path: "load.body", Msg: err.Error()}}
+		}
+		o.Endpoints = []load.Endpoint{{Weight: 1, Method: strings.ToUpper(l.Method), URL: l.URL, Body: body}}
+	}
+	for _, h := range l.Headers {
+		hd, _ := load.ParseHeader(h) // checked
+		o.Headers = append(o.Headers, hd)
+	}
+	if l.ExpectBody != "" {
+		o.ExpectBody = regexp.MustCompile(l.ExpectBody) // checked
+	}
+	return o, nil
+}
+
+// Analysis turns the thresholds into the analysis' options; soakd analyze
+// uses it alone. Its errors are Check's.
+func (t *ThresholdsSpec) Analysis() (AnalysisOptions, error) {
+	var ao AnalysisOptions
+	var es field.Errors
+	t.check(&es)
+	if len(es) > 0 {
+		return ao, es
+	}
+	if t.MemLimit != "" {
+		ao.MemLimit, _ = humanize.ParseBytes(t.MemLimit)
+	}
+	growth, _ := humanize.ParseBytes(t.LeakMinGrowth)
+	hGrowth, _ := humanize.ParseBytes(t.LeakHorizonGrowth)
+	horizon := verdict.Thresholds{Horizon: t.LeakHorizon.Seconds(), HorizonLimitShare: t.LeakLimitShare, Exhaustion: t.ExhaustionWithin.Seconds()}
+	ao.Memory, ao.FDs = horizon, horizon
+	ao.Memory.Alpha, ao.Memory.MinPerRequest, ao.Memory.MinTotal = t.Alpha, t.LeakBytesPerRequest, float64(growth)
+	ao.Memory.HorizonGrowth = float64(hGrowth)
+	ao.FDs.Alpha, ao.FDs.MinPerRequest, ao.FDs.MinTotal = t.Alpha, t.LeakFDsPerRequest, verdict.FDThresholds.MinTotal
+	ao.FDs.HorizonGrowth = t.LeakHorizonFDs
+	return ao, nil
+}

@@ -1,0 +1,190 @@
+// Package soaktest holds what soakd's tests share: building the test
+// servers once per test binary, starting one on a loopback port from :0
+// and reaping it when the test ends, and waiting for a condition with a
+// deadline instead of sleeping.
+package soaktest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test programs of the repository, by import path.
+const (
+	Target  = "github.com/soakd/soakd/testdata/target"  // the leaky demo target
+	Recycle = "github.com/soakd/soakd/testdata/recycle" // prefork and supervised servers
+	CPUZoo  = "github.com/soakd/soakd/testdata/cpuzoo"  // the CPU verdict's servers
+	Soakd   = "github.com/soakd/soakd/cmd/soakd"
+)
+
+// WaitFor polls cond until it holds, and fails the test when it does not
+// within timeout; what names the condition in the failure.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// builds holds what Binary built in this test binary.
+var builds struct {
+	sync.Mutex
+	dir  string
+	bins map[string]string
+	errs map[string]error
+}
+
+// Dir is the directory this test binary builds its programs into, made
+// on first use and removed by Main.
+func Dir(t testing.TB) string {
+	t.Helper()
+	builds.Lock()
+	defer builds.Unlock()
+	dir, err := buildDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func buildDir() (string, error) {
+	if builds.dir == "" {
+		dir, err := os.MkdirTemp("", "soakd-test-bin-")
+		if err != nil {
+			return "", err
+		}
+		builds.dir = dir
+	}
+	return builds.dir, nil
+}
+
+// Binary builds the Go main package pkg once per test binary, whichever
+// test asks first, and returns the program's path.
+func Binary(t testing.TB, pkg string) string {
+	t.Helper()
+	builds.Lock()
+	defer builds.Unlock()
+	if bin, ok := builds.bins[pkg]; ok {
+		return bin
+	}
+	if err := builds.errs[pkg]; err != nil {
+		t.Fatal(err)
+	}
+	dir, err := buildDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
+	if err != nil {
+		if builds.errs == nil {
+			builds.errs = map[string]error{}
+		}
+		builds.errs[pkg] = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		t.Fatal(builds.errs[pkg])
+	}
+	if builds.bins == nil {
+		builds.bins = map[string]string{}
+	}
+	builds.bins[pkg] = bin
+	return bin
+}
+
+// Main runs the tests and then removes the programs Binary built; a
+// package's TestMain calls os.Exit(soaktest.Main(m)).
+func Main(m *testing.M) int {
+	code := m.Run()
+	builds.Lock()
+	defer builds.Unlock()
+	if builds.dir != "" {
+		os.RemoveAll(builds.dir)
+	}
+	return code
+}
+
+// Server is a test server started by StartServer.
+type Server struct {
+	URL  string // http://HOST:PORT/
+	Addr string // HOST:PORT
+	PID  int
+	Cmd  *exec.Cmd
+	// Done is closed once the process has exited and been reaped.
+	Done <-chan struct{}
+}
+
+// StartServer starts program with args and --port-file FILE, in a process
+// group of its own, and waits until it has written "HOST:PORT\n" to FILE.
+// The program must listen on loopback, from port 0. When the test ends
+// the process gets SIGTERM, then SIGKILL after 10 s, by its PID, and is
+// reaped; what is left of its group (workers it started) gets SIGKILL.
+func StartServer(t testing.TB, program string, args ...string) *Server {
+	t.Helper()
+	portFile := filepath.Join(t.TempDir(), "port")
+	cmd := exec.Command(program, append(args, "--port-file", portFile)...)
+	var stderr lockedBuilder
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its workers, if any, share its group
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", program, err)
+	}
+	pid := cmd.Process.Pid
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+		if err := syscall.Kill(-pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+			syscall.Kill(-pid, syscall.SIGKILL) // what is left of the group it started
+		}
+	})
+	deadline := time.After(30 * time.Second)
+	for {
+		if b, err := os.ReadFile(portFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			addr := strings.TrimSpace(string(b))
+			return &Server{URL: "http://" + addr + "/", Addr: addr, PID: pid, Cmd: cmd, Done: exited}
+		}
+		select {
+		case <-exited:
+			t.Fatalf("%s exited before writing its port file: %v\n%s", program, cmd.ProcessState, stderr.String())
+		case <-deadline:
+			t.Fatalf("%s did not write its port file within 30s", program)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// lockedBuilder is a strings.Builder that the process's stderr copier and
+// the test may use at once.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -23,6 +23,8 @@ const (
 	kCPUSystem  = "cpu_system"
 	kStart      = "start"
 	kMemLimit   = "mem_limit"
+	kCPUQuota   = "cpu_quota"
+	kCPUPeriod  = "cpu_period"
 	kWorkingSet = "working_set_bytes"
 	extraPrefix = "extra:"
 )
@@ -72,6 +74,8 @@ var families = []*family{
 			{kRSS, "container_memory_rss", nil},
 			{kWorkingSet, "container_memory_working_set_bytes", nil},
 			{kMemLimit, "container_spec_memory_limit_bytes", nil},
+			{kCPUQuota, "container_spec_cpu_quota", nil},
+			{kCPUPeriod, "container_spec_cpu_period", nil},
 			{kFDs, "container_file_descriptors", nil},
 			{kThreads, "container_threads", nil},
 			{kProcs, "container_processes", nil},
@@ -312,6 +316,10 @@ func (b *builder) sample(t time.Time, r reading) probes.Sample {
 		s.Threads = uint64(v)
 	} else {
 		s.NoThreads = true
+	}
+	if q, p := r[kCPUQuota], r[kCPUPeriod]; q > 0 && p > 0 {
+		s.CPUCapacity = q / p
+		s.CPUCapacitySource = "the container's CPU quota (container_spec_cpu_quota / container_spec_cpu_period)"
 	}
 	if v := r[kMemLimit]; v > 0 && v < 1<<62 {
 		s.MemMax = uint64(v)

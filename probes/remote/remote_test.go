@@ -17,8 +17,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 	"github.com/soakd/soakd/soak/field"
 	"go.uber.org/zap/zaptest"
+
+	"github.com/soakd/soakd/probes"
 )
 
 // instrumented is a handler exposing a real client_golang registry with
@@ -262,5 +265,73 @@ func TestScrapeEndpointGoesDown(t *testing.T) {
 	}
 	if notes := strings.Join(src.Notes(), "\n"); !strings.Contains(notes, "scrape failed: cannot scrape") {
 		t.Errorf("notes %q; want the failed scrape", notes)
+	}
+}
+
+// TestFamilies reads a cAdvisor and a process-exporter exposition through
+// decode, detect, read and the builder.
+func TestFamilies(t *testing.T) {
+	cadvisor := `# TYPE container_memory_working_set_bytes gauge
+container_memory_working_set_bytes{container="api",pod="api-7d9c"} 5e+07
+container_memory_rss{container="api",pod="api-7d9c"} 4e+07
+container_spec_memory_limit_bytes{container="api",pod="api-7d9c"} 2.68435456e+08
+container_spec_cpu_quota{container="api",pod="api-7d9c"} 50000
+container_spec_cpu_period{container="api",pod="api-7d9c"} 100000
+container_file_descriptors{container="api",pod="api-7d9c"} 12
+container_threads{container="api",pod="api-7d9c"} 9
+container_cpu_user_seconds_total{container="api",pod="api-7d9c"} 3.5
+container_cpu_system_seconds_total{container="api",pod="api-7d9c"} 1.5
+container_start_time_seconds{container="api",pod="api-7d9c"} 1.7e+09
+`
+	procexp := `namedprocess_namegroup_memory_bytes{groupname="api",memtype="resident"} 3e+07
+namedprocess_namegroup_memory_bytes{groupname="api",memtype="virtual"} 9e+08
+namedprocess_namegroup_memory_bytes{groupname="api",memtype="swapped"} 0
+namedprocess_namegroup_open_filedesc{groupname="api"} 20
+namedprocess_namegroup_num_threads{groupname="api"} 7
+namedprocess_namegroup_num_procs{groupname="api"} 3
+namedprocess_namegroup_cpu_seconds_total{groupname="api",mode="user"} 2
+namedprocess_namegroup_cpu_seconds_total{groupname="api",mode="system"} 1
+namedprocess_namegroup_oldest_start_time_seconds{groupname="api"} 1.7e+09
+`
+	for _, tc := range []struct {
+		name, text, family string
+		check              func(s probes.Sample) string
+	}{
+		{"cadvisor", cadvisor, "cAdvisor", func(s probes.Sample) string {
+			if s.RSS != 4e7 || s.Extra["working_set_bytes"] != 5e7 || s.MemMax != 268435456 || s.FDs != 12 || s.Threads != 9 ||
+				s.CPUUser != 3.5 || s.CPUSystem != 1.5 || s.CPUSplitUnknown || s.CPUCapacity != 0.5 {
+				return fmt.Sprintf("%+v", s)
+			}
+			return ""
+		}},
+		{"process-exporter", procexp, "process-exporter", func(s probes.Sample) string {
+			if s.RSS != 3e7 || s.VMS != 9e8 || s.FDs != 20 || s.Threads != 7 || s.Procs != 3 || s.CPUUser != 2 || s.CPUSystem != 1 {
+				return fmt.Sprintf("%+v", s)
+			}
+			return ""
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap, err := decode(strings.NewReader(tc.text), expfmt.NewFormat(expfmt.TypeTextPlain))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := detect(snap, "test")
+			if err != nil || !strings.Contains(f.name, tc.family) {
+				t.Fatalf("detect: %v, %v; want the %s family", f, err, tc.family)
+			}
+			r, amb := read(snap, f, nil)
+			if len(amb) > 0 {
+				t.Fatalf("ambiguous: %v", amb)
+			}
+			var n notes
+			s := newBuilder(f, &n).sample(time.Now(), r)
+			if bad := tc.check(s); bad != "" {
+				t.Errorf("sample %s", bad)
+			}
+			if ab := absent(f, r); ab["pss"] == "" || ab["rss"] != "" {
+				t.Errorf("absent = %v; want pss absent and rss present", ab)
+			}
+		})
 	}
 }

@@ -92,7 +92,11 @@ func TestRemoteSources(t *testing.T) {
 	prom := promtest.Start(t, 250*time.Millisecond,
 		promtest.Job{Name: "leaky", Targets: []string{host(promURL)}},
 		promtest.Job{Name: "clean", Targets: []string{host(cleanPromURL)}},
-		promtest.Job{Name: "twins", Targets: []string{host(cleanMetricsURL), host(metricsURL)}})
+		promtest.Job{Name: "twins", Targets: []string{host(cleanMetricsURL), host(metricsURL)}},
+		// Scraped too, though soaked through /proc, so that its heap is as
+		// warm as the others' when the soaks start: a fresh Go server's
+		// heap grows under its first load, and the three slopes compare.
+		promtest.Job{Name: "proc", Targets: []string{host(procURL)}})
 	t.Run("bad selector", func(t *testing.T) {
 		for _, tc := range []struct{ selector, want string }{
 			{`{job="twins"}`, "holds 2 series of process_resident_memory_bytes"},
@@ -142,11 +146,11 @@ func TestRemoteSources(t *testing.T) {
 				tune := tc.tune
 				if !tc.leak {
 					// As many requests as two closed-loop clients get in
-					// 10 s: a Go server's RSS jitters by some 300 KiB, and
+					// 12 s: a Go server's RSS jitters by some 300 KiB, and
 					// "stable" needs that under 16 B per request.
 					tune = func(o *runner.Options) {
 						tc.tune(o)
-						o.Load.Rate, o.Load.Concurrency, o.Load.Duration = 0, 2, 10*time.Second
+						o.Load.Rate, o.Load.Concurrency, o.Load.Duration = 0, 2, 12*time.Second
 					}
 				}
 				if !tc.leak {

@@ -59,6 +59,7 @@ func (r *reporter) take(now time.Time) Interval {
 	r.e.eachWorker(func(w *worker) {
 		w.st.mu.Lock()
 		h.Merge(w.st.ivl)
+		w.st.total.Merge(w.st.ivl) // one record per request, folded here
 		w.st.ivl.Reset()
 		req += w.st.completed.Load()
 		errs += w.st.errors.Load()
@@ -104,6 +105,7 @@ func (e *Engine) summary(start, end time.Time) *Summary {
 		w.st.mu.Lock()
 		defer w.st.mu.Unlock()
 		h.Merge(w.st.total)
+		h.Merge(w.st.ivl) // not yet folded into total (or no reporter)
 		s.add(&w.st)
 	})
 	if s.DurationSeconds > 0 {

@@ -12,7 +12,7 @@
 #   go build -o /tmp/soakd ./cmd/soakd && SOAKD=/tmp/soakd bash bench/footprint.sh
 #   SAMPLES=5000 INTERVAL=20ms MODES=run bash bench/footprint.sh   # a quick look
 #
-# Not run in CI: it takes SAMPLES x INTERVAL per mode (10 min each by
+# Not run in CI: it takes SAMPLES x INTERVAL x MARGIN per mode (13 min each by
 # default). Loopback only; every process it starts is stopped by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,11 +47,13 @@ gcc -O2 -o "$work/httpd" testdata/zoo/httpd.c
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# duration = SAMPLES x INTERVAL, in whole milliseconds
+# duration = SAMPLES x INTERVAL x MARGIN, in whole milliseconds: on a busy
+# machine a sample takes longer than the interval (the count is printed)
+MARGIN=${MARGIN:-1.3}
 ms=$(python3 -c "
 import re,sys
 m=re.fullmatch(r'([0-9.]+)(ms|s)', '$INTERVAL') or sys.exit('INTERVAL: want e.g. 20ms or 1s')
-print(int(float(m[1])*(1 if m[2]=='ms' else 1000)*$SAMPLES))")
+print(int(float(m[1])*(1 if m[2]=='ms' else 1000)*$SAMPLES*$MARGIN))")
 dur="${ms}ms"
 
 # the server lives for both modes and their analyses

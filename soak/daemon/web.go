@@ -125,10 +125,10 @@ func (d *Daemon) pageError(w http.ResponseWriter, err error) {
 	http.Error(w, err.Error(), http.StatusInternalServerError)
 }
 
-// ChartSamples is how many samples a running run's page draws at most.
-// The charts draw a few hundred points each; the rest of a long run's
-// series would only cost memory on every view.
-const ChartSamples = 4096
+// ChartSamples is how many samples a running run's page draws at most:
+// a chart draws at most two points (the least and the most) in each of
+// its 600 buckets, so more would only cost memory on every view.
+const ChartSamples = 1200
 
 // chartSamples reads a running run's series from the store into a
 // reservoir of ChartSamples records (without their members, which the

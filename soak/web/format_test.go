@@ -1,6 +1,7 @@
 package web
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/soakd/soakd/soak/model"
@@ -48,6 +49,26 @@ func TestLatencySkipsIdlePhases(t *testing.T) {
 		}
 		if _, ok := p99Value(rec(c.phase)); ok != c.want {
 			t.Errorf("p99 of a %s record: plotted %v; want %v", model.PhaseName(c.phase), ok, c.want)
+		}
+	}
+}
+
+// TestRemoteAbsentAndNotesShown: a report sampled through a remote source
+// lists what the source cannot see, and its notes, on the run page as in
+// the text report.
+func TestRemoteAbsentAndNotesShown(t *testing.T) {
+	rep := &model.Report{Verdict: "clean", Resources: map[string]verdict.Resource{"rss": {Verdict: "stable", Unit: "bytes"}},
+		Target: model.TargetInfo{Probed: true, Remote: &model.RemoteInfo{
+			Absent: map[string]string{"fds": "the endpoint exports no process_open_fds"},
+			Notes:  []string{"scrape failed at 02:00:01: connection refused"}}}}
+	var b strings.Builder
+	if err := RunReport(&b, rep, PageOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<th scope=\"row\">fds</th>", "ABSENT", "the endpoint exports no process_open_fds",
+		"Source note: scrape failed at 02:00:01: connection refused"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the run page lacks %q", want)
 		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,6 +165,8 @@ func badgeOf(v string) badge {
 		return badge{"warn", "◆", "client-bound"}
 	case "":
 		return badge{"none", "–", "none"}
+	case "absent":
+		return badge{"none", "–", "absent"}
 	}
 	return badge{"unknown", "?", v}
 }
@@ -178,14 +182,20 @@ type frame struct {
 // reportPage is the run page's content.
 type reportPage struct {
 	frame
-	Opt      PageOptions
-	Rep      *model.Report
-	Rows     []resourceRow
-	Exhaust  []resourceRow
+	Opt     PageOptions
+	Rep     *model.Report
+	Rows    []resourceRow
+	Exhaust []resourceRow
+	// Absent are the resources a remote probe source cannot see, each
+	// with why (model.RemoteInfo.Absent), in name order.
+	Absent   []absentRow
 	Charts   []chart
 	Errors   []count
 	Statuses []count
 }
+
+// absentRow is a named text: an absent resource and why.
+type absentRow struct{ Name, Why string }
 
 type resourceRow struct {
 	Name string
@@ -219,6 +229,11 @@ func RunReport(w io.Writer, rep *model.Report, opt PageOptions) error {
 		d.Rows = append(d.Rows, row)
 		if row.Limit > 0 || row.TimeToExhaustionSeconds != nil {
 			d.Exhaust = append(d.Exhaust, row)
+		}
+	}
+	if ri := rep.Target.Remote; ri != nil {
+		for _, n := range slices.Sorted(maps.Keys(ri.Absent)) {
+			d.Absent = append(d.Absent, absentRow{n, ri.Absent[n]})
 		}
 	}
 	if rep.Load != nil {

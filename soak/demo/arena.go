@@ -7,11 +7,11 @@ import (
 	"syscall"
 )
 
-// arena hands out memory outside the Go heap, from anonymous mappings, and
+// Arena hands out memory outside the Go heap, from anonymous mappings, and
 // touches every page it hands out. Memory taken from it is never returned,
 // so RSS grows by exactly what was taken (to the page), with no GC sawtooth
 // on top: a C server's malloc leak, in effect.
-type arena struct {
+type Arena struct {
 	mu    sync.Mutex // guards the fields below
 	chunk []byte
 	off   int
@@ -20,9 +20,9 @@ type arena struct {
 
 const arenaChunk = 256 << 20 // reserved per mapping; pages are only backed when touched
 
-// take leaks n bytes: it advances the arena by n and writes to every page
+// Take leaks n bytes: it advances the arena by n and writes to every page
 // that the advance reaches, so the kernel must back them.
-func (a *arena) take(n int) error {
+func (a *Arena) Take(n int) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for n > 0 {
@@ -48,8 +48,8 @@ func (a *arena) take(n int) error {
 	return nil
 }
 
-// leaked reports the bytes taken so far.
-func (a *arena) leaked() uint64 {
+// Leaked reports the bytes taken so far.
+func (a *Arena) Leaked() uint64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.total

@@ -37,11 +37,11 @@ type Server struct {
 	opts     Options
 	body     []byte
 	requests atomic.Uint64
-	leak     arena // per-request leaks
-	ctl      arena // /ctl/alloc
+	leak     Arena // per-request leaks
+	ctl      Arena // /ctl/alloc
 	// cache holds the cache entries, outside the Go heap like a C server's
 	// cache: it fills, then stays exactly flat.
-	cache arena
+	cache Arena
 	mu    sync.Mutex
 	fds   []*os.File // leaked or held fds; guarded by mu
 	mux   *http.ServeMux
@@ -79,7 +79,7 @@ func (s *Server) work(w http.ResponseWriter, r *http.Request) {
 	n := s.requests.Add(1)
 	o := &s.opts
 	if o.LeakBytes > 0 {
-		if err := s.leak.take(o.LeakBytes); err != nil {
+		if err := s.leak.Take(o.LeakBytes); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -91,7 +91,7 @@ func (s *Server) work(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if o.CacheEntries > 0 && n <= uint64(o.CacheEntries) {
-		if err := s.cache.take(o.CacheEntryBytes); err != nil {
+		if err := s.cache.Take(o.CacheEntryBytes); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -159,7 +159,7 @@ func intParam(r *http.Request, name string) (int, error) {
 func (s *Server) ctlAlloc(w http.ResponseWriter, r *http.Request) {
 	mib, err := intParam(r, "mib")
 	if err == nil {
-		err = s.ctl.take(mib << 20)
+		err = s.ctl.Take(mib << 20)
 	}
 	reply(w, err)
 }
@@ -205,7 +205,7 @@ func (s *Server) ctlStats(w http.ResponseWriter, r *http.Request) {
 	fds := len(s.fds)
 	s.mu.Unlock()
 	fmt.Fprintf(w, "requests %d\nleaked_bytes %d\nheld_fds %d\ncache_bytes %d\nallocated_bytes %d\n",
-		s.requests.Load(), s.leak.leaked(), fds, s.cache.leaked(), s.ctl.leaked())
+		s.requests.Load(), s.leak.Leaked(), fds, s.cache.Leaked(), s.ctl.Leaked())
 }
 
 func reply(w http.ResponseWriter, err error) {

@@ -18,13 +18,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/soakd/soakd/soak/demo"
 )
 
 func main() { os.Exit(run()) }
@@ -38,11 +38,11 @@ func run() int {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
-	var a arena
+	var a demo.Arena
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
-		if err := a.take(*leakBytes); err != nil {
+		if err := a.Take(*leakBytes); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -73,38 +73,4 @@ func run() int {
 		return 1
 	}
 	return 0
-}
-
-// arena hands out memory from anonymous mappings and touches every page it
-// hands out, never returning it: RSS grows by what was taken, to the page.
-type arena struct {
-	mu    sync.Mutex // guards chunk and off
-	chunk []byte
-	off   int
-}
-
-const arenaChunk = 256 << 20 // reserved per mapping; pages are backed when touched
-
-func (a *arena) take(n int) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	page := os.Getpagesize()
-	for n > 0 {
-		if a.chunk == nil || a.off >= len(a.chunk) {
-			b, err := syscall.Mmap(-1, 0, arenaChunk, syscall.PROT_READ|syscall.PROT_WRITE,
-				syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE)
-			if err != nil {
-				return fmt.Errorf("mmap %d bytes: %w", arenaChunk, err)
-			}
-			a.chunk, a.off = b, 0
-		}
-		step := min(n, len(a.chunk)-a.off)
-		a.chunk[a.off] = 1
-		for p := (a.off/page + 1) * page; p < a.off+step; p += page {
-			a.chunk[p] = 1
-		}
-		a.off += step
-		n -= step
-	}
-	return nil
 }

@@ -34,6 +34,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/soakd/soakd/soak/demo"
 )
 
 type options struct {
@@ -276,14 +278,14 @@ type worker struct {
 	served   atomic.Int64
 	full     chan struct{} // closed when --max-requests is reached
 	fullOnce sync.Once
-	arena    arena
+	arena    demo.Arena
 	fdMu     sync.Mutex // guards fds
 	fds      []*os.File
 }
 
 func (w *worker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	n := w.served.Add(1)
-	if err := w.arena.take(w.o.leakBytes); err != nil {
+	if err := w.arena.Take(w.o.leakBytes); err != nil {
 		http.Error(rw, err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -302,39 +304,4 @@ func (w *worker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		w.fullOnce.Do(func() { close(w.full) })
 	}
 	fmt.Fprintf(rw, "pid %d request %d\n", os.Getpid(), n)
-}
-
-// arena hands out memory outside the Go heap and touches every page it
-// hands out, so RSS grows by exactly what was taken (to the page): a C
-// server's malloc leak.
-type arena struct {
-	mu    sync.Mutex // guards chunk and off
-	chunk []byte
-	off   int
-}
-
-const arenaChunk = 256 << 20 // reserved per mapping; pages are backed when touched
-
-func (a *arena) take(n int) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	page := os.Getpagesize()
-	for n > 0 {
-		if a.off >= len(a.chunk) {
-			b, err := syscall.Mmap(-1, 0, arenaChunk, syscall.PROT_READ|syscall.PROT_WRITE,
-				syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE)
-			if err != nil {
-				return fmt.Errorf("mmap %d bytes: %w", arenaChunk, err)
-			}
-			a.chunk, a.off = b, 0
-		}
-		step := min(n, len(a.chunk)-a.off)
-		a.chunk[a.off] = 1
-		for p := (a.off/page + 1) * page; p < a.off+step; p += page {
-			a.chunk[p] = 1
-		}
-		a.off += step
-		n -= step
-	}
-	return nil
 }

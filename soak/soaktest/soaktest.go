@@ -140,20 +140,14 @@ func StartServer(t testing.TB, program string, args ...string) *Server {
 		t.Fatalf("starting %s: %v", program, err)
 	}
 	pid := cmd.Process.Pid
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
+	// Cleanups run last first: this one runs after Reap's has stopped
+	// the server.
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
 		if err := syscall.Kill(-pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
 			syscall.Kill(-pid, syscall.SIGKILL) // what is left of the group it started
 		}
 	})
+	exited := Reap(t, cmd)
 	deadline := time.After(30 * time.Second)
 	for {
 		if b, err := os.ReadFile(portFile); err == nil && strings.HasSuffix(string(b), "\n") {
@@ -168,6 +162,24 @@ func StartServer(t testing.TB, program string, args ...string) *Server {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// Reap waits for the started cmd in the background and returns a channel
+// closed once it has exited and been reaped. When the test ends, cmd gets
+// SIGTERM by its PID, then SIGKILL after 10 s, and is waited for.
+func Reap(t testing.TB, cmd *exec.Cmd) <-chan struct{} {
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	return exited
 }
 
 // lockedBuilder is a strings.Builder that the process's stderr copier and

@@ -14,9 +14,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/soakd/soakd/soak/soaktest"
 )
 
 // Bin is the Debian package's Prometheus.
@@ -87,16 +88,8 @@ func Start(t testing.TB, interval time.Duration, jobs ...Job) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting prometheus: %v", err)
 	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
+	exited := soaktest.Reap(t, cmd)
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
 		if t.Failed() {
 			t.Logf("prometheus log:\n%s", logs.String())
 		}

@@ -145,6 +145,21 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	res.ReleasedAfterCooldown, res.CooldownLevel = rel, level
 	fl := floorsFor(th, rph, opt.Limit, f.current)
 	d := decide(f, th, fl, rel)
+	if d.verdict == Leak && d.tail != nil {
+		// A leak after a warm-up that outlasted its phase: the stretch
+		// after the knot measures it; the whole soak would count the
+		// warm-up's tail in.
+		t := trend.Fit{Slope: d.tail.slope, Lo: d.tail.lo, Hi: d.tail.hi}
+		res.PerRequest, res.CI95, res.PValue = t.Slope, [2]float64{t.Lo, t.Hi}, slopeP(t)
+		res.PerHour, res.PerDay = t.Slope*rph, t.Slope*rph*th.Horizon/3600
+	} else if d.verdict == Leak {
+		// The interval also spans the second half's: a warm-up that
+		// outlasted its phase by too little to show as a knot still
+		// tilts the whole soak's slope, and the second half is clear
+		// of it.
+		h := f.sub(len(f.b.X)/2, len(f.b.X))
+		res.CI95 = [2]float64{math.Min(f.whole.Lo, h.Lo), math.Max(f.whole.Hi, h.Hi)}
+	}
 	res.Verdict, res.Settle = d.verdict, settleText(d.more, rph)
 	if res.Settle != "" {
 		res.SettleRequests = math.Ceil(d.more)

@@ -87,7 +87,7 @@ func decide(f fit, th Thresholds, fl floors, rel *bool) decision {
 	clears := sig && f.whole.Lo > fl.leak()
 	switch {
 	case f.shape.kind == shapeDecel && f.grew(plateauAlpha) && f.end-f.start > th.MinTotal:
-		return decideSlowing(f, th, fl)
+		return decideSlowing(f, th, fl, rel)
 	case clears && f.fittedGrowth() <= th.MinTotal:
 		more := th.MinTotal/f.whole.Slope - f.span
 		return decision{verdict: Inconclusive, why: whyShort, more: more}
@@ -142,18 +142,44 @@ func decideGrowth(f fit, th Thresholds, fl floors, rel *bool) decision {
 }
 
 // decideSlowing judges growth that decelerates: a plateau when what comes
-// after the knot is negligible, inconclusive otherwise. Never a leak: a
-// curve that bends down may level off after the soak, and its slope
-// extrapolated over the horizon would overstate it.
-func decideSlowing(f fit, th Thresholds, fl floors) decision {
+// after the knot is negligible; a leak when the stretch after the knot is
+// straight (no bend of its own, in its envelope or its bins' medians) and
+// clears a floor on its own, which is a leak under a warm-up that outlasted
+// the warm-up phase; inconclusive otherwise. A curve that keeps bending
+// down may level off after the soak, and its slope extrapolated over the
+// horizon would overstate it.
+func decideSlowing(f fit, th Thresholds, fl floors, rel *bool) decision {
 	t := f.sub(f.shape.at, len(f.b.X))
 	tl := &tail{lo: t.Lo, slope: t.Slope, hi: t.Hi}
 	if fl.negligible(t.Lo, t.Slope, t.Hi) {
 		return decision{verdict: Plateau, why: whyPlateau, tail: tl}
 	}
 	span := f.b.X[len(f.b.X)-1] - f.b.X[f.shape.at]
+	if slopeP(t) < th.Alpha && t.Lo > fl.leak() && t.Slope*span > th.MinTotal && !f.shape.curve && f.straightAfter(f.shape.at) {
+		if rel != nil && *rel {
+			return decision{verdict: Stable, why: whyReleased, tail: tl}
+		}
+		return decision{verdict: Leak, why: whyLeak, tail: tl}
+	}
 	more := moreRequests(span, (t.Hi-t.Lo)/2/1.96, math.Abs(t.Slope-fl.leak()), th.Alpha) + f.span - span
 	return decision{verdict: Inconclusive, why: whySlowing, more: more, tail: tl}
+}
+
+// straightAfter: the envelope from point i on, and its bins' medians, show
+// no bend of their own (curved), over at least a third of the soak's
+// points.
+func (f fit) straightAfter(i int) bool {
+	m := len(f.b.X)
+	if m-i < max(8, m/3) {
+		return false
+	}
+	tail := func(b trend.Binned) trend.Binned {
+		return trend.Binned{X: b.X[i:], Y: b.Y[i:], N: b.N[i:]}
+	}
+	if curved(tail(f.b)).kind == shapeDecel {
+		return false
+	}
+	return f.levels == nil || len(f.levels.X) != m || curved(tail(*f.levels)).kind != shapeDecel
 }
 
 // stepless refits the envelope with the step taken out.

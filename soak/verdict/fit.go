@@ -25,6 +25,7 @@ type fit struct {
 	current     float64 // the last soak sample
 	endSec      float64 // seconds at the last soak sample
 	shape       shape
+	levels      *trend.Binned // the bins' medians (series.levels); nil when not binned
 }
 
 // fitSeries fits the binned series, reduced by r, with an interval and a
@@ -62,7 +63,8 @@ func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 	// The residuals' autocorrelation is read about the shape that fits
 	// best: about a line, a cache that filled would read as strong
 	// correlation and hide its own growth in a wide interval.
-	f.shape = classify(b)
+	f.levels = s.levels(r, quantum)
+	f.shape = classify(b, f.levels)
 	resid := f.shape.resid
 	if resid == nil {
 		resid = trend.Residuals(b.X, b.Y, trend.TheilSen(b.X, b.Y))

@@ -14,11 +14,12 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 	var s string
 	switch d.why {
 	case whyLeak:
-		s = fmt.Sprintf("%s %s, %s, %s", opt.Name, slope, pText(f.p), perDayText(res.PerDay, th, u))
 		if d.tail != nil {
-			s += fmt.Sprintf(", still %s after slowing", perReq(d.tail.slope, u))
+			s = fmt.Sprintf("%s %s (95 %% CI %s) after the growth slowed, %s, %s, straight from there on: a warm-up that outlasted its phase, with a leak under it",
+				opt.Name, perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), pText(res.PValue), perDayText(res.PerDay, th, u))
 		} else {
-			s += ", growing through the last third"
+			s = fmt.Sprintf("%s %s (95 %% CI %s), %s, %s, growing through the last third",
+				opt.Name, perReq(f.whole.Slope, u), ciText(res.CI95[0], res.CI95[1], u), pText(f.p), perDayText(res.PerDay, th, u))
 		}
 		s += cooldownText(res.ReleasedAfterCooldown, idle)
 		if tte := res.TimeToExhaustionSeconds; tte != nil {

@@ -137,6 +137,26 @@ func (s *series) reduce(r trend.Reduce, quantum float64) trend.Binned {
 	return trend.BinEqual(s.x, s.y, b, r)
 }
 
+// levels bins the series as reduce does, by median: the bins' typical
+// level, for the curvature test. The median of a bin's samples varies about
+// a third as much as its minimum under white noise, so a bend shows with
+// far less data; nil when reduce does not bin (each point is its own bin)
+// or takes the envelope per GC cycle.
+func (s *series) levels(r trend.Reduce, quantum float64) *trend.Binned {
+	if r != trend.ByMin {
+		return nil
+	}
+	if s.cycles(quantum) != nil {
+		return nil
+	}
+	b := binCount(len(s.x), s.seconds())
+	if b == len(s.x) {
+		return nil
+	}
+	m := trend.BinEqual(s.x, s.y, b, trend.ByMedian)
+	return &m
+}
+
 // A GC sawtooth whose cycle is longer than a bin leaves bins without a
 // trough, and their minima climb with the heap between collections: the
 // envelope then draws the sawtooth, not the live heap. Fast runs (a GC

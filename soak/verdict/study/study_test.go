@@ -18,11 +18,7 @@ func seriesPerKind(t *testing.T, n int) int {
 }
 
 // TestStudyFalseAlarms: every model whose truth is no leak is called a
-// leak in at most 1 % of its series. Saturating growth whose time
-// constant is 1–2× the soak is held to 5 %: its slope falls by less than
-// 40 % across the soak, and a quadratic's curvature has about 1/15 of the
-// power of the slope itself (docs/verdict-study.md), so a window that
-// shows it clearly growing cannot show it levelling off.
+// leak in at most 1 % of its series.
 func TestStudyFalseAlarms(t *testing.T) {
 	n := seriesPerKind(t, 300)
 	for _, k := range Kinds() {
@@ -33,9 +29,6 @@ func TestStudyFalseAlarms(t *testing.T) {
 			t.Parallel()
 			r := Run(k, n, 1)
 			limit := 0.01
-			if k.Name == "saturating-1-2" {
-				limit = 0.05
-			}
 			t.Logf("%s: leak %.1f %%, verdicts %v", k.Name, 100*r.Rate(verdict.Leak), r.Verdicts)
 			if !raceBuild && r.Rate(verdict.Leak) > limit {
 				t.Errorf("got %.1f %% leak verdicts; want ≤ %.0f %%", 100*r.Rate(verdict.Leak), 100*limit)
@@ -65,7 +58,7 @@ func TestStudyLeaks(t *testing.T) {
 			if k.Gap != "" {
 				// A known limit (docs/verdict-study.md, "Limits"): held
 				// to what it does today, so that it cannot get worse.
-				minCover, minDetect = 0.45, 0.65
+				minDetect = 0.75
 				t.Logf("%s: known gap: %s", k.Name, k.Gap)
 			}
 			if r.Coverage() < minCover {

@@ -35,6 +35,8 @@ func declareThresholds(fs *pflag.FlagSet, t *runner.ThresholdsSpec) {
 			func(n, u string) { fs.Float64Var(&t.LeakLimitShare, n, t.LeakLimitShare, u) }},
 		{"thresholds.exhaustion_within", "exhaustion-within", "reaching a limit within this long at the observed rate makes a leak",
 			func(n, u string) { fs.DurationVar(&t.ExhaustionWithin, n, t.ExhaustionWithin, u) }},
+		{"thresholds.transient", "transient", "a soak shorter than this is a leak only once growth passes the level at the load's start (a runtime sizing itself to the load grows that much)",
+			func(n, u string) { fs.DurationVar(&t.Transient, n, t.Transient, u) }},
 	} {
 		d.declare(d.name, d.usage)
 		bind(fs, d.path, d.name)

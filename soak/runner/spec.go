@@ -107,6 +107,9 @@ type ThresholdsSpec struct {
 	LeakHorizonFDs    float64       `yaml:"leak_horizon_fds"`
 	LeakLimitShare    float64       `yaml:"leak_limit_share"`
 	ExhaustionWithin  time.Duration `yaml:"exhaustion_within"`
+	// Transient: a soak shorter than this is a leak only once the
+	// resource has grown past its own level at the load's start.
+	Transient time.Duration `yaml:"transient"`
 }
 
 // DefaultSpec returns a Spec with every default set. It is the only place
@@ -133,6 +136,7 @@ func DefaultThresholds() ThresholdsSpec {
 		LeakFDsPerRequest: fds.MinPerRequest,
 		LeakHorizon:       seconds(mem.Horizon), LeakHorizonGrowth: size(mem.HorizonGrowth), LeakHorizonFDs: fds.HorizonGrowth,
 		LeakLimitShare: mem.HorizonLimitShare, ExhaustionWithin: seconds(mem.Exhaustion),
+		Transient: seconds(mem.Transient),
 	}
 }
 
@@ -414,6 +418,9 @@ func (t *ThresholdsSpec) check(es *field.Errors) {
 	if t.ExhaustionWithin <= 0 {
 		es.Add("thresholds.exhaustion_within", "must be > 0, e.g. 168h; got %s", t.ExhaustionWithin)
 	}
+	if t.Transient <= 0 {
+		es.Add("thresholds.transient", "must be > 0, e.g. 10m; got %s", t.Transient)
+	}
 }
 
 // Options checks the spec and turns it into a run's options: Load,
@@ -499,7 +506,8 @@ func (t *ThresholdsSpec) Analysis() (AnalysisOptions, error) {
 	}
 	growth, _ := humanize.ParseBytes(t.LeakMinGrowth)
 	hGrowth, _ := humanize.ParseBytes(t.LeakHorizonGrowth)
-	horizon := verdict.Thresholds{Horizon: t.LeakHorizon.Seconds(), HorizonLimitShare: t.LeakLimitShare, Exhaustion: t.ExhaustionWithin.Seconds()}
+	horizon := verdict.Thresholds{Horizon: t.LeakHorizon.Seconds(), HorizonLimitShare: t.LeakLimitShare,
+		Exhaustion: t.ExhaustionWithin.Seconds(), Transient: t.Transient.Seconds()}
 	ao.Memory, ao.FDs = horizon, horizon
 	ao.Memory.Alpha, ao.Memory.MinPerRequest, ao.Memory.MinTotal = t.Alpha, t.LeakBytesPerRequest, float64(growth)
 	ao.Memory.HorizonGrowth = float64(hGrowth)

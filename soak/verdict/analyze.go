@@ -55,7 +55,7 @@ func (t Thresholds) WithDefaults(unit string) Thresholds {
 	}{
 		{&t.Alpha, d.Alpha}, {&t.MinPerRequest, d.MinPerRequest}, {&t.MinTotal, d.MinTotal},
 		{&t.Horizon, d.Horizon}, {&t.HorizonGrowth, d.HorizonGrowth},
-		{&t.HorizonLimitShare, d.HorizonLimitShare}, {&t.Exhaustion, d.Exhaustion},
+		{&t.HorizonLimitShare, d.HorizonLimitShare}, {&t.Exhaustion, d.Exhaustion}, {&t.Transient, d.Transient},
 	} {
 		if *f.v <= 0 {
 			*f.v = f.d
@@ -160,6 +160,9 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		h := f.sub(len(f.b.X)/2, len(f.b.X))
 		res.CI95 = [2]float64{math.Min(f.whole.Lo, h.Lo), math.Max(f.whole.Hi, h.Hi)}
 	}
+	if d.verdict == Leak {
+		d = transient(d, f, th, base, res.PerRequest, rph)
+	}
 	res.Verdict, res.Settle = d.verdict, settleText(d.more, rph)
 	if res.Settle != "" {
 		res.SettleRequests = math.Ceil(d.more)
@@ -170,6 +173,38 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	res.TimeToExhaustionSeconds = exhaustion(f, opt, res.PerHour, rel, d)
 	res.Reason = reason(opt, res, f, d, idle)
 	return finite(checkLives(res, pts, opt, by, rph, fl))
+}
+
+// transient keeps a leak found in a soak shorter than th.Transient
+// inconclusive while the resource has not grown past its own level at the
+// load's start (the idle baseline, else the envelope at the soak's start).
+// Runtimes size themselves to a new load: a Go heap grows to twice its
+// live size before a collection and its RSS keeps the peak, a JVM fills
+// its young generation, pools and arenas fill. Over a window shorter than
+// their first cycles that growth is a straight line, as a leak is. Either
+// a soak long enough for such cycles to have turned, or growth that no
+// sizing explains, tells them apart. More is the requests to whichever
+// comes first.
+func transient(d decision, f fit, th Thresholds, base *float64, perRequest, rph float64) decision {
+	if f.seconds >= th.Transient {
+		return d
+	}
+	level := f.start
+	if base != nil {
+		level = *base
+	}
+	grown := f.end - level
+	if level <= 0 || grown >= level {
+		return d
+	}
+	more := math.Inf(1)
+	if rph > 0 {
+		more = (th.Transient - f.seconds) * rph / 3600
+	}
+	if perRequest > 0 {
+		more = math.Min(more, (level-grown)/perRequest)
+	}
+	return decision{verdict: Inconclusive, why: whyTransient, more: more, tail: d.tail, level: level}
 }
 
 // checkLives overrides a verdict that is not a leak when the lives of the

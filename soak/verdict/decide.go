@@ -61,6 +61,7 @@ type decision struct {
 	more    float64 // extra requests that would settle an inconclusive one
 	tail    *tail   // the growth after the knot, for plateau and slowing
 	floor   float64 // the floor the last third must clear, for slow growth
+	level   float64 // the level at the load's start, for transient
 }
 
 // tail is the fit after a shape's knot.
@@ -68,17 +69,18 @@ type tail struct{ lo, slope, hi float64 }
 
 // Reasons a decision was taken.
 const (
-	whyLeak     = "leak"
-	whyReleased = "released"
-	whyPlateau  = "plateau"
-	whyFlat     = "flat"
-	whyStep     = "step"
-	whyStairs   = "stairs"
-	whySlowing  = "slowing"
-	whyNoisy    = "noisy"
-	whyShort    = "short"
-	whyUnsure   = "unsure-last-third"
-	whySlow     = "slow-last-third"
+	whyLeak      = "leak"
+	whyReleased  = "released"
+	whyPlateau   = "plateau"
+	whyFlat      = "flat"
+	whyStep      = "step"
+	whyStairs    = "stairs"
+	whySlowing   = "slowing"
+	whyNoisy     = "noisy"
+	whyShort     = "short"
+	whyUnsure    = "unsure-last-third"
+	whySlow      = "slow-last-third"
+	whyTransient = "transient"
 )
 
 // decide applies the rules in AnalyzeResource's doc comment.

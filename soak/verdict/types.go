@@ -49,14 +49,22 @@ type Thresholds struct {
 	// Exhaustion: reaching the limit within this many seconds is a leak;
 	// default 7 days.
 	Exhaustion float64
+	// Transient: a soak shorter than this many seconds is a leak only
+	// once the resource has grown past its own level at the load's
+	// start (the idle baseline, else the soak's start): a runtime that
+	// sizes itself to a new load (a Go heap before its first collections,
+	// a JVM's young generation, pools and arenas) grows by about that
+	// much and then stops, and a short window cannot tell the two apart.
+	// Default 10 minutes.
+	Transient float64
 }
 
 // Defaults for memory in bytes and for fds.
 var (
 	MemoryThresholds = Thresholds{Alpha: 0.001, MinPerRequest: 16, MinTotal: 1 << 20,
-		Horizon: 86400, HorizonGrowth: 64 << 20, HorizonLimitShare: 0.1, Exhaustion: 7 * 86400}
+		Horizon: 86400, HorizonGrowth: 64 << 20, HorizonLimitShare: 0.1, Exhaustion: 7 * 86400, Transient: 600}
 	FDThresholds = Thresholds{Alpha: 0.001, MinPerRequest: 0.001, MinTotal: 5,
-		Horizon: 86400, HorizonGrowth: 1000, HorizonLimitShare: 0.1, Exhaustion: 7 * 86400}
+		Horizon: 86400, HorizonGrowth: 1000, HorizonLimitShare: 0.1, Exhaustion: 7 * 86400, Transient: 600}
 	CountThresholds = FDThresholds
 )
 

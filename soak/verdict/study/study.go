@@ -185,12 +185,31 @@ func (t *Tally) add(s Series, res verdict.Resource) {
 		t.Masked++
 	}
 	growth := s.Truth * s.SoakRequests()
-	if growth >= 5*s.NoiseSD && meaningful(s) {
+	if growth >= 5*s.NoiseSD && meaningful(s) && settled(s, growth) {
 		t.Eligible++
 		if res.Verdict == verdict.Leak {
 			t.Detected++
 		}
 	}
+}
+
+// settled: the soak outlasts a runtime's first cycles (the default
+// Transient), or the leak grows past the level the resource had at the
+// load's start. A shorter soak with less growth cannot tell a leak from a
+// runtime sizing itself to the load, and soakd says so (inconclusive).
+func settled(s Series, growth float64) bool {
+	th := s.Opt.Thresholds.WithDefaults(s.Opt.Unit)
+	if s.Shape.SoakSec >= th.Transient {
+		return true
+	}
+	var start []float64
+	for _, p := range s.Points {
+		if p.Phase == verdict.Soak && len(start) < 5 {
+			start = append(start, p.Value)
+		}
+	}
+	sort.Float64s(start)
+	return len(start) > 0 && growth >= start[len(start)/2]
 }
 
 // meaningful: the true growth clears a default floor (the per-request

@@ -73,6 +73,15 @@ func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 	f.vif = trend.VarianceInflation(b.X, f.rho)
 	f.whole = widen(trend.TheilSenInflated(b.X, b.Y, 0.95, f.vif), quantum/f.span)
 	f.p = slopeP(f.whole)
+	if ups, downs, climbed := s.jumps(quantum); ups+downs >= minJumps && climbed >= 0.5*(s.y[len(s.y)-1]-s.y[0]) {
+		// Growth in sudden jumps (a JVM expanding its heap, an
+		// allocator mapping arenas): the residuals about a line are a
+		// staircase, which an AR(1) reads as a near random walk and so
+		// an interval too wide to decide. A stationary series, wander
+		// included, jumps up as often as down; one that only jumps up is
+		// growing. The sign test on the jumps measures that.
+		f.p = math.Min(f.p, signP(ups, ups+downs))
+	}
 	i := sort.SearchFloat64s(b.X, s.x[0]+2*f.span/3)
 	f.last = f.sub(i, len(b.X))
 	k := max(1, min(5, len(b.Y)/20))
@@ -135,6 +144,23 @@ func slopeP(t trend.Fit) float64 {
 		return 1
 	}
 	return 0.5 * math.Erfc(t.Slope/se/math.Sqrt2)
+}
+
+// minJumps is the fewest sudden jumps the sign test weighs: ten jumps
+// all up is p = 2⁻¹⁰, just under the default alpha.
+const minJumps = 10
+
+// signP is the one-sided p-value of k or more ups among n moves that are
+// equally likely up or down: the binomial upper tail.
+func signP(k, n int) float64 {
+	var p float64
+	for i := k; i <= n; i++ {
+		lg, _ := math.Lgamma(float64(n + 1))
+		li, _ := math.Lgamma(float64(i + 1))
+		ln, _ := math.Lgamma(float64(n - i + 1))
+		p += math.Exp(lg - li - ln - float64(n)*math.Ln2)
+	}
+	return math.Min(p, 1)
 }
 
 // grew: a significant increase over the soak, or over its stretch before

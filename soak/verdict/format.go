@@ -26,8 +26,8 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
 		}
 	case whyTransient:
-		s = fmt.Sprintf("%s %s, %s, but in a soak of only %s it grew %s, less than its own %s at the load's start: a runtime sizing itself to the load (a heap before its first collections, pools, arenas) grows as much and then stops; a soak of %s, or growth past %s, tells them apart",
-			opt.Name, perReq(res.PerRequest, u)+" (95 % CI "+ciText(res.CI95[0], res.CI95[1], u)+")", pText(res.PValue), secs(f.seconds), amount(f.end-d.level, u), amount(d.level, u), secs(th.Transient), amount(2*d.level, u))
+		s = fmt.Sprintf("%s %s, %s, but in a soak of only %s it reached %s, not yet twice its %s at the load's start: a runtime sizing itself to the load (a heap before its first collections, pools, arenas) grows as much and then stops; a soak of %s, or growth past %s, tells them apart",
+			opt.Name, perReq(res.PerRequest, u)+" (95 % CI "+ciText(res.CI95[0], res.CI95[1], u)+")", pText(res.PValue), secs(f.seconds), amount(f.end, u), amount(d.level, u), secs(th.Transient), amount(2*d.level, u))
 	case whyReleased:
 		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle", opt.Name, slope, pText(f.p), secs(idle))
 	case whyPlateau:

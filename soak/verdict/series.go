@@ -157,6 +157,37 @@ func (s *series) levels(r trend.Reduce, quantum float64) *trend.Binned {
 	return &m
 }
 
+// jumps counts the series' sudden moves, sample to sample, by more than
+// dropSigmas robust SDs of the changes (and dropQuanta quanta): ups and
+// downs, and how far the ups climbed in all.
+func (s *series) jumps(quantum float64) (ups, downs int, climbed float64) {
+	n := len(s.y)
+	if n < 3 {
+		return 0, 0, 0
+	}
+	d := make([]float64, n-1)
+	for i := 1; i < n; i++ {
+		d[i-1] = s.y[i] - s.y[i-1]
+	}
+	abs := make([]float64, len(d))
+	copy(abs, d)
+	med := trend.MedianFast(abs)
+	for i, v := range d {
+		abs[i] = math.Abs(v - med)
+	}
+	limit := math.Max(dropSigmas*1.4826*trend.MedianFast(abs), dropQuanta*quantum)
+	for _, v := range d {
+		switch {
+		case v-med > limit:
+			ups++
+			climbed += v
+		case v-med < -limit:
+			downs++
+		}
+	}
+	return ups, downs, climbed
+}
+
 // A GC sawtooth whose cycle is longer than a bin leaves bins without a
 // trough, and their minima climb with the heap between collections: the
 // envelope then draws the sawtooth, not the live heap. Fast runs (a GC

@@ -42,7 +42,7 @@ func goShortRun(seed uint64, soakSec, perRequest float64) []Point {
 func TestShortSoakGrowthUnderItsOwnSizeIsNotALeak(t *testing.T) {
 	for seed := range uint64(10) {
 		res := AnalyzeResource(goShortRun(seed, 9, 2800), rss)
-		if res.Verdict != Inconclusive || !strings.Contains(res.Reason, "less than its own") {
+		if res.Verdict != Inconclusive || !strings.Contains(res.Reason, "not yet twice its") {
 			t.Fatalf("seed %d: got %s (%s); want inconclusive, growth under its own size", seed, res.Verdict, res.Reason)
 		}
 		if res.SettleRequests <= 0 {
@@ -70,6 +70,71 @@ func TestShortSoakGrowthPastItsOwnSizeIsALeak(t *testing.T) {
 		short.Thresholds.Transient = 5
 		if res := AnalyzeResource(goShortRun(seed, 9, 2800), short); res.Verdict != Leak {
 			t.Errorf("seed %d: 9 s soak, transient 5 s: got %s (%s); want leak", seed, res.Verdict, res.Reason)
+		}
+	}
+}
+
+func TestSignP(t *testing.T) {
+	for _, c := range []struct {
+		k, n int
+		want float64
+	}{{10, 10, 1.0 / 1024}, {0, 4, 1}, {3, 4, 5.0 / 16}, {11, 12, 13.0 / 4096}} {
+		if got := signP(c.k, c.n); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("signP(%d, %d) = %g; want %g", c.k, c.n, got, c.want)
+		}
+	}
+}
+
+// TestJumpsAllUpAreGrowth: a staircase of a dozen jumps up (a JVM
+// expanding its heap) counts as jumps all up, and is a leak; a pool that
+// jumps up and down as often is not. A real JVM's irregular staircase,
+// where the AR(1) correction alone reads "too noisy", is in
+// testdata/verdicts (cmd/soakd's TestAnalyzeRealRuns).
+func TestJumpsAllUpAreGrowth(t *testing.T) {
+	stairs := func(seed uint64, updown bool) []Point {
+		rng := rand.New(rand.NewPCG(seed, 0x5a))
+		var pts []Point
+		level, k, req := 200*mib, 2, 0.0
+		for i := range 400 {
+			p := Point{Seconds: float64(i) * 0.2, Phase: Soak}
+			if i < 40 {
+				p.Phase = Warmup
+			}
+			req += 3000
+			if i%25 == 12 {
+				if !updown {
+					level += uniform(rng, 70, 100) * mib
+				} else if k == 4 || (k > 0 && rng.IntN(2) == 0) {
+					k-- // a pool of 0–4 chunks of 80 MiB, moving one at a time
+				} else {
+					k++
+				}
+			}
+			v := level
+			if updown {
+				v = 200*mib + float64(k)*80*mib
+			}
+			p.Requests, p.Value = req, pages(v+4096*rng.NormFloat64())
+			pts = append(pts, p)
+		}
+		return pts
+	}
+	for seed := range uint64(10) {
+		s := &series{}
+		for _, p := range stairs(seed, false) {
+			if p.Phase == Soak {
+				s.x, s.y, s.sec = append(s.x, p.Requests), append(s.y, p.Value), append(s.sec, p.Seconds)
+			}
+		}
+		ups, downs, _ := s.jumps(4096)
+		if ups < minJumps || downs != 0 {
+			t.Fatalf("seed %d: the staircase has %d jumps up and %d down; want ≥ %d up, none down", seed, ups, downs, minJumps)
+		}
+		if res := AnalyzeResource(stairs(seed, false), rss); res.Verdict != Leak {
+			t.Errorf("seed %d: a staircase of jumps all up: got %s (%s); want leak", seed, res.Verdict, res.Reason)
+		}
+		if res := AnalyzeResource(stairs(seed, true), rss); res.Verdict == Leak {
+			t.Errorf("seed %d: a pool jumping up and down: got leak (%s)", seed, res.Reason)
 		}
 	}
 }

@@ -8,6 +8,7 @@
 package study
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -271,4 +272,55 @@ func recycled(rng *rand.Rand, sh Shape, leak float64) Series {
 	}
 	opt := verdict.ResourceOptions{Name: "rss", Unit: "bytes", Lives: lives}
 	return Series{Points: pts, Lives: lives, Opt: opt, Truth: leak, NoiseSD: sd, Shape: sh}
+}
+
+// poolJumps: a pool that grows and shrinks in chunks (an allocator
+// mapping and unmapping arenas, a connection pool): a level of k chunks
+// of 1–16 MiB, k between 0 and 4, moving one chunk up or down at random
+// about 20 times over the soak. It jumps without growing.
+func poolJumps(rng *rand.Rand) Series {
+	sh := randomShape(rng)
+	chunk, soakReq := logUniform(rng, 1*mib, 16*mib), sh.Rate*sh.SoakSec
+	k, next := 2, 0.0
+	s := memory(rng, sh, 0, func(q, t float64) float64 {
+		for q >= next {
+			switch {
+			case k == 0:
+				k++
+			case k == 4:
+				k--
+			case rng.IntN(2) == 0:
+				k++
+			default:
+				k--
+			}
+			next += soakReq / 20 * rng.ExpFloat64()
+		}
+		return float64(k) * chunk
+	})
+	s.Params = fmt.Sprintf("chunk %.1f MiB", chunk/mib)
+	return s
+}
+
+// heapSteps: a leak of leak bytes per request that RSS shows only as the
+// heap is expanded (a JVM committing heap): when the live bytes pass 90 %
+// of the committed heap, it grows to 1.1–1.6× the live bytes, so RSS
+// climbs in steps that get larger, with flat stretches between; the leak
+// multiplies the heap 3–30× over the soak.
+func heapSteps(leak float64) func(*rand.Rand) Series {
+	return func(rng *rand.Rand) Series {
+		sh := randomShape(rng)
+		live0 := leak * sh.Rate * sh.SoakSec / uniform(rng, 3, 30)
+		committed, steps := live0*uniform(rng, 1.1, 1.6), 0
+		s := memory(rng, sh, 0, func(q, t float64) float64 {
+			if live := live0 + leak*q; live > 0.9*committed {
+				committed = live * uniform(rng, 1.1, 1.6)
+				steps++
+			}
+			return committed
+		})
+		s.Truth = leak
+		s.Params = fmt.Sprintf("heap %.1f MiB at the start", live0/mib)
+		return s
+	}
 }

@@ -62,6 +62,7 @@ func Kinds() []Kind {
 		{Name: "restart", Make: func(rng *rand.Rand) Series { return restart(rng, randomShape(rng), 0) }},
 		{Name: "recycled", Make: func(rng *rand.Rand) Series { return recycled(rng, randomShape(rng), 0) }},
 		{Name: "fds-flat", Make: func(rng *rand.Rand) Series { return fds(rng, randomShape(rng), 0) }},
+		{Name: "pool-jumps", Make: poolJumps},
 
 		{Name: "leak-4", Leak: true, Make: leak(4, 0)},
 		{Name: "leak-8", Leak: true, Make: leak(8, 0)},
@@ -73,6 +74,7 @@ func Kinds() []Kind {
 		{Name: "leak-200-warmup-spill", Leak: true, Make: warmupSpill(200), Gap: spillGap},
 		{Name: "leak-64-sawtooth", Leak: true, Make: func(rng *rand.Rand) Series { return sawtooth(rng, randomShape(rng), 64) }},
 		{Name: "leak-200-restart", Leak: true, Make: func(rng *rand.Rand) Series { return restart(rng, randomShape(rng), 200) }},
+		{Name: "leak-200-heap-steps", Leak: true, Make: heapSteps(200), Gap: heapGap},
 		{Name: "leak-200-recycled", Leak: true, Make: func(rng *rand.Rand) Series { return recycled(rng, randomShape(rng), 200) }},
 		{Name: "fd-1-per-100", Leak: true, Make: func(rng *rand.Rand) Series { return fds(rng, randomShape(rng), 100) }},
 		{Name: "fd-1-per-2000", Leak: true, Make: func(rng *rand.Rand) Series { return fds(rng, randomShape(rng), 2000) }},
@@ -113,6 +115,12 @@ func saturating(lo, hi float64) func(*rand.Rand) Series {
 		return s
 	}
 }
+
+// heapGap: a leak that RSS shows in ever larger steps as the heap is
+// expanded. When the last step's flat stretch covers the last third, the
+// run is inconclusive ("the last third has slowed"): the window cannot
+// tell the last step from the end of the growth.
+const heapGap = "a flat stretch after the last heap step leaves the run inconclusive"
 
 // spillGap: a leak under a warm-up that outlasts the warm-up phase. When
 // the stretch after the knot is straight the leak is measured there, but

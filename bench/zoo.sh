@@ -7,7 +7,7 @@
 #
 #   go build -o /tmp/soakd ./cmd/soakd && SOAKD=/tmp/soakd bash bench/zoo.sh
 #
-# Needs gcc, python3, node and nginx (.ci/run installs them).
+# Needs gcc, python3, node, java and nginx (.ci/run installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SOAKD=${SOAKD:?set SOAKD to a built soakd}
@@ -69,6 +69,9 @@ start c-shrink-idle "$work/httpd" --leak-bytes 200 --mode shrink --pool-mib 64
 soak c-shrink-idle "leak 200 B/req, idle shrink" rss -n 200000 --cooldown 4s
 start py-leak python3 testdata/zoo/leak.py --leak-bytes 2048;  soak py-leak "leak ~2 KiB/req" rss -n 40000
 start node-leak node testdata/zoo/leak.js --leak-bytes 4096;   soak node-leak "leak ~4 KiB/req" rss -n 60000
+start jvm-leak java testdata/zoo/Leak.java --leak-bytes 1024; soak jvm-leak "leak 1 KiB/req (heap steps)" rss -n 1000000
+start jvm-flat java testdata/zoo/Leak.java --leak-bytes 0;     soak jvm-flat "flat (young gen touched)" rss -n 200000
+start go-short "$work/target" --sleep 5ms;                    soak go-short "flat, 10 s of Go warm-up" rss -d 10s
 start go-leak "$work/target" --leak-bytes 2048;                soak go-leak "leak 2 KiB/req" rss -n 100000
 start go-clean "$work/target";                                 soak go-clean "flat" rss -n 100000
 start go-fd-leak "$work/target" --leak-fd-every 100;           soak go-fd-leak "1 fd per 100 req" fds -n 100000

@@ -205,3 +205,38 @@ func TestAnalyzeReadsProcsCSVBeside(t *testing.T) {
 		t.Errorf("rss per_request = %.0f B; want about %d (every request leaks in the worker that serves it)", rss.PerRequest, leak)
 	}
 }
+
+// Real runs with a known truth (testdata/verdicts/README.md), re-judged
+// with the default thresholds.
+func TestAnalyzeRealRuns(t *testing.T) {
+	for _, c := range []struct {
+		file, want, notWant, reason string
+	}{
+		// A Go server's first collections over a 9 s soak: a straight
+		// line that stops after the run; not a leak.
+		{file: "go-short-warmup.csv", want: verdict.Inconclusive, reason: "not yet twice its"},
+		// A JVM's heap expanded in steps by a leak of 1 KiB a request.
+		{file: "jvm-heap-steps.csv", want: verdict.Leak},
+		// A JVM without a leak: the young generation touched, then flat.
+		{file: "jvm-flat.csv", notWant: verdict.Leak},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			_, out, stderr := analyzeArgs(t, "--json", filepath.Join("..", "..", "testdata", "verdicts", c.file))
+			var rep struct{ Resources map[string]verdict.Resource }
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("the JSON report: %v\n%s%s", err, out, stderr)
+			}
+			rss := rep.Resources["rss"]
+			t.Logf("rss %s: %s", rss.Verdict, rss.Reason)
+			if c.want != "" && rss.Verdict != c.want {
+				t.Errorf("rss verdict %q; want %q (%s)", rss.Verdict, c.want, rss.Reason)
+			}
+			if c.notWant != "" && rss.Verdict == c.notWant {
+				t.Errorf("rss verdict %q; want anything else (%s)", rss.Verdict, rss.Reason)
+			}
+			if !strings.Contains(rss.Reason, c.reason) {
+				t.Errorf("rss reason %q; want it to say %q", rss.Reason, c.reason)
+			}
+		})
+	}
+}

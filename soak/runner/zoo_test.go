@@ -18,7 +18,8 @@ import (
 )
 
 // The zoo: soakd end to end against servers of its own under testdata/zoo,
-// each misbehaving in a known way, in C (glibc malloc), Python and Node.
+// each misbehaving in a known way, in C (glibc malloc), Python, Node and a
+// JVM.
 // The C server's leak is exact in RSS (see testdata/zoo/httpd.c), so its
 // per-request figure is checked to ±10 %.
 
@@ -211,5 +212,17 @@ func TestZooNodeLeak(t *testing.T) {
 	rss := wantLeak(t, rep, "rss", 0, 0)
 	if lo, hi := 0.9*leak, 1.5*leak; rss.PerRequest < lo || rss.PerRequest > hi {
 		t.Errorf("rss per_request = %.0f B; want between %.0f and %.0f B for a %d B payload", rss.PerRequest, lo, hi, leak)
+	}
+}
+
+// A JVM (OpenJDK's com.sun.net.httpserver) without a leak: its RSS climbs
+// by a few hundred MiB as the young generation is first touched, then
+// stays flat. Never a leak. (A JVM that leaks is in testdata/verdicts: it
+// needs about a million requests to decide, too long for the tests.)
+func TestZooJVMFlatIsNotALeak(t *testing.T) {
+	url, pid := startZooScript(t, "java", "Leak.java", "--leak-bytes", "0")
+	rep := zooSoak(t, url, pid, zooRun{Requests: 150_000, Duration: 30 * time.Second})
+	if rss := rep.Resources["rss"]; rss.Verdict == verdict.Leak || rep.Verdict == verdict.Leak {
+		t.Errorf("rss %s, overall %s; want no leak (%s)", rss.Verdict, rep.Verdict, rss.Reason)
 	}
 }

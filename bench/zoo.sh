@@ -77,10 +77,12 @@ start go-clean "$work/target";                                 soak go-clean "fl
 start go-fd-leak "$work/target" --leak-fd-every 100;           soak go-fd-leak "1 fd per 100 req" fds -n 100000
 start go-cache "$work/target" --cache-entries 4000 --cache-entry-bytes 8192
 soak go-cache "cache fills, then flat" rss -n 100000
-start prefork-recycled "$work/recycle" --workers 3 --max-requests 150 --leak-bytes 16384
-soak prefork-recycled "leak 16 KiB/req, recycled" rss -n 3000 --rate 200
-start supervised "$work/recycle" --workers 1 --restart-every 2s --leak-bytes 16384
-soak supervised "leak 16 KiB/req, restarted" rss -n 3000 --rate 200
+start prefork-recycled "$work/recycle" --workers 3 --max-requests 150 --leak-bytes 65536
+soak prefork-recycled "leak 64 KiB/req, recycled" rss -n 3000 --rate 200
+start prefork-no-leak "$work/recycle" --workers 3 --max-requests 150 --leak-bytes 0
+soak prefork-no-leak "no leak, recycled" rss -n 3000 --rate 200
+start supervised "$work/recycle" --workers 1 --restart-every 2s --leak-bytes 65536
+soak supervised "leak 64 KiB/req, restarted" rss -n 3000 --rate 200
 start cpu-event-loop "$work/cpuzoo" --shape loop --work burn --cost 2ms --helpers 11
 soak cpu-event-loop "cpu (one thread)" cpu -n 4000 -c 8
 start cpu-prefork "$work/cpuzoo" --shape prefork --workers 4 --work burn --cost 2ms

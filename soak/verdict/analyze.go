@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -222,6 +223,22 @@ func checkLives(res Resource, pts []Point, opt ResourceOptions, by map[int]*seri
 	lf, ok := fitLives(lives, reqs, start)
 	th := opt.Thresholds
 	if !ok || lf.replaced == 0 || lf.p >= th.Alpha || lf.lo <= fl.leak() || lf.perRequest*reqs <= th.MinTotal {
+		return res
+	}
+	if lf.lifeSeconds < th.Transient && lf.grownShare < 1 {
+		// The transient rule (see transient), life by life: a process
+		// that lived less than the threshold and did not grow past its
+		// own size at its start may have been sizing itself to the
+		// load (a Go worker's first collection spans a short life) as
+		// well as leaking.
+		if res.Verdict == Stable || res.Verdict == Plateau {
+			res.Verdict = Inconclusive
+		}
+		res.Reason += fmt.Sprintf("; the processes that were replaced carried %s over their lives (%d replaced), but a typical one lived only %s and grew by %.0f %% of its own size, as a runtime sizing a new process to the load does: soak with recycling off, or with longer lives, to tell",
+			perReq(lf.perRequest, opt.Unit), lf.replaced, secs(lf.lifeSeconds), 100*lf.grownShare)
+		if res.Settle == "" {
+			res.Settle = "soak with recycling off, or longer lives"
+		}
 		return res
 	}
 	res.Verdict, res.MaskedBy, res.Replacements = Leak, "recycling", lf.replaced

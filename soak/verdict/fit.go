@@ -73,13 +73,17 @@ func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 	f.vif = trend.VarianceInflation(b.X, f.rho)
 	f.whole = widen(trend.TheilSenInflated(b.X, b.Y, 0.95, f.vif), quantum/f.span)
 	f.p = slopeP(f.whole)
-	if ups, downs, climbed := s.jumps(quantum); ups+downs >= minJumps && climbed >= 0.5*(s.y[len(s.y)-1]-s.y[0]) {
+	if ups, downs, climbed, fell := s.jumps(quantum); ups+downs >= minJumps && climbed >= 0.5*(s.y[len(s.y)-1]-s.y[0]) && fell <= 0.1*climbed {
 		// Growth in sudden jumps (a JVM expanding its heap, an
 		// allocator mapping arenas): the residuals about a line are a
 		// staircase, which an AR(1) reads as a near random walk and so
 		// an interval too wide to decide. A stationary series, wander
-		// included, jumps up as often as down; one that only jumps up is
-		// growing. The sign test on the jumps measures that.
+		// included, jumps up as often as down; one that jumps up and
+		// hardly ever falls is growing. The sign test on the jumps
+		// measures that. It is not asked of a series that falls by
+		// more than a tenth of its climb: a sawtooth (a GC, workers
+		// replaced) climbs in many small jumps and falls in few large
+		// ones, which the sign test would mistake for growth.
 		f.p = math.Min(f.p, signP(ups, ups+downs))
 	}
 	i := sort.SearchFloat64s(b.X, s.x[0]+2*f.span/3)

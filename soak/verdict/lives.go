@@ -28,6 +28,9 @@ type livesFit struct {
 	lives, replaced int
 	perRequest      float64
 	lo, hi, p       float64
+	// The median life: the growth it carried over its own level at its
+	// first soak sample, and the seconds it lived within the soak.
+	grownShare, lifeSeconds float64
 }
 
 const (
@@ -40,7 +43,7 @@ const (
 // requests between its first and last sample at soakStart and soakEnd
 // seconds. ok is false when there are too few lives to say anything.
 func fitLives(lives [][]Point, requests, soakStart float64) (livesFit, bool) {
-	var carried []float64
+	var carried, shares, durations []float64
 	lf := livesFit{}
 	for _, l := range lives {
 		sec, val := lifeSoak(l)
@@ -55,9 +58,20 @@ func fitLives(lives [][]Point, requests, soakStart float64) (livesFit, bool) {
 		if t.Pairs == 0 {
 			continue
 		}
-		carried = append(carried, t.Slope*(sec[len(sec)-1]-sec[0]))
+		c := t.Slope * (sec[len(sec)-1] - sec[0])
+		carried = append(carried, c)
+		if val[0] > 0 {
+			shares = append(shares, c/val[0])
+		}
+		durations = append(durations, sec[len(sec)-1]-sec[0])
 	}
 	lf.lives = len(carried)
+	if len(shares) > 0 {
+		lf.grownShare = trend.Median(shares)
+	}
+	if len(durations) > 0 {
+		lf.lifeSeconds = trend.Median(durations)
+	}
 	if lf.lives < minLives || requests <= 0 {
 		return lf, false
 	}

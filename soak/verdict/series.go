@@ -159,11 +159,11 @@ func (s *series) levels(r trend.Reduce, quantum float64) *trend.Binned {
 
 // jumps counts the series' sudden moves, sample to sample, by more than
 // dropSigmas robust SDs of the changes (and dropQuanta quanta): ups and
-// downs, and how far the ups climbed in all.
-func (s *series) jumps(quantum float64) (ups, downs int, climbed float64) {
+// downs, how far the ups climbed and the downs fell in all.
+func (s *series) jumps(quantum float64) (ups, downs int, climbed, fell float64) {
 	n := len(s.y)
 	if n < 3 {
-		return 0, 0, 0
+		return 0, 0, 0, 0
 	}
 	d := make([]float64, n-1)
 	for i := 1; i < n; i++ {
@@ -183,9 +183,10 @@ func (s *series) jumps(quantum float64) (ups, downs int, climbed float64) {
 			climbed += v
 		case v-med < -limit:
 			downs++
+			fell -= v
 		}
 	}
-	return ups, downs, climbed
+	return ups, downs, climbed, fell
 }
 
 // A GC sawtooth whose cycle is longer than a bin leaves bins without a

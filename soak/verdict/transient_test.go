@@ -126,7 +126,7 @@ func TestJumpsAllUpAreGrowth(t *testing.T) {
 				s.x, s.y, s.sec = append(s.x, p.Requests), append(s.y, p.Value), append(s.sec, p.Seconds)
 			}
 		}
-		ups, downs, _ := s.jumps(4096)
+		ups, downs, _, _ := s.jumps(4096)
 		if ups < minJumps || downs != 0 {
 			t.Fatalf("seed %d: the staircase has %d jumps up and %d down; want ≥ %d up, none down", seed, ups, downs, minJumps)
 		}

@@ -231,9 +231,22 @@ func restart(rng *rand.Rand, sh Shape, leak float64) Series {
 // The tree's total stays bounded; the lives hold each process's own
 // series.
 func recycled(rng *rand.Rand, sh Shape, leak float64) Series {
+	return recycledWarm(rng, sh, leak, 0.1, 0)
+}
+
+// recycledWarm is recycled with each worker's cache filling linearly over
+// warm of its life's requests (0.1: front-loaded; 1–2: a runtime whose
+// first collection spans the whole life, as a short-lived Go worker's
+// does, so that every life grows to its end). lifeSec > 0 sets how long a
+// life lasts instead (workers replaced after so many requests at the
+// soak's rate).
+func recycledWarm(rng *rand.Rand, sh Shape, leak, warm, lifeSec float64) Series {
 	const workers = 4
 	soakReq := sh.Rate * sh.SoakSec
 	maxReq := soakReq / uniform(rng, 3, 8) // each worker lives for 3–8 of its lifetimes per soak… staggered
+	if lifeSec > 0 {
+		maxReq = sh.Rate * lifeSec / workers
+	}
 	master := logUniform(rng, 5*mib, 20*mib)
 	start, cache := logUniform(rng, 8*mib, 20*mib), logUniform(rng, 1*mib, 4*mib)
 	_, sd, w := noise(rng)
@@ -264,7 +277,7 @@ func recycled(rng *rand.Rand, sh Shape, leak float64) Series {
 				next++
 				served = 0
 			}
-			v := pages(start + cache*math.Min(1, math.Max(served, 0)/(0.1*maxReq)) + leak*math.Max(served, 0) + sd*rng.NormFloat64())
+			v := pages(start + cache*math.Min(1, math.Max(served, 0)/(warm*maxReq)) + leak*math.Max(served, 0) + sd*rng.NormFloat64())
 			total += v
 			lives[cur[i].idx] = append(lives[cur[i].idx], verdict.Point{Requests: p.Requests, Seconds: p.Seconds, Value: v, Phase: p.Phase})
 		}

@@ -61,6 +61,10 @@ func Kinds() []Kind {
 		}},
 		{Name: "restart", Make: func(rng *rand.Rand) Series { return restart(rng, randomShape(rng), 0) }},
 		{Name: "recycled", Make: func(rng *rand.Rand) Series { return recycled(rng, randomShape(rng), 0) }},
+		{Name: "recycled-warm-life", Make: func(rng *rand.Rand) Series {
+			sh := randomShape(rng)
+			return recycledWarm(rng, sh, 0, uniform(rng, 1, 2), math.Max(uniform(rng, 2, 60), 8*sh.SampleSec))
+		}},
 		{Name: "fds-flat", Make: func(rng *rand.Rand) Series { return fds(rng, randomShape(rng), 0) }},
 		{Name: "pool-jumps", Make: poolJumps},
 
@@ -152,6 +156,8 @@ type Tally struct {
 	Eligible int // leaks with growth ≥ 5× noise SD that clear a floor
 	Detected int // of Eligible, called leak
 	Masked   int // leaks reported as masked by recycling
+	// MaskedEligible: of Eligible, those reported as masked.
+	MaskedEligible int
 }
 
 // Rate of verdict v.
@@ -198,26 +204,53 @@ func (t *Tally) add(s Series, res verdict.Resource) {
 		if res.Verdict == verdict.Leak {
 			t.Detected++
 		}
+		if res.MaskedBy != "" {
+			t.MaskedEligible++
+		}
 	}
 }
 
 // settled: the soak outlasts a runtime's first cycles (the default
 // Transient), or the leak grows past the level the resource had at the
-// load's start. A shorter soak with less growth cannot tell a leak from a
-// runtime sizing itself to the load, and soakd says so (inconclusive).
+// load's start; and, when processes were replaced, the typical life
+// lasted the transient or grew past its own size (see verdict's
+// checkLives). A shorter soak or life with less growth cannot tell a leak
+// from a runtime sizing itself to the load, and soakd says so
+// (inconclusive).
 func settled(s Series, growth float64) bool {
 	th := s.Opt.Thresholds.WithDefaults(s.Opt.Unit)
-	if s.Shape.SoakSec >= th.Transient {
-		return true
-	}
-	var start []float64
-	for _, p := range s.Points {
-		if p.Phase == verdict.Soak && len(start) < 5 {
-			start = append(start, p.Value)
+	if s.Shape.SoakSec < th.Transient {
+		var start []float64
+		for _, p := range s.Points {
+			if p.Phase == verdict.Soak && len(start) < 5 {
+				start = append(start, p.Value)
+			}
+		}
+		sort.Float64s(start)
+		if len(start) == 0 || growth < start[len(start)/2] {
+			return false
 		}
 	}
-	sort.Float64s(start)
-	return len(start) > 0 && growth >= start[len(start)/2]
+	var ok, n int
+	for _, l := range s.Lives {
+		var first, last verdict.Point
+		k := 0
+		for _, p := range l {
+			if p.Phase == verdict.Soak {
+				if k == 0 {
+					first = p
+				}
+				last, k = p, k+1
+			}
+		}
+		if k >= 4 && first.Value > 0 {
+			n++
+			if last.Seconds-first.Seconds >= th.Transient || last.Value-first.Value >= first.Value {
+				ok++
+			}
+		}
+	}
+	return n == 0 || 2*ok > n
 }
 
 // meaningful: the true growth clears a default floor (the per-request

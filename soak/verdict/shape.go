@@ -71,7 +71,7 @@ func classify(b trend.Binned, levels *trend.Binned) shape {
 		extra int
 	}
 	var cs []cand
-	if h, ok := trend.Hinge(b.X, b.Y); ok && h.Before > 0 && h.After < keepFraction*h.Before {
+	if h, ok := trend.Hinge(b.X, b.Y); ok && h.Before > 0 && h.After < keepFraction*h.Before && robustlySlower(b, h.Index) {
 		cs = append(cs, cand{shape{kind: shapeDecel, at: h.Index, resid: h.Resid}, h.SS, 2})
 	}
 	if st, ok := trend.StepLine(b.X, b.Y); ok && st.Size > 0 {
@@ -186,4 +186,14 @@ func curvedResid(b trend.Binned) []float64 {
 		return nil
 	}
 	return cf.Resid
+}
+
+// robustlySlower: the Theil–Sen slope after the knot at i is also under
+// keepFraction of the one before it. The hinge is a least-squares fit,
+// and a few stray points at the end (connections closing as the load
+// stops take a dozen fds with them) can bend it where the series itself
+// never slowed.
+func robustlySlower(b trend.Binned, i int) bool {
+	before, after := trend.TheilSen(b.X[:i+1], b.Y[:i+1]), trend.TheilSen(b.X[i:], b.Y[i:])
+	return before.Pairs > 0 && after.Pairs > 0 && after.Slope < keepFraction*before.Slope
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/soakd/soakd/soak/trend"
 )
 
 // goShortRun is the shape a Go server showed under soakd run -d 10s: idle
@@ -136,5 +138,27 @@ func TestJumpsAllUpAreGrowth(t *testing.T) {
 		if res := AnalyzeResource(stairs(seed, true), rss); res.Verdict == Leak {
 			t.Errorf("seed %d: a pool jumping up and down: got leak (%s)", seed, res.Reason)
 		}
+	}
+}
+
+// TestRobustlySlower: a least-squares hinge bends where two stray points
+// sit at the end of a straight series (connections closing as the load
+// stops take fds with them); the Theil–Sen slopes on each side of the knot
+// do not, and a series that does slow is slower by them too.
+func TestRobustlySlower(t *testing.T) {
+	var x, straight, slowing []float64
+	for i := range 40 {
+		x = append(x, float64(i)*200)
+		straight = append(straight, 20+2*float64(i))
+		slowing = append(slowing, 20+2*math.Min(float64(i), 25)+0.5*math.Max(float64(i)-25, 0))
+	}
+	straight[38] -= 8
+	straight[39] -= 8
+	b := func(y []float64) trend.Binned { return trend.Binned{X: x, Y: y} }
+	if robustlySlower(b(straight), 30) {
+		t.Errorf("a straight series with two low points at its end reads slower after point 30")
+	}
+	if !robustlySlower(b(slowing), 25) {
+		t.Errorf("a series whose slope falls to a quarter at point 25 does not read slower")
 	}
 }

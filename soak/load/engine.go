@@ -202,8 +202,10 @@ func (e *Engine) runClosed(start time.Time) {
 		w := e.addWorker()
 		wg.Go(func() {
 			defer w.closeAll()
+			var y yielder
 			for e.takeSlot() {
 				now := time.Now()
+				y.maybe(now)
 				w.do(now, now)
 			}
 		})

@@ -166,6 +166,7 @@ func (l *evLoop) run() {
 	timeout := l.e.opts.Timeout
 	tick := min(max(timeout/10, time.Millisecond), 100*time.Millisecond)
 	nextCheck := time.Now().Add(tick)
+	var y yielder
 	for {
 		l.startPending()
 		if l.active == 0 {
@@ -186,7 +187,9 @@ func (l *evLoop) run() {
 				l.ready(l.byFD[fd], ev.Events)
 			}
 		}
-		if now := time.Now(); !now.Before(nextCheck) {
+		now := time.Now()
+		y.maybe(now)
+		if !now.Before(nextCheck) {
 			nextCheck = now.Add(tick)
 			l.expire(now.Add(-timeout).UnixNano())
 		}

@@ -20,12 +20,12 @@ const yieldEvery = 5 * time.Millisecond
 // and sysmon backs off to its 10 ms sleep. Not more often: a Gosched
 // wakes another thread to look for work (two futex calls), 0.036 futex
 // calls per request at c=50 with one every 1 ms, 0.008 with 5 ms.
-type yielder struct{ last time.Time }
+type yielder struct{ last time.Duration }
 
-// maybe yields when yieldEvery has passed since the last yield; now is a
-// time the caller has just read.
-func (y *yielder) maybe(now time.Time) {
-	if now.Sub(y.last) >= yieldEvery {
+// maybe yields when yieldEvery has passed since the last yield; now is an
+// Engine.mono time the caller has just read.
+func (y *yielder) maybe(now time.Duration) {
+	if now-y.last >= yieldEvery {
 		y.last = now
 		runtime.Gosched()
 	}

@@ -105,3 +105,20 @@ func heapAfter(b *testing.B, url string, n uint64) uint64 {
 	runtime.KeepAlive(e)
 	return ms.HeapAlloc
 }
+
+// nginx512 is nginx's response to a GET of a 512-byte static file.
+var nginx512 = []byte("HTTP/1.1 200 OK\r\nServer: nginx/1.26.3\r\nDate: Tue, 01 Dec 2026 00:10:00 GMT\r\n" +
+	"Content-Type: text/html\r\nContent-Length: 512\r\nLast-Modified: Tue, 01 Dec 2026 00:00:00 GMT\r\n" +
+	"Connection: keep-alive\r\nETag: \"692cdb80-200\"\r\nAccept-Ranges: bytes\r\n\r\n" + strings.Repeat("x", 512))
+
+// BenchmarkStreamParser parses one nginx response in one feed, as the
+// event loop does for each response.
+func BenchmarkStreamParser(b *testing.B) {
+	var p streamParser
+	for b.Loop() {
+		p.reset(false)
+		if done, _, err := p.feed(nginx512, nil); !done || err != nil {
+			b.Fatalf("got done %v err %v; want a whole response", done, err)
+		}
+	}
+}

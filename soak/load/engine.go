@@ -46,6 +46,11 @@ type Engine struct {
 	loops     []*evLoop // guarded by loopsMu
 
 	missed atomic.Uint64 // open loop: due times never sent
+
+	// epoch is when New made the engine; the hot path reads the clock as
+	// the monotonic time since it (mono), one clock read where time.Now
+	// makes two (the wall clock and the monotonic one).
+	epoch time.Time
 }
 
 // New fills defaults (Concurrency 1, Interval 1s, Timeout 30s, Method GET,
@@ -57,7 +62,7 @@ func New(opts Options) (*Engine, error) {
 	if err := validate(o); err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: o, status: newStatusSet(o.ExpectStatus)}
+	e := &Engine{opts: o, status: newStatusSet(o.ExpectStatus), epoch: time.Now()}
 	e.dialer = net.Dialer{Timeout: o.Timeout, KeepAlive: -1}
 	e.firstLen.Store(-1)
 	e.rawIO = useRawIO(&o)
@@ -202,13 +207,21 @@ func (e *Engine) runClosed(start time.Time) {
 		w := e.addWorker()
 		wg.Go(func() {
 			defer w.closeAll()
+			var y yielder
 			for e.takeSlot() {
-				now := time.Now()
+				now := e.mono()
+				y.maybe(now)
 				w.do(now, now)
 			}
 		})
 	}
 	wg.Wait()
+}
+
+// mono is the monotonic time since the engine's epoch, always > 0: the
+// clock of the hot path (request starts and ends, Worker.inflight).
+func (e *Engine) mono() time.Duration {
+	return max(time.Since(e.epoch), 1)
 }
 
 // takeSlot reserves one request of the Requests budget; false means stop.
@@ -237,7 +250,7 @@ func (e *Engine) startWatchdog(done <-chan struct{}) <-chan struct{} {
 			case <-done:
 				return
 			case now := <-t.C:
-				limit := now.Add(-e.opts.Timeout).UnixNano()
+				limit := int64(now.Sub(e.epoch) - e.opts.Timeout)
 				e.eachWorker(func(w *worker) { w.expireBefore(limit) })
 			}
 		}

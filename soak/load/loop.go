@@ -41,8 +41,8 @@ type loopConn struct {
 	connecting bool
 	used       bool // a request was made on it before the current one
 
-	ep      *endpoint // the request in flight, or nil
-	start   time.Time
+	ep      *endpoint     // the request in flight, or nil
+	start   time.Duration // Engine.mono
 	attempt int
 	wrote   int // request bytes written
 	out     int // request bytes written, all attempts
@@ -165,7 +165,8 @@ func (l *evLoop) run() {
 	l.active = len(l.workers)
 	timeout := l.e.opts.Timeout
 	tick := min(max(timeout/10, time.Millisecond), 100*time.Millisecond)
-	nextCheck := time.Now().Add(tick)
+	nextCheck := l.e.mono() + tick
+	var y yielder
 	for {
 		l.startPending()
 		if l.active == 0 {
@@ -186,9 +187,11 @@ func (l *evLoop) run() {
 				l.ready(l.byFD[fd], ev.Events)
 			}
 		}
-		if now := time.Now(); !now.Before(nextCheck) {
-			nextCheck = now.Add(tick)
-			l.expire(now.Add(-timeout).UnixNano())
+		now := l.e.mono()
+		y.maybe(now)
+		if now >= nextCheck {
+			nextCheck = now + tick
+			l.expire(int64(now - timeout))
 		}
 	}
 }
@@ -211,8 +214,8 @@ func (l *evLoop) start(i int) {
 		return
 	}
 	ep := w.pick()
-	now := time.Now()
-	w.inflight.Store(now.UnixNano())
+	now := l.e.mono()
+	w.inflight.Store(int64(now))
 	c := l.conns[i][ep.target]
 	if c == nil {
 		c = &loopConn{fd: -1, w: w, wi: i, target: ep.target}
@@ -402,7 +405,7 @@ func (l *evLoop) finish(i int, c *loopConn, err error) {
 		l.acct.st.mu.Unlock()
 		return
 	}
-	end := time.Now()
+	end := e.mono()
 	cause := ""
 	if err != nil {
 		cause = classify(err)
@@ -411,7 +414,7 @@ func (l *evLoop) finish(i int, c *loopConn, err error) {
 	}
 	// All the loop's requests go to one worker's stats: one histogram
 	// stays in cache instead of one per worker (50 × 20 KB at c=50).
-	l.acct.record(end.Sub(start), &resp, c.out, cause)
+	l.acct.record(end-start, &resp, c.out, cause)
 }
 
 // expire cuts the requests in flight that started before limit or that

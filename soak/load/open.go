@@ -27,13 +27,13 @@ func (e *Engine) runOpen(start time.Time) {
 		wg.Go(func() {
 			defer w.closeAll()
 			for due := range slots {
-				now := time.Now()
-				if now.Sub(due) > lateAfter {
+				now, intended := e.mono(), due.Sub(e.epoch)
+				if now-intended > lateAfter {
 					w.st.mu.Lock()
 					w.st.late++
 					w.st.mu.Unlock()
 				}
-				w.do(due, now)
+				w.do(intended, now)
 			}
 		})
 	}

@@ -97,19 +97,29 @@ func (r *response) header(line []byte, keep bool) bool {
 	if i <= 0 {
 		return keep
 	}
-	name, val := line[:i], bytes.TrimSpace(line[i+1:])
-	switch {
-	case bytes.EqualFold(name, []byte("Content-Length")):
-		r.bodyLen = parseLength(val)
-	case bytes.EqualFold(name, []byte("Transfer-Encoding")):
-		if n := len(val); n >= 7 && bytes.EqualFold(val[n-7:], []byte("chunked")) {
-			r.bodyLen = -2
+	// The length first: EqualFold compares byte by byte before it looks
+	// at the lengths, and most headers are none of these three.
+	name := line[:i]
+	switch len(name) {
+	case len("Content-Length"):
+		if bytes.EqualFold(name, []byte("Content-Length")) {
+			r.bodyLen = parseLength(bytes.TrimSpace(line[i+1:]))
 		}
-	case bytes.EqualFold(name, []byte("Connection")):
-		if bytes.EqualFold(val, []byte("close")) {
-			r.close = true
-		} else if bytes.EqualFold(val, []byte("keep-alive")) {
-			keep = true
+	case len("Transfer-Encoding"):
+		if bytes.EqualFold(name, []byte("Transfer-Encoding")) {
+			val := bytes.TrimSpace(line[i+1:])
+			if n := len(val); n >= 7 && bytes.EqualFold(val[n-7:], []byte("chunked")) {
+				r.bodyLen = -2
+			}
+		}
+	case len("Connection"):
+		if bytes.EqualFold(name, []byte("Connection")) {
+			val := bytes.TrimSpace(line[i+1:])
+			if bytes.EqualFold(val, []byte("close")) {
+				r.close = true
+			} else if bytes.EqualFold(val, []byte("keep-alive")) {
+				keep = true
+			}
 		}
 	}
 	return keep

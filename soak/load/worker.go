@@ -81,8 +81,8 @@ type worker struct {
 	raw   bool      // blocking sockets for plain http (see useRawIO)
 	addrs []rawAddr // per target, resolved at the first raw dial
 
-	// inflight is the UnixNano start of the request in flight, 0 when
-	// idle, -1 once the watchdog has cut it at Timeout.
+	// inflight is the start of the request in flight (Engine.mono), 0
+	// when idle, -1 once the watchdog has cut it at Timeout.
 	inflight atomic.Int64
 }
 
@@ -121,16 +121,17 @@ func (w *worker) pick() *endpoint {
 
 // do makes one request, started at now, and records it. Latency runs from
 // intended, which is now in closed loop and the scheduled time in open
-// loop. Timeout is enforced by the watchdog, not by a timer per request.
-func (w *worker) do(intended, now time.Time) {
+// loop; both are Engine.mono times. Timeout is enforced by the watchdog,
+// not by a timer per request.
+func (w *worker) do(intended, now time.Duration) {
 	ep := w.pick()
-	w.inflight.Store(now.UnixNano())
+	w.inflight.Store(int64(now))
 	resp, out, err := w.roundTrip(ep)
 	if w.inflight.Swap(0) < 0 { // cut by the watchdog: the connection is spoilt
 		w.closeConn(&w.conns[ep.target])
 		err = os.ErrDeadlineExceeded
 	}
-	end := time.Now()
+	end := w.e.mono()
 	if err != nil && w.e.stopped.Load() {
 		w.st.mu.Lock()
 		w.st.abandoned++
@@ -143,7 +144,7 @@ func (w *worker) do(intended, now time.Time) {
 	} else {
 		cause = w.check(&resp)
 	}
-	w.record(end.Sub(intended), &resp, out, cause)
+	w.record(end-intended, &resp, out, cause)
 }
 
 // check applies ExpectStatus, ExpectBody and CheckLength in that order.
@@ -331,7 +332,7 @@ func (w *worker) cutConns() {
 }
 
 // expireBefore cuts the request in flight if it started before limit
-// (UnixNano); called by the watchdog.
+// (Engine.mono); called by the watchdog.
 func (w *worker) expireBefore(limit int64) {
 	s := w.inflight.Load()
 	if s <= 0 || s > limit {

@@ -98,6 +98,19 @@ func (p *pacer) idle(d time.Duration) time.Duration {
 	return p.clamp(min(p.cur, d/minPhaseSamples))
 }
 
+// baseline is the interval over the idle baseline of length d: twice
+// minPhaseSamples samples (so that a late tick or two still leave
+// minPhaseSamples), not the load's cadence. The analysis takes only the
+// baseline's median from them (the level "released" is judged against);
+// at a short run's cadence, every 20-30 ms, a 3 s baseline took about 125
+// samples, 40 ms of soakd's CPU, for the same median.
+func (p *pacer) baseline(d time.Duration) time.Duration {
+	if !p.auto {
+		return p.fixed
+	}
+	return p.clamp(d / (2 * minPhaseSamples))
+}
+
 // underLoad returns the interval for the rest of the load, from the plan,
 // the seconds of load so far, the requests done and whether the sample
 // was still in the warm-up.

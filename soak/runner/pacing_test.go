@@ -65,6 +65,9 @@ func TestPacerSamplesIdlePhasesTenTimesAtLeast(t *testing.T) {
 	if got := p.idle(10 * time.Second); got != 20*time.Millisecond {
 		t.Errorf("10 s cool-down after a 20 ms soak: %s; want 20ms", got)
 	}
+	if got := p.baseline(3 * time.Second); got != 150*time.Millisecond {
+		t.Errorf("3 s baseline before a 20 ms soak: %s; want 150ms (twenty samples, not the soak's cadence)", got)
+	}
 }
 
 // Small changes keep the ticker; a change over 20 % moves it.

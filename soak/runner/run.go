@@ -170,7 +170,7 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	defer r.tick.Stop()
 	if d := r.o.baseline(); d > 0 {
 		r.o.Log.Info("baseline: sampling the idle target before the load", zap.Duration("baseline", d))
-		r.idle(ctx, d)
+		r.idle(ctx, d, r.pace.baseline(d))
 	}
 	var sum *load.Summary
 	var lerr error
@@ -202,7 +202,7 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	r.loadDone = true
 	if r.sampler != nil && r.o.Cooldown > 0 && ctx.Err() == nil && r.died == nil {
 		r.o.Log.Info("cool-down: load stopped, sampling goes on", zap.Duration("cooldown", r.o.Cooldown))
-		r.idle(ctx, r.o.Cooldown)
+		r.idle(ctx, r.o.Cooldown, r.pace.idle(r.o.Cooldown))
 	}
 	return sum, loadEnd, nil
 }
@@ -210,8 +210,8 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 // idle samples an idle phase (the baseline or the cool-down) of length d,
 // at least minPhaseSamples times when the interval is automatic, and once
 // more at its end.
-func (r *runner) idle(ctx context.Context, d time.Duration) {
-	r.setInterval(r.pace.idle(d))
+func (r *runner) idle(ctx context.Context, d, interval time.Duration) {
+	r.setInterval(interval)
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	r.take()

@@ -161,21 +161,10 @@ func (s *series) levels(r trend.Reduce, quantum float64) *trend.Binned {
 // dropSigmas robust SDs of the changes (and dropQuanta quanta): ups and
 // downs, how far the ups climbed and the downs fell in all.
 func (s *series) jumps(quantum float64) (ups, downs int, climbed, fell float64) {
-	n := len(s.y)
-	if n < 3 {
+	if len(s.y) < 3 {
 		return 0, 0, 0, 0
 	}
-	d := make([]float64, n-1)
-	for i := 1; i < n; i++ {
-		d[i-1] = s.y[i] - s.y[i-1]
-	}
-	abs := make([]float64, len(d))
-	copy(abs, d)
-	med := trend.MedianFast(abs)
-	for i, v := range d {
-		abs[i] = math.Abs(v - med)
-	}
-	limit := math.Max(dropSigmas*1.4826*trend.MedianFast(abs), dropQuanta*quantum)
+	d, med, limit := s.changes(quantum)
 	for _, v := range d {
 		switch {
 		case v-med > limit:
@@ -187,6 +176,24 @@ func (s *series) jumps(quantum float64) (ups, downs int, climbed, fell float64) 
 		}
 	}
 	return ups, downs, climbed, fell
+}
+
+// changes returns the series' changes sample to sample, their median, and
+// the size that makes a change sudden: dropSigmas robust SDs of the
+// changes, and at least dropQuanta quanta.
+func (s *series) changes(quantum float64) (d []float64, med, limit float64) {
+	n := len(s.y)
+	d = make([]float64, n-1)
+	for i := 1; i < n; i++ {
+		d[i-1] = s.y[i] - s.y[i-1]
+	}
+	abs := make([]float64, len(d))
+	copy(abs, d)
+	med = trend.MedianFast(abs)
+	for i, v := range d {
+		abs[i] = math.Abs(v - med)
+	}
+	return d, med, math.Max(dropSigmas*1.4826*trend.MedianFast(abs), dropQuanta*quantum)
 }
 
 // A GC sawtooth whose cycle is longer than a bin leaves bins without a
@@ -209,18 +216,7 @@ func (s *series) cycles(quantum float64) []int {
 	if n < 3*minCycles {
 		return nil
 	}
-	d := make([]float64, n-1)
-	for i := 1; i < n; i++ {
-		d[i-1] = s.y[i] - s.y[i-1]
-	}
-	abs := make([]float64, len(d))
-	copy(abs, d)
-	med := trend.MedianFast(abs)
-	for i, v := range d {
-		abs[i] = math.Abs(v - med)
-	}
-	sd := 1.4826 * trend.MedianFast(abs)
-	limit := math.Max(dropSigmas*sd, dropQuanta*quantum)
+	d, _, limit := s.changes(quantum)
 	var starts []int
 	for i, v := range d {
 		if v < -limit {

@@ -162,3 +162,26 @@ func TestRobustlySlower(t *testing.T) {
 		t.Errorf("a series whose slope falls to a quarter at point 25 does not read slower")
 	}
 }
+
+// BenchmarkLivesLongLife: one process over a whole run of 40 000 samples
+// (a single-process target: its one life is the run), and five helpers
+// started near its end. Theil–Sen over every pair of its samples took 5
+// GB and minutes; its bins' medians take a few milliseconds.
+func BenchmarkLivesLongLife(b *testing.B) {
+	lives := make([][]Point, 6)
+	for i := range 40000 {
+		p := Point{Seconds: float64(i) * 0.02, Requests: float64(i) * 10, Phase: Soak, Value: 8*mib + float64(i)*100}
+		lives[0] = append(lives[0], p)
+		for k := 1; k < len(lives); k++ {
+			if i >= 39000+100*k {
+				lives[k] = append(lives[k], p)
+			}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := fitLives(lives, 400000, 0); !ok {
+			b.Fatal("no fit")
+		}
+	}
+}

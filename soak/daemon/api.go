@@ -240,10 +240,7 @@ func (d *Daemon) LiveReport(id int64) *model.Report {
 	if ar == nil {
 		return nil
 	}
-	if rep := ar.latest(); rep != nil {
-		return rep
-	}
-	return ar.analyze()
+	return ar.report()
 }
 
 func (d *Daemon) handleRun(w http.ResponseWriter, r *http.Request) {

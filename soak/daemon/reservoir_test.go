@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
@@ -114,42 +116,40 @@ func TestReservoirShortRunWhole(t *testing.T) {
 	}
 }
 
-// TestChartSamplesBounded: a running run's page reads the store into at
-// most ChartSamples records (here 64) (plus the stride being filled and the
-// newest), without members, from the first sample to the newest; a short
-// run is drawn whole.
-func TestChartSamplesBounded(t *testing.T) {
+// TestLivePageDrawsReservoir: a running run's page draws the live
+// reservoir as it is at the view (at most its size plus two records, up to
+// the newest), whatever the number of samples in the store.
+func TestLivePageDrawsReservoir(t *testing.T) {
 	st, err := store.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	d := &Daemon{st: st, log: zap.NewNop(), active: map[string]*activeRun{}}
 	const size = 64
 	for _, n := range []int{50, 1000} {
 		id, err := st.CreateRun("chart", store.TriggerAPI, "chart", time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
+		ar := &activeRun{id: id, job: "chart", log: zap.NewNop(), res: *newReservoir(size)}
+		d.active["chart"] = ar
 		for i := range n {
 			if err := st.AppendSample(id, sawRecord(i)); err != nil {
 				t.Fatal(err)
 			}
+			ar.res.add(sawRecord(i))
 		}
-		recs, err := storedReservoir(st, id, size)
-		if err != nil {
-			t.Fatal(err)
+		_, rep, live, err := d.runReport(id)
+		if err != nil || !live {
+			t.Fatalf("%d samples: runReport live %v, err %v; want the live report", n, live, err)
 		}
-		want := min(n, size+2)
-		if len(recs) > want || (n < size && len(recs) != n) || len(recs) < min(n, size/2) {
-			t.Errorf("%d stored samples: the chart reads %d; want %d at most (all of a short run)", n, len(recs), want)
+		recs := rep.Records
+		if want := min(n, size+2); len(recs) > want || (n < size && len(recs) != n) || len(recs) < min(n, size/2) {
+			t.Errorf("%d samples: the page draws %d; want %d at most (all of a short run)", n, len(recs), want)
 		}
 		if last := recs[len(recs)-1]; last.Requests != uint64(n-1)*3 {
-			t.Errorf("%d stored samples: the chart ends at %d requests; want the newest's %d", n, last.Requests, (n-1)*3)
-		}
-		for i, r := range recs {
-			if r.Members != nil {
-				t.Fatalf("%d stored samples: chart record %d holds members", n, i)
-			}
+			t.Errorf("%d samples: the charts end at %d requests; want the newest's %d", n, last.Requests, (n-1)*3)
 		}
 	}
 }

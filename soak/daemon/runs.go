@@ -199,6 +199,22 @@ func (a *activeRun) latest() *model.Report {
 	return a.live
 }
 
+// report returns the latest live analysis, or a new one when the live
+// loop has not run yet.
+func (a *activeRun) report() *model.Report {
+	if rep := a.latest(); rep != nil {
+		return rep
+	}
+	return a.analyze()
+}
+
+// records returns the reservoir's records as they are now (a copy).
+func (a *activeRun) records() []model.Record {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.res.snapshot()
+}
+
 // progress returns the share of the planned load done (-1 when the load
 // has no bound) and the requests so far.
 func (a *activeRun) progress() (float64, uint64) {

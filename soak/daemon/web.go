@@ -125,45 +125,25 @@ func (d *Daemon) pageError(w http.ResponseWriter, err error) {
 	http.Error(w, err.Error(), http.StatusInternalServerError)
 }
 
-// ChartSamples is how many samples a running run's page draws at most:
-// a chart draws at most two points (the least and the most) in each of
-// its 600 buckets, so more would only cost memory on every view.
-const ChartSamples = 1200
-
-// chartSamples reads a running run's series from the store into a
-// reservoir of ChartSamples records (without their members, which the
-// charts do not draw), so a page view costs the same memory at any run
-// length. A run shorter than that is drawn whole.
-func (d *Daemon) chartSamples(id int64) ([]model.Record, error) {
-	return storedReservoir(d.st, id, ChartSamples)
-}
-
-func storedReservoir(st *store.Store, id int64, size int) ([]model.Record, error) {
-	res := newReservoir(size)
-	err := st.EachSample(id, func(r model.Record) error {
-		r.Members, r.Top = nil, nil
-		res.add(r)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return res.snapshot(), nil
-}
-
 // runReport returns a run with its report and records: the live analysis
 // while it runs, else the stored report with the stored samples.
+//
+// A running run's charts draw its live reservoir (DefaultReservoir records
+// at most, an even thinning of the whole run): a view costs the same at
+// any run length. Walking the run's samples in the store instead, as the
+// page did, decoded every sample on every view (every 5 s while the page
+// is open): about 0.5 s of CPU and 100 MB of garbage per view at 37 000
+// samples, and the daemon's RSS rose and fell 5 MiB with each view's GC
+// cycles.
 func (d *Daemon) runReport(id int64) (store.Run, *model.Report, bool, error) {
 	run, err := d.st.Run(id)
 	if err != nil {
 		return run, nil, false, fmt.Errorf("run %d: %w", id, err)
 	}
-	if live := d.LiveReport(id); live != nil {
-		// the live analysis, with charts of the series in the store
-		rep := *live
-		if rep.Records, err = d.chartSamples(id); err != nil {
-			return run, nil, false, fmt.Errorf("run %d: %w", id, err)
-		}
+	if ar := d.activeByID(id); ar != nil {
+		// the live analysis, with charts of the reservoir as it is now
+		rep := *ar.report()
+		rep.Records = ar.records()
 		return run, &rep, true, nil
 	}
 	if u, ok := d.unsavedRun(id); ok && u.rep != nil {

@@ -36,7 +36,7 @@ func (s *Store) DeleteAlert(fp alerts.Fingerprint) error {
 
 // Alerts returns every stored alert state.
 func (s *Store) Alerts() ([]alerts.StoredAlert, error) {
-	rows, err := s.db.QueryContext(context.Background(), "SELECT fingerprint, data FROM alerts ORDER BY fingerprint")
+	rows, err := s.rdb.QueryContext(context.Background(), "SELECT fingerprint, data FROM alerts ORDER BY fingerprint")
 	if err != nil {
 		return nil, fmt.Errorf("store: reading alerts: %w", err)
 	}

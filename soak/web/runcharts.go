@@ -248,7 +248,7 @@ func cpuChart(rep *model.Report, a axes) (chart, bool, error) {
 		return chart{}, false, fmt.Errorf("cpu chart: %w", err)
 	}
 	usr.Color, usr.Width, usr.FillColor = colBlue, vg.Points(0.8), color.NRGBA{0x00, 0x72, 0xB2, 0xD0}
-	p.Add(sys, usr)
+	p.Add(edgeLine{sys}, edgeLine{usr})
 	p.Legend.Add("system (top band)", sys)
 	p.Legend.Add("user (bottom band)", usr)
 	addRestarts(p, a.restartsSec)

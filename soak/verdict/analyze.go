@@ -97,9 +97,10 @@ const methodEnvelope = "lower-envelope"
 // Growth that clears is then weighed against other shapes (classify):
 //   - a straight line: a leak, unless the last third has confidently
 //     flattened (inconclusive) or the cool-down released it (stable);
-//   - deceleration (a hinge beats the line): a plateau when the growth
-//     after the knot is negligible, a leak when it still clears a floor on
-//     its own, else inconclusive;
+//   - deceleration (a hinge or a significant bend beats the line): a
+//     plateau when the growth after the knot is negligible, a leak
+//     (measured after the knot) when a hinge's tail is straight and clears
+//     a floor on its own, else inconclusive;
 //   - one step: stable, with the step reported, when the growth beside it
 //     is negligible;
 //   - two or three climbing steps: inconclusive, never stable.
@@ -109,9 +110,15 @@ const methodEnvelope = "lower-envelope"
 // grew and then decelerated to negligible, and otherwise inconclusive with
 // Settle naming the extra requests that would decide it with 80 % power.
 //
+// A leak in a soak shorter than Thresholds.Transient stays inconclusive
+// until the resource has grown past its own level at the load's start
+// (transient): a runtime sizing itself to a new load grows in a straight
+// line too.
+//
 // When the tree's verdict is not a leak, the lives check (lives.go) looks
 // for growth that replaced processes carried: a leak found there is
-// reported with MaskedBy "recycling".
+// reported with MaskedBy "recycling", unless the typical life was shorter
+// than the transient and grew by less than its own size.
 //
 // Per-hour growth is per-request growth times RequestsPerHour; PerDay is
 // over Horizon. Time to exhaustion is (Limit − last soak value) / per-hour

@@ -15,11 +15,12 @@ import (
 // read. It is not safe for concurrent use; the Sampler holds one under its
 // mutex.
 type procFS struct {
-	root string // e.g. "/proc"
-	buf  []byte
-	dent []byte
-	link []byte
-	path []byte
+	root  string // e.g. "/proc"
+	buf   []byte
+	dent  []byte
+	link  []byte
+	path  []byte
+	cpath []byte // a NUL-terminated copy of a path, for rawOpen
 	// procfs is 1 when root is a procfs mount, -1 when not, 0 before the
 	// first check.
 	procfs int8
@@ -52,19 +53,38 @@ func (p *procFS) readPid(pid int32, name string) ([]byte, error) {
 	return p.read(p.pidPath(pid, name))
 }
 
-// read reads a whole file; the returned slice is valid until the next read.
+// read reads a whole small file that answers at once (stat, status, io,
+// a cgroup file) with raw system calls (rawsys.go); the returned slice is
+// valid until the next read.
 func (p *procFS) read(path string) ([]byte, error) {
+	p.cpath = append(append(p.cpath[:0], path...), 0)
+	fd, err := rawOpen(p.cpath)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer rawClose(fd)
+	return p.readAll(path, fd, rawRead)
+}
+
+// readSlow reads a whole file whose read may take long (smaps_rollup) with
+// ordinary system calls, so that the runtime can hand its P on meanwhile.
+func (p *procFS) readSlow(path string) ([]byte, error) {
 	fd, err := openRetry(path, unix.O_RDONLY|unix.O_CLOEXEC)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer unix.Close(fd)
+	return p.readAll(path, fd, unix.Read)
+}
+
+// readAll reads fd to its end into p.buf with rd.
+func (p *procFS) readAll(path string, fd int, rd func(int, []byte) (int, error)) ([]byte, error) {
 	n := 0
 	for {
 		if n == len(p.buf) {
 			p.buf = append(p.buf, make([]byte, len(p.buf))...)
 		}
-		m, err := unix.Read(fd, p.buf[n:])
+		m, err := rd(fd, p.buf[n:])
 		if err == unix.EINTR {
 			continue
 		}
@@ -233,7 +253,8 @@ func (p *procFS) readTask(pid, tid int32, name string) ([]byte, error) {
 func (p *procFS) fdCount(pid int32) (uint64, error) {
 	path := p.pidPath(pid, "fd")
 	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
+	p.cpath = append(append(p.cpath[:0], path...), 0)
+	if err := rawStat(p.cpath, &st); err != nil {
 		return 0, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
 	if st.Size > 0 && p.isProcfs() {

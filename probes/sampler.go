@@ -459,7 +459,7 @@ func (s *Sampler) carrySmaps(out *Sample) {
 // sampleSmaps sums PSS and USS over the tree.
 func (s *Sampler) sampleSmaps(out *Sample, procs []proc) {
 	for i, p := range procs {
-		b, err := s.fs.readPid(p.ID.PID, "smaps_rollup")
+		b, err := s.fs.readSlow(s.fs.pidPath(p.ID.PID, "smaps_rollup"))
 		if err != nil {
 			if i == 0 && isDenied(err) {
 				s.warnOnce("smaps", "probes: cannot read the target's smaps_rollup: PSS and USS are missing; run soakd as the target's user or grant it CAP_SYS_PTRACE", p, err)

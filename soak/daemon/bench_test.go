@@ -66,7 +66,11 @@ func BenchmarkOnRecord(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d := &Daemon{st: st, m: m, log: zap.NewNop()}
+	sh, err := newStoreHealth(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := &Daemon{st: st, m: m, sh: sh, log: zap.NewNop()}
 	id, err := st.CreateRun("bench", store.TriggerAPI, "bench", time.Now())
 	if err != nil {
 		b.Fatal(err)

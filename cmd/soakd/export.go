@@ -123,13 +123,14 @@ func (f *exportFlags) export(id int64, stdout io.Writer) error {
 	return nil
 }
 
-// writeSamplesCSV writes the header and one row per sample, as samples.csv.
+// writeSamplesCSV writes the header and one row per sample, as samples.csv,
+// decoding a chunk of samples at a time.
 func writeSamplesCSV(w io.Writer, s *store.Store, id int64) error {
-	recs, err := s.Samples(id)
-	if err != nil {
+	rw := model.NewRowWriter(w)
+	if err := s.EachSampleChunk(id, 1000, rw.Write); err != nil {
 		return err
 	}
-	return model.WriteCSV(w, recs)
+	return rw.Flush()
 }
 
 // writeReportJSON writes the stored report, indented.

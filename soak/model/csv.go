@@ -95,17 +95,46 @@ func RecordRow(r Record) []string {
 // WriteCSV writes the header and one row per record, in samples.csv's
 // format.
 func WriteCSV(w io.Writer, recs []Record) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
+	rw := NewRowWriter(w)
+	if err := rw.Write(recs); err != nil {
 		return err
 	}
-	for _, r := range recs {
-		if err := cw.Write(RecordRow(r)); err != nil {
+	return rw.Flush()
+}
+
+// RowWriter writes records in samples.csv's format a batch at a time, the
+// header before the first batch (or at Flush, when there was none).
+type RowWriter struct {
+	cw     *csv.Writer
+	header bool
+}
+
+// NewRowWriter returns a RowWriter on w.
+func NewRowWriter(w io.Writer) *RowWriter { return &RowWriter{cw: csv.NewWriter(w)} }
+
+// Write writes one row per record.
+func (rw *RowWriter) Write(recs []Record) error {
+	if !rw.header {
+		rw.header = true
+		if err := rw.cw.Write(CSVHeader); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	for _, r := range recs {
+		if err := rw.cw.Write(RecordRow(r)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Flush writes the header if nothing was written yet, and flushes.
+func (rw *RowWriter) Flush() error {
+	if err := rw.Write(nil); err != nil {
+		return err
+	}
+	rw.cw.Flush()
+	return rw.cw.Error()
 }
 
 // CSVWriter appends records to samples.csv and their members to procs.csv

@@ -68,3 +68,62 @@ func (s *Store) EachSample(id int64, fn func(model.Record) error) error {
 	}
 	return nil
 }
+
+// EachSampleChunk calls fn with a run's samples in the order they were
+// written, at most size at a time. Unlike EachSample it holds a read
+// connection only while it reads a chunk, not while fn runs, so fn may
+// take long (write to a slow HTTP client) or read the store itself; the
+// slice is reused between calls. A sample written while the walk goes is
+// included when its chunk is read. ErrNotFound when the run does not
+// exist.
+func (s *Store) EachSampleChunk(id int64, size int, fn func([]model.Record) error) error {
+	if _, err := s.Run(id); err != nil {
+		return err
+	}
+	size = max(size, 1)
+	chunk := make([]model.Record, 0, size)
+	after := int64(-1)
+	for n := 0; ; {
+		var err error
+		chunk, after, err = s.sampleChunk(id, after, size, chunk[:0], &n)
+		if err != nil {
+			return err
+		}
+		if len(chunk) == 0 {
+			return nil
+		}
+		if err := fn(chunk); err != nil {
+			return err
+		}
+		if len(chunk) < size {
+			return nil
+		}
+	}
+}
+
+// sampleChunk appends up to size samples of run id with a row ID above
+// after to out, and returns the last row ID read; n counts the samples
+// for error messages.
+func (s *Store) sampleChunk(id, after int64, size int, out []model.Record, n *int) ([]model.Record, int64, error) {
+	rows, err := s.rdb.Query(`SELECT id, data FROM samples WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?`, id, after, size)
+	if err != nil {
+		return out, after, fmt.Errorf("store: samples of run %d: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&after, &b); err != nil {
+			return out, after, fmt.Errorf("store: samples of run %d: %w", id, err)
+		}
+		*n++
+		r, err := s.codec.decode(b)
+		if err != nil {
+			return out, after, fmt.Errorf("store: samples of run %d: sample %d: %w", id, *n, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return out, after, fmt.Errorf("store: samples of run %d: %w", id, err)
+	}
+	return out, after, nil
+}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -150,11 +151,12 @@ func render(p *plot.Plot, id, title, desc string) (chart, error) {
 	p.Legend = plot.NewLegend() // empty: the plot draws none
 	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
 	leg.Draw(draw.Crop(dc, chartWidth-legendWidth+vg.Points(8), 0, 0, -vg.Points(6)))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
+	b := svgBufs.Get().(*bytes.Buffer)
+	defer func() { b.Reset(); svgBufs.Put(b) }()
+	if _, err := c.WriteTo(b); err != nil {
 		return chart{}, fmt.Errorf("chart %s: %w", id, err)
 	}
-	svg, err := inlineSVG(b.String(), id, title, desc)
+	svg, err := inlineSVG(b.Bytes(), id, title, desc)
 	if err != nil {
 		return chart{}, err
 	}
@@ -183,22 +185,37 @@ const svgFonts = "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif
 
 var sizeAttrs = regexp.MustCompile(`\s(width|height)="[^"]*"`)
 
-func inlineSVG(doc, id, title, desc string) (string, error) {
-	i := strings.Index(doc, "<svg")
+// svgBufs holds the buffers charts are drawn into (tens of KB each, seven
+// charts a page): the SVG text is copied once, into the chart's string.
+var svgBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+var gonumFont = []byte("font-family:Liberation Sans;")
+
+func inlineSVG(doc []byte, id, title, desc string) (string, error) {
+	i := bytes.Index(doc, []byte("<svg"))
 	if i < 0 {
 		return "", fmt.Errorf("chart %s: no <svg> element in the rendered output", id)
 	}
 	doc = doc[i:]
-	j := strings.Index(doc, ">")
-	open := sizeAttrs.ReplaceAllString(doc[:j], "")
+	j := bytes.IndexByte(doc, '>')
+	open := sizeAttrs.ReplaceAllString(string(doc[:j]), "")
 	var b strings.Builder
-	b.Grow(len(doc) + 256)
+	b.Grow(len(doc) + 512)
 	fmt.Fprintf(&b, `%s role="img" aria-labelledby="%s-title %s-desc" class="chart" preserveAspectRatio="xMidYMid meet">`,
 		open, id, id)
 	fmt.Fprintf(&b, "\n<title id=\"%s-title\">%s</title>\n<desc id=\"%s-desc\">%s</desc>", id, html.EscapeString(title), id, html.EscapeString(desc))
 	// gonum measured the text with Liberation Sans; where it is not
 	// installed, fonts with the same metrics come next.
-	b.WriteString(strings.ReplaceAll(doc[j+1:], "font-family:Liberation Sans;", svgFonts))
+	for rest := doc[j+1:]; len(rest) > 0; {
+		k := bytes.Index(rest, gonumFont)
+		if k < 0 {
+			b.Write(rest)
+			break
+		}
+		b.Write(rest[:k])
+		b.WriteString(svgFonts)
+		rest = rest[k+len(gonumFont):]
+	}
 	return b.String(), nil
 }
 

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -16,7 +17,9 @@ const keepFraction = 0.5
 type fit struct {
 	b           trend.Binned // the fitted envelope
 	whole, last trend.Fit
-	p           float64 // one-sided p of an increase: the slope over its corrected standard error
+	p           float64 // one-sided p of an increase: the slope over its corrected standard error, or the jumps' sign test when lower
+	signUps     int     // when the sign test gave p: the jumps up, of signMoves sudden jumps
+	signMoves   int
 	rho, vif    float64 // residuals' AR(1) coefficient and the variance inflation it gives
 	quantum     float64
 	span        float64 // requests covered
@@ -84,13 +87,25 @@ func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 		// more than a tenth of its climb: a sawtooth (a GC, workers
 		// replaced) climbs in many small jumps and falls in few large
 		// ones, which the sign test would mistake for growth.
-		f.p = math.Min(f.p, signP(ups, ups+downs))
+		if sp := signP(ups, ups+downs); sp < f.p {
+			f.p, f.signUps, f.signMoves = sp, ups, ups+downs
+		}
 	}
 	i := sort.SearchFloat64s(b.X, s.x[0]+2*f.span/3)
 	f.last = f.sub(i, len(b.X))
 	k := max(1, min(5, len(b.Y)/20))
 	f.start, f.end = trend.Median(b.Y[:k]), trend.Median(b.Y[len(b.Y)-k:])
 	return f
+}
+
+// pText gives f.p for a reason, naming the sign test when it gave it, so
+// that a p-value that did not come from the slope is not read as the
+// slope's.
+func (f fit) pText() string {
+	if f.signMoves == 0 {
+		return pText(f.p)
+	}
+	return fmt.Sprintf("%s (sign test: %d of %d sudden jumps up)", pText(f.p), f.signUps, f.signMoves)
 }
 
 // sub fits the envelope's points [i, j) with the whole soak's

@@ -19,7 +19,7 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 				opt.Name, perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), pText(res.PValue), perDayText(res.PerDay, th, u))
 		} else {
 			s = fmt.Sprintf("%s %s (95 %% CI %s), %s, %s, growing through the last third",
-				opt.Name, perReq(f.whole.Slope, u), ciText(res.CI95[0], res.CI95[1], u), pText(f.p), perDayText(res.PerDay, th, u))
+				opt.Name, perReq(f.whole.Slope, u), ciText(res.CI95[0], res.CI95[1], u), f.pText(), perDayText(res.PerDay, th, u))
 		}
 		s += cooldownText(res.ReleasedAfterCooldown, idle)
 		if tte := res.TimeToExhaustionSeconds; tte != nil {
@@ -29,13 +29,13 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 		s = fmt.Sprintf("%s %s, %s, but in a soak of only %s it reached %s, not yet twice its %s at the load's start: a runtime sizing itself to the load (a heap before its first collections, pools, arenas) grows as much and then stops; a soak of %s, or growth past %s, tells them apart",
 			opt.Name, perReq(res.PerRequest, u)+" (95 % CI "+ciText(res.CI95[0], res.CI95[1], u)+")", pText(res.PValue), secs(f.seconds), amount(f.end, u), amount(d.level, u), secs(th.Transient), amount(2*d.level, u))
 	case whyReleased:
-		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle", opt.Name, slope, pText(f.p), secs(idle))
+		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle", opt.Name, slope, f.pText(), secs(idle))
 	case whyPlateau:
 		s = fmt.Sprintf("%s grew %s then levelled off: %s after the knot (95 %% CI %s) against %s before, like a cache or warm-up",
 			opt.Name, amount(f.end-f.start, u), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), perReq(f.whole.Slope, u))
 	case whySlowing:
 		s = fmt.Sprintf("%s %s, %s, but the growth is slowing: %s after the knot (95 %% CI %s); too soon to tell a leak from a plateau",
-			opt.Name, slope, pText(f.p), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u))
+			opt.Name, slope, f.pText(), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u))
 	case whyStep:
 		s = fmt.Sprintf("%s stepped up %s once and is otherwise %s", opt.Name, amount(f.shape.size, u), map[bool]string{true: "flat", false: "unclear"}[d.verdict == Stable])
 	case whyStairs:
@@ -44,16 +44,16 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 	case whyFlat:
 		s = fmt.Sprintf("%s stable: %s, under the %s floor and %s", opt.Name, slope, perReqAbs(th.MinPerRequest, u), perDayText(res.PerDay, th, u))
 	case whyShort:
-		s = fmt.Sprintf("%s %s, %s, but only %s in total, under the %s floor", opt.Name, slope, pText(f.p),
+		s = fmt.Sprintf("%s %s, %s, but only %s in total, under the %s floor", opt.Name, slope, f.pText(),
 			amount(f.fittedGrowth(), u), amount(th.MinTotal, u))
 	case whySlow:
 		s = fmt.Sprintf("%s %s, %s, %s, but slow: the last third alone (%s, 95 %% CI %s) does not yet clear the %s floor that the horizon sets",
-			opt.Name, slope, pText(f.p), perDayText(res.PerDay, th, u), perReq(f.last.Slope, u), ciText(f.last.Lo, f.last.Hi, u), perReqAbs(d.floor, u))
+			opt.Name, slope, f.pText(), perDayText(res.PerDay, th, u), perReq(f.last.Slope, u), ciText(f.last.Lo, f.last.Hi, u), perReqAbs(d.floor, u))
 	case whyUnsure:
 		s = fmt.Sprintf("%s %s, %s, but the last third (%s) has slowed to under half",
-			opt.Name, slope, pText(f.p), perReq(f.last.Slope, u))
+			opt.Name, slope, f.pText(), perReq(f.last.Slope, u))
 	default:
-		s = fmt.Sprintf("%s %s, %s: too noisy to tell against the floors (%s, or %s per %s)", opt.Name, slope, pText(f.p),
+		s = fmt.Sprintf("%s %s, %s: too noisy to tell against the floors (%s, or %s per %s)", opt.Name, slope, f.pText(),
 			perReqAbs(th.MinPerRequest, u), amount(th.HorizonGrowth, u), secs(th.Horizon))
 	}
 	if res.Incarnations > 1 {

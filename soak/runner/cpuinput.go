@@ -45,11 +45,12 @@ func cpuInput(recs []model.Record, sum *load.Summary, ao AnalysisOptions) verdic
 	return in
 }
 
-// windowOf returns the live records from a to b.
-func windowOf(recs []model.Record, a, b model.Record) []model.Record {
-	var win []model.Record
-	for _, r := range recs {
-		if r.Elapsed >= a.Elapsed && r.Elapsed <= b.Elapsed && r.Alive {
+// windowOf returns the live records from a to b, by reference: a record
+// is about 2 KB, and the live analysis runs every minute.
+func windowOf(recs []model.Record, a, b model.Record) []*model.Record {
+	var win []*model.Record
+	for i := range recs {
+		if r := &recs[i]; r.Elapsed >= a.Elapsed && r.Elapsed <= b.Elapsed && r.Alive {
 			win = append(win, r)
 		}
 	}
@@ -57,7 +58,7 @@ func windowOf(recs []model.Record, a, b model.Record) []model.Record {
 }
 
 // meanWorkers is the mean threads and processes of the target.
-func meanWorkers(win []model.Record) (threads, procs float64) {
+func meanWorkers(win []*model.Record) (threads, procs float64) {
 	for _, r := range win {
 		threads += float64(r.Threads)
 		procs += float64(r.Procs)
@@ -69,7 +70,7 @@ func meanWorkers(win []model.Record) (threads, procs float64) {
 }
 
 // latencySeries returns the p99 and rate series of the window.
-func latencySeries(win []model.Record) (p99, p99At, rate, rateAt []float64) {
+func latencySeries(win []*model.Record) (p99, p99At, rate, rateAt []float64) {
 	for _, r := range win {
 		if r.Rate > 0 && r.P99 > 0 { // P99 is of the last progress second: none before the first
 			p99, p99At = append(p99, r.P99), append(p99At, r.Elapsed)
@@ -82,7 +83,7 @@ func latencySeries(win []model.Record) (p99, p99At, rate, rateAt []float64) {
 // hottest averages the busiest thread's and process's readings over the
 // window's thread passes of one incarnation. The thread and process named
 // are the ones busiest in the most readings.
-func hottest(win []model.Record, incarnation int) (*verdict.HotThread, *verdict.HotProcess) {
+func hottest(win []*model.Record, incarnation int) (*verdict.HotThread, *verdict.HotProcess) {
 	type key struct{ pid, tid int32 }
 	var th verdict.HotThread
 	var pr verdict.HotProcess
@@ -157,8 +158,8 @@ const (
 
 // costSeries is the target's CPU seconds per request over successive
 // windows of one incarnation, at each window's middle.
-func costSeries(win []model.Record, incarnation int) (at, cost []float64) {
-	var recs []model.Record
+func costSeries(win []*model.Record, incarnation int) (at, cost []float64) {
+	var recs []*model.Record
 	for _, r := range win {
 		if r.Incarnation == incarnation {
 			recs = append(recs, r)

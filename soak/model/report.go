@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/units"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -177,9 +177,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		switch {
 		case res.TimeToExhaustionSeconds != nil:
 			fmt.Fprintf(w, "  %s reaches its limit (%s) in %s at this rate\n", n,
-				FormatValue(res.Limit, res.Unit), FormatDuration(*res.TimeToExhaustionSeconds))
+				units.Amount(res.Limit, res.Unit), FormatDuration(*res.TimeToExhaustionSeconds))
 		case res.Limit > 0 && res.Verdict != verdict.Inconclusive:
-			fmt.Fprintf(w, "  %s never reaches its limit (%s): not growing\n", n, FormatValue(res.Limit, res.Unit))
+			fmt.Fprintf(w, "  %s never reaches its limit (%s): not growing\n", n, units.Amount(res.Limit, res.Unit))
 		}
 	}
 	if r.Verdict == verdict.Inconclusive {
@@ -278,23 +278,6 @@ func exitStatus(e *probes.ExitInfo) string {
 		return ", killed by " + e.Signal
 	}
 	return fmt.Sprintf(", exit status %d", e.Code)
-}
-
-// FormatValue formats a resource value in its unit: bytes in KiB/MiB/GiB.
-func FormatValue(v float64, unit string) string {
-	if unit != "bytes" {
-		return fmt.Sprintf("%.0f %s", v, unit)
-	}
-	a := math.Abs(v)
-	switch {
-	case a >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", v/(1<<30))
-	case a >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", v/(1<<20))
-	case a >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", v/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", v)
 }
 
 // FormatSeconds formats a short duration given in seconds.

@@ -29,7 +29,7 @@ func TestTextReportOpensWithTheVerdictBlock(t *testing.T) {
 		"  rss  leak    rss +101 B/request\n" +
 		"  fds  stable  fds stable\n" +
 		"  cpu  cpu     CPU-bound: busy 94 %\n" +
-		"  rss reaches its limit (1.00 GiB) in 1.0 h at this rate\n" +
+		"  rss reaches its limit (1 GiB) in 1.0 h at this rate\n" +
 		"  fds never reaches its limit (1024 fds): not growing"
 	if block != want {
 		t.Errorf("verdict block:\n%s\nwant:\n%s", block, want)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/soakd/soakd/soak/units"
 )
 
 // reason writes the one-sentence reason for a decision.
@@ -157,24 +159,19 @@ func scaled(v float64, unit string) (float64, string) {
 	return v / f, u
 }
 
-// scaleOf picks B, KiB, MiB or GiB for bytes; other units stay as they are.
+// scaleOf picks the unit of a figure of magnitude v, as everywhere in
+// soakd (units.Scale): bytes in B to TiB (an empty unit is bytes), other
+// units as they are.
 func scaleOf(v float64, unit string) (float64, string) {
-	if unit != "bytes" && unit != "" {
-		return 1, unit
+	if unit == "" {
+		unit = "bytes"
 	}
-	f := 1.0
-	for _, u := range []string{"B", "KiB", "MiB", "GiB"} {
-		if v < 1024*f || u == "GiB" {
-			return f, u
-		}
-		f *= 1024
-	}
-	return f, "GiB"
+	return units.Scale(v, unit)
 }
 
 // num formats with three significant digits, trailing zeros trimmed,
-// e.g. "101", "16", "10.4", "0.0913".
-func num(v float64) string { return digits(v, decimals(v)) }
+// e.g. "101", "16", "10.4", "0.0913" (units.Sig3).
+func num(v float64) string { return units.Sig3(v) }
 
 // decimals is how many decimals give three significant digits of v.
 func decimals(v float64) int {

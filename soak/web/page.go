@@ -86,7 +86,7 @@ func mustRead(name string) string {
 
 var funcs = template.FuncMap{
 	"badge":    badgeOf,
-	"value":    model.FormatValue,
+	"value":    units.Amount,
 	"seconds":  model.FormatSeconds,
 	"long":     model.FormatDuration,
 	"ms":       func(s float64) string { return fmt.Sprintf("%.3f", 1000*s) },

@@ -81,12 +81,13 @@ judge() {
 	# the same with the median of the first and of the last 1000 soak
 	# samples: a daemon's RSS swings a few MiB with each page view and GC,
 	# and one sample at each end catches a swing
-	local medgrowth
-	medgrowth=$(python3 -c '
+	local medgrowth spread
+	read -r medgrowth spread < <(python3 -c '
 import csv, statistics, sys
-v = [float(r["rss_bytes"]) for r in csv.DictReader(open(sys.argv[1])) if r["phase"] == "soak"]
+v = [float(r["rss_bytes"]) / 1048576 for r in csv.DictReader(open(sys.argv[1])) if r["phase"] == "soak"]
 k = min(1000, len(v) // 2)
-print("%.2f" % ((statistics.median(v[-k:]) - statistics.median(v[:k])) / 1048576))' "$dir/samples.csv")
+print("%.2f" % (statistics.median(v[-k:]) - statistics.median(v[:k])),
+      "median=%.1f,sd=%.2f,range=%.1f-%.1f" % (statistics.median(v), statistics.pstdev(v), min(v), max(v)))' "$dir/samples.csv")
 	local out verdict
 	out=$("$SOAKD" analyze "$dir/samples.csv" || true)
 	verdict=$(awk '$1=="rss" { print $2; exit }' <<<"$out")
@@ -96,6 +97,7 @@ print("%.2f" % ((statistics.median(v[-k:]) - statistics.median(v[:k])) / 1048576
 		"$name" "$rows" "$(awk -v v="$start" 'BEGIN{print v/1048576}')" "$(awk -v v="$end" 'BEGIN{print v/1048576}')" \
 		"$(awk -v v="$peak" 'BEGIN{print v/1048576}')" "$growth" "$verdict"
 	echo "       growth between the medians of the first and the last 1000 soak samples: $medgrowth MiB"
+	echo "       RSS over the soak, MiB: ${spread//,/, }"
 	grep -E '^  rss ' <<<"$out" | sed 's/^/       /'
 	if awk -v g="$growth" 'BEGIN { exit !(g <= 1.5) }' && [[ $verdict == stable ]]; then
 		echo "       bar (growth <= 1.5 MiB, stable): met"

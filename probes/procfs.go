@@ -66,7 +66,8 @@ func (p *procFS) read(path string) ([]byte, error) {
 	return p.readAll(path, fd, rawRead)
 }
 
-// readSlow reads a whole file whose read may take long (smaps_rollup) with
+// readSlow reads a whole file whose read may take long (smaps_rollup, a
+// socket table) with
 // ordinary system calls, so that the runtime can hand its P on meanwhile.
 func (p *procFS) readSlow(path string) ([]byte, error) {
 	fd, err := openRetry(path, unix.O_RDONLY|unix.O_CLOEXEC)

@@ -15,7 +15,8 @@ import (
 // ten context switches per sample, as much CPU as the sample's own reads
 // (BenchmarkPacedSingle10ms). A raw call holds its P for its duration and
 // cannot be preempted, so files whose read can take long (smaps_rollup
-// walks every mapping under the mmap lock) keep the ordinary calls.
+// walks every mapping under the mmap lock; a socket table has a line per
+// socket) keep the ordinary calls (procFS.readSlow).
 
 // rawOpen opens the NUL-terminated path in buf (read-only, close-on-exec).
 func rawOpen(buf []byte) (int, error) {

@@ -425,7 +425,7 @@ func (s *Sampler) diagCensus() bool {
 // fileCensus counts sockets from the root's /proc/PID/net/tcp{,6}.
 func (s *Sampler) fileCensus(root int32) {
 	for _, name := range []string{"net/tcp", "net/tcp6"} {
-		b, err := s.fs.readPid(root, name)
+		b, err := s.fs.readSlow(s.fs.pidPath(root, name)) // a line per socket: long on a busy host
 		if err != nil {
 			continue
 		}

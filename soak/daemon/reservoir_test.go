@@ -116,9 +116,10 @@ func TestReservoirShortRunWhole(t *testing.T) {
 	}
 }
 
-// TestLivePageDrawsReservoir: a running run's page draws the live
+// TestLivePageDrawsReservoir: a running run's report carries the live
 // reservoir as it is at the view (at most its size plus two records, up to
-// the newest), whatever the number of samples in the store.
+// the newest), whatever the number of samples in the store; the page
+// draws it until the first live analysis (TestLiveChartsFollowTheAnalysis).
 func TestLivePageDrawsReservoir(t *testing.T) {
 	st, err := store.Open(t.TempDir())
 	if err != nil {
@@ -151,5 +152,33 @@ func TestLivePageDrawsReservoir(t *testing.T) {
 		if last := recs[len(recs)-1]; last.Requests != uint64(n-1)*3 {
 			t.Errorf("%d samples: the charts end at %d requests; want the newest's %d", n, last.Requests, (n-1)*3)
 		}
+	}
+}
+
+// TestLiveChartsFollowTheAnalysis: a running run's page draws the charts
+// of its latest live analysis, rendered once per analysis and reused by
+// every view until the next one; none before the first.
+func TestLiveChartsFollowTheAnalysis(t *testing.T) {
+	ar := &activeRun{job: "chart", log: zap.NewNop(), res: *newReservoir(64)}
+	for i := range 40 {
+		ar.res.add(sawRecord(i))
+	}
+	if c, err := ar.liveCharts(); c != nil || err != nil {
+		t.Fatalf("before any live analysis: charts %v, err %v; want none (the page draws its own)", c, err)
+	}
+	ar.live = ar.analyze()
+	c1, err := ar.liveCharts()
+	if err != nil || c1 == nil {
+		t.Fatalf("after an analysis: charts %v, err %v; want charts", c1, err)
+	}
+	for i := 40; i < 60; i++ {
+		ar.res.add(sawRecord(i))
+	}
+	if c2, _ := ar.liveCharts(); c2 != c1 {
+		t.Error("a second view before the next analysis rendered the charts again; want them reused")
+	}
+	ar.live = ar.analyze()
+	if c3, _ := ar.liveCharts(); c3 == c1 || c3 == nil {
+		t.Error("after the next analysis the charts were not redrawn")
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
+	"github.com/soakd/soakd/soak/web"
 )
 
 // Triggers of a run.
@@ -67,6 +68,12 @@ type activeRun struct {
 	// gate holds the live looks' leak alerts back until they persist; used
 	// by the live loop only.
 	gate *verdict.Gate
+
+	// charts are the rendered charts of chartsOf, the live analysis they
+	// were drawn for (liveCharts); guarded by chartsMu.
+	chartsMu sync.Mutex
+	charts   *web.Charts
+	chartsOf *model.Report
 
 	mu sync.Mutex // guards the plan, ti, ao, spec, root, res, live, alive and inc
 	// res holds the records for the live analysis, in bounded memory; the
@@ -206,6 +213,27 @@ func (a *activeRun) report() *model.Report {
 		return rep
 	}
 	return a.analyze()
+}
+
+// liveCharts returns the charts of the latest live analysis, drawn from
+// the records it analysed, rendering them at the first view after each
+// analysis (every LiveInterval); nil before the first one. A browser
+// left on a live page reloads it every few seconds: drawing seven charts
+// anew each time made about 6 MB of garbage per view, and the charts'
+// data would have been newer than their fit line and the tables.
+func (a *activeRun) liveCharts() (*web.Charts, error) {
+	a.chartsMu.Lock()
+	defer a.chartsMu.Unlock()
+	live := a.latest()
+	if live == nil || live == a.chartsOf {
+		return a.charts, nil
+	}
+	c, err := web.RenderCharts(live)
+	if err != nil {
+		return nil, err
+	}
+	a.charts, a.chartsOf = c, live
+	return c, nil
 }
 
 // records returns the reservoir's records as they are now (a copy).

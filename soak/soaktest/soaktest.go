@@ -133,7 +133,7 @@ func StartServer(t testing.TB, program string, args ...string) *Server {
 	t.Helper()
 	portFile := filepath.Join(t.TempDir(), "port")
 	cmd := exec.Command(program, append(args, "--port-file", portFile)...)
-	var stderr lockedBuilder
+	var stderr LockedBuilder
 	cmd.Stderr = &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its workers, if any, share its group
 	if err := cmd.Start(); err != nil {
@@ -182,20 +182,21 @@ func Reap(t testing.TB, cmd *exec.Cmd) <-chan struct{} {
 	return exited
 }
 
-// lockedBuilder is a strings.Builder that the process's stderr copier and
-// the test may use at once.
-type lockedBuilder struct {
+// LockedBuilder is a strings.Builder that a process's output copier and
+// the test may use at once (exec copies a non-file Stdout or Stderr from
+// a goroutine of its own, which runs until the process's output closes).
+type LockedBuilder struct {
 	mu sync.Mutex
 	b  strings.Builder
 }
 
-func (l *lockedBuilder) Write(p []byte) (int, error) {
+func (l *LockedBuilder) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuilder) String() string {
+func (l *LockedBuilder) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()

@@ -83,7 +83,7 @@ func Start(t testing.TB, interval time.Duration, jobs ...Job) string {
 	addr := freePort(t)
 	cmd := exec.Command(Bin, "--config.file="+path, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")
-	var logs bytes.Buffer
+	var logs soaktest.LockedBuilder // read while exec's copier may still write
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting prometheus: %v", err)

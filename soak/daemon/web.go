@@ -156,18 +156,18 @@ func (d *Daemon) pageError(w http.ResponseWriter, err error) {
 // A running run's records are its live reservoir (DefaultReservoir records
 // at most, an even thinning of the whole run): a view costs the same at
 // any run length. Its page draws the charts of the latest live analysis
-// (activeRun.liveCharts), rendered once per analysis. Walking the run's samples in the store instead, as the
-// page did, decoded every sample on every view (every 5 s while the page
-// is open): about 0.5 s of CPU and 100 MB of garbage per view at 37 000
-// samples, and the daemon's RSS rose and fell 5 MiB with each view's GC
-// cycles.
+// (activeRun.liveCharts), rendered once per analysis. Walking the run's
+// samples in the store instead, as the page did, decoded every sample on
+// every view (every 5 s while the page is open): about 0.5 s of CPU and
+// 100 MB of garbage per view at 37 000 samples, and the daemon's RSS rose
+// and fell 5 MiB with each view's GC cycles.
 func (d *Daemon) runReport(id int64) (store.Run, *model.Report, bool, error) {
 	run, err := d.st.Run(id)
 	if err != nil {
 		return run, nil, false, fmt.Errorf("run %d: %w", id, err)
 	}
 	if ar := d.activeByID(id); ar != nil {
-		// the live analysis, with charts of the reservoir as it is now
+		// the live analysis, with the reservoir as it is now
 		rep := *ar.report()
 		rep.Records = ar.records()
 		return run, &rep, true, nil

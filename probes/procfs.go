@@ -67,8 +67,8 @@ func (p *procFS) read(path string) ([]byte, error) {
 }
 
 // readSlow reads a whole file whose read may take long (smaps_rollup, a
-// socket table) with
-// ordinary system calls, so that the runtime can hand its P on meanwhile.
+// socket table) with ordinary system calls, so that the runtime can hand
+// its P on meanwhile.
 func (p *procFS) readSlow(path string) ([]byte, error) {
 	fd, err := openRetry(path, unix.O_RDONLY|unix.O_CLOEXEC)
 	if err != nil {

@@ -13,11 +13,7 @@ import (
 // (large values keep all their integer digits, trailing zeros go, as %g
 // would drop them); "-0" becomes "0".
 func Sig3(v float64) string {
-	a := math.Abs(v)
-	dec := 0
-	if a > 0 && a < 100 {
-		dec = min(12, 2-int(math.Floor(math.Log10(a))))
-	}
+	dec := Decimals(v)
 	s := strconv.FormatFloat(v, 'f', dec, 64)
 	if dec > 0 {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
@@ -26,6 +22,16 @@ func Sig3(v float64) string {
 		return "0"
 	}
 	return s
+}
+
+// Decimals is how many decimals give v three significant digits: none
+// from 100 up (and for 0), at most 12.
+func Decimals(v float64) int {
+	a := math.Abs(v)
+	if a == 0 || a >= 100 {
+		return 0
+	}
+	return min(12, 2-int(math.Floor(math.Log10(a))))
 }
 
 // Scale picks the unit of a figure of magnitude a: for bytes the largest

@@ -133,7 +133,7 @@ func perReqAbs(v float64, unit string) string {
 // larger end.
 func ciText(lo, hi float64, unit string) string {
 	f, u := scaleOf(math.Max(math.Abs(lo), math.Abs(hi)), unit)
-	d := decimals(math.Max(math.Abs(lo), math.Abs(hi)) / f)
+	d := units.Decimals(math.Max(math.Abs(lo), math.Abs(hi)) / f)
 	return signed(lo/f, d) + "–" + signed(hi/f, d) + " " + u
 }
 
@@ -172,15 +172,6 @@ func scaleOf(v float64, unit string) (float64, string) {
 // num formats with three significant digits, trailing zeros trimmed,
 // e.g. "101", "16", "10.4", "0.0913" (units.Sig3).
 func num(v float64) string { return units.Sig3(v) }
-
-// decimals is how many decimals give three significant digits of v.
-func decimals(v float64) int {
-	a := math.Abs(v)
-	if a == 0 || a >= 100 {
-		return 0
-	}
-	return min(12, 2-int(math.Floor(math.Log10(a))))
-}
 
 // digits formats v with d decimals and trims trailing zeros.
 func digits(v float64, d int) string {

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -180,5 +181,25 @@ func TestLiveChartsFollowTheAnalysis(t *testing.T) {
 	ar.live = ar.analyze()
 	if c3, _ := ar.liveCharts(); c3 == c1 || c3 == nil {
 		t.Error("after the next analysis the charts were not redrawn")
+	}
+}
+
+// TestEndedRunIsNotActive: between storing a run's outcome and releasing
+// its reservation (alerts, metrics), the run is over for the API: its
+// report is the stored one and a stop is refused. CI once saw the window:
+// the run list said "completed" while /api/v1/runs/{id} still served the
+// live analysis, and a second stop was accepted.
+func TestEndedRunIsNotActive(t *testing.T) {
+	ar := &activeRun{id: 7, job: "web", log: zap.NewNop()}
+	d := &Daemon{log: zap.NewNop(), active: map[string]*activeRun{"web": ar}}
+	if d.activeByID(7) != ar {
+		t.Fatal("a running run is not active")
+	}
+	ar.ended.Store(true)
+	if d.activeByID(7) != nil || d.LiveReport(7) != nil {
+		t.Error("a run whose outcome is stored is still served as live")
+	}
+	if err := d.StopRun(7); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("stop of an ended run: %v; want ErrNotRunning", err)
 	}
 }

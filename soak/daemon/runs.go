@@ -53,7 +53,12 @@ type activeRun struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	stopped atomic.Bool // a stop was asked through the API
-	log     *zap.Logger
+	// ended is set once the run's outcome is stored (or kept in memory,
+	// when the store refuses it): from then on the API serves the stored
+	// report and a stop is refused, though the run keeps its reservation
+	// until its alerts and metrics are done (release).
+	ended atomic.Bool
+	log   *zap.Logger
 
 	planDuration time.Duration // the load's bounds, for the progress
 	planRequests uint64
@@ -356,11 +361,13 @@ func (d *Daemon) StopRun(id int64) error {
 	return nil
 }
 
+// activeByID returns the run id while it goes, nil once its outcome is
+// stored.
 func (d *Daemon) activeByID(id int64) *activeRun {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, ar := range d.active {
-		if ar.id == id {
+		if ar.id == id && !ar.ended.Load() {
 			return ar
 		}
 	}
@@ -478,6 +485,7 @@ func (d *Daemon) finish(ar *activeRun, rep *model.Report, runErr error) {
 		ar.log.Error("storing the run's outcome failed: its report is served from memory and stored once writes work", zap.Error(err))
 		d.keepUnsaved(ar, status, rep, runErr)
 	}
+	ar.ended.Store(true)
 	d.account(ar, status, result, rep, runErr)
 }
 

@@ -141,4 +141,16 @@ type Summary struct {
 	// came; they are cut short and not counted in Requests.
 	Abandoned uint64 `json:"abandoned"`
 	StoppedBy string `json:"stopped_by"` // "requests", "duration", "interrupt"
+
+	// ErrorTexts keeps, for each cause, up to 5 distinct error texts
+	// (redacted), first seen first, with their counts; for status_mismatch
+	// the text is the status line, e.g. "HTTP/1.1 404 Not Found".
+	ErrorTexts map[string][]ErrorText `json:"error_texts,omitempty"`
+}
+
+// ErrorText is one distinct error text of a cause and how many failed
+// requests had it.
+type ErrorText struct {
+	Text  string `json:"text"`
+	Count uint64 `json:"count"`
 }

@@ -5,6 +5,10 @@ const (
 	OverallLeak         = "leak"
 	OverallClean        = "clean"
 	OverallInconclusive = "inconclusive"
+	// OverallFailing: the target's requests failed (see AnalyzeHealth).
+	// It ranks with leak and over it: a run that is failing and leaking
+	// is "failing", and its leaks stay in the resources.
+	OverallFailing = "failing"
 )
 
 // Overall is "leak" if any resource leaks, "clean" if every resource is
@@ -28,4 +32,13 @@ func Overall(rs map[string]Resource) string {
 		return OverallClean
 	}
 	return OverallInconclusive
+}
+
+// WithHealth is the run's verdict once its requests are judged: "failing"
+// when h is, else overall unchanged (h may be nil: no load was judged).
+func WithHealth(overall string, h *Health) string {
+	if h != nil && h.Verdict == HealthFailing {
+		return OverallFailing
+	}
+	return overall
 }

@@ -35,6 +35,12 @@ func declareThresholds(fs *pflag.FlagSet, t *runner.ThresholdsSpec) {
 			func(n, u string) { fs.Float64Var(&t.LeakLimitShare, n, t.LeakLimitShare, u) }},
 		{"thresholds.exhaustion_within", "exhaustion-within", "reaching a limit within this long at the observed rate makes a leak",
 			func(n, u string) { fs.DurationVar(&t.ExhaustionWithin, n, t.ExhaustionWithin, u) }},
+		{"thresholds.max_error_rate", "max-error-rate", "the run is failing (exit 5) when more than this share of its requests failed, e.g. 1% or 0.01",
+			func(n, u string) { fs.StringVar(&t.MaxErrorRate, n, t.MaxErrorRate, u) }},
+		{"thresholds.max_window_error_rate", "max-window-error-rate", "the run is failing when more than this share failed in any --error-window (of at least 20 requests)",
+			func(n, u string) { fs.StringVar(&t.MaxWindowErrorRate, n, t.MaxWindowErrorRate, u) }},
+		{"thresholds.error_window", "error-window", "the window of --max-window-error-rate",
+			func(n, u string) { fs.DurationVar(&t.ErrorWindow, n, t.ErrorWindow, u) }},
 		{"thresholds.transient", "transient", "a soak shorter than this is a leak only once growth passes the level at the load's start (a runtime sizing itself to the load grows that much)",
 			func(n, u string) { fs.DurationVar(&t.Transient, n, t.Transient, u) }},
 	} {

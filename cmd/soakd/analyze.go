@@ -32,7 +32,8 @@ func cmdAnalyze(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: soakd analyze [flags] FILE.csv\n\n"+
 			"Re-analyse a run's samples.csv (soakd run --out, soakd export --csv) with the\n"+
 			"analysis flags of 'soakd run', and print the same verdict. Exit code 0: done,\n"+
-			"1: a leak was found, 2: a usage error or an unreadable file.\n\n"+
+			"1: a leak was found, 2: a usage error or an unreadable file, 5: the requests\n"+
+			"are failing (the file's errors column; 5 wins over 1).\n\n"+
 			"The file needs a header line naming its columns, in any order:\n  %s,\n"+
 			"and at least one resource column:\n  %s.\n"+
 			"Any other column of soakd's samples.csv may be left out; it then reads as\n"+
@@ -75,10 +76,7 @@ func cmdAnalyze(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "soakd analyze: writing the report:", err)
 		return exitUsage
 	}
-	if rep.HasLeak() {
-		return exitLeak
-	}
-	return exitOK
+	return reportExit(rep)
 }
 
 // analyzeFile reads a run's samples from path and analyses them with ao,

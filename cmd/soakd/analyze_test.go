@@ -22,6 +22,13 @@ import (
 // over 50 MiB and up to 64 KiB of noise.
 func samplesFile(t *testing.T, perRequest float64) string {
 	t.Helper()
+	return samplesFileWithErrors(t, perRequest, 0)
+}
+
+// samplesFileWithErrors is samplesFile with errShare of the requests
+// failed, evenly over the load.
+func samplesFileWithErrors(t *testing.T, perRequest, errShare float64) string {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	start := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
 	var recs []model.Record
@@ -30,7 +37,7 @@ func samplesFile(t *testing.T, perRequest float64) string {
 		recs = append(recs, model.Record{
 			Sample: probes.Sample{Time: start.Add(time.Duration(sec * float64(time.Second))), Alive: true,
 				Incarnation: 1, RootPID: 42, Procs: 1, RSS: uint64(rss), FDsValid: true, FDs: 12, FDLimit: 1024, Threads: 4},
-			Elapsed: sec, Phase: phase, Requests: requests,
+			Elapsed: sec, Phase: phase, Requests: requests, Errors: uint64(errShare * float64(requests)),
 		})
 	}
 	for i := range 11 {

@@ -19,6 +19,10 @@ const (
 	// exitTargetDied: the target died during the load and was not back
 	// within --dead-grace; the load was stopped.
 	exitTargetDied = 3
+	// exitFailing: the target's requests failed (verdict "failing"):
+	// more than --max-error-rate of them, a window above
+	// --max-window-error-rate, or a rising error rate.
+	exitFailing = 5
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

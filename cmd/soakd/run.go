@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/soakd/soakd/soak/field"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/web"
 )
@@ -84,6 +85,22 @@ func specError(fs *pflag.FlagSet, err error) error {
 	return errors.New(strings.Join(lines, "\n"))
 }
 
+// runUsage heads `soakd run --help`.
+const runUsage = `Usage: soakd run [flags] URL
+
+Soak URL with HTTP load while sampling the server's process tree, then print
+the verdict: failing, leak, clean or inconclusive. A run is failing when its
+requests fail: more than --max-error-rate of them, more than
+--max-window-error-rate in any --error-window, or an error rate that rises
+over the load.
+
+Exit code: 0 done (clean or inconclusive), 1 a leak was found, 2 a usage or
+runtime error, 3 the target died during the load (and was not back within
+--dead-grace), 5 the requests are failing. When several hold, the first of
+3, 5, 1 wins.
+
+Flags:`
+
 // newRunFlagSet declares the flags of `soakd run` into s and f. Each
 // flag's default is s's value: the caller fills s from runner.DefaultSpec,
 // the one place the defaults are written.
@@ -92,7 +109,7 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: soakd run [flags] URL\n\nSoak URL with HTTP load while sampling the server's process tree, then print\nthe verdict: leak, clean or inconclusive. Exit code 0: done, 1: a leak was\nfound, 2: a usage or runtime error, 3: the target died during the load (and\nwas not back within --dead-grace).\n\nFlags:")
+		fmt.Fprintln(stderr, runUsage)
 		fmt.Fprint(stderr, fs.FlagUsages())
 	}
 	l := &s.Load
@@ -290,10 +307,18 @@ func soakAndReport(o runner.Options, f runFlags, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "soakd: writing the report:", err)
 		return exitUsage
 	}
-	if rep.TargetDied() {
+	return reportExit(rep)
+}
+
+// reportExit is a report's exit code: the target's death first, then
+// failing requests, then a leak.
+func reportExit(rep *model.Report) int {
+	switch {
+	case rep.TargetDied():
 		return exitTargetDied
-	}
-	if rep.HasLeak() {
+	case rep.Failing():
+		return exitFailing
+	case rep.HasLeak():
 		return exitLeak
 	}
 	return exitOK

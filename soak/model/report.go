@@ -22,15 +22,18 @@ import (
 // Report is the outcome of a run. Its JSON form is what `soakd run --json`
 // prints and what the daemon stores; the field names are stable.
 type Report struct {
-	Verdict   string                      `json:"verdict"` // "leak", "clean" or "inconclusive"
+	Verdict   string                      `json:"verdict"` // "failing", "leak", "clean" or "inconclusive"
 	Target    TargetInfo                  `json:"target"`
 	Phases    Phases                      `json:"phases"`
 	Resources map[string]verdict.Resource `json:"resources"`
 	CPU       verdict.CPU                 `json:"cpu"`
-	Load      *load.Summary               `json:"load"`
-	Started   time.Time                   `json:"started"`
-	Ended     time.Time                   `json:"ended"`
-	Samples   int                         `json:"samples"`
+	// Requests is the verdict on the load's requests: failing when too
+	// many failed; nil when the run had no load to judge.
+	Requests *verdict.Health `json:"requests,omitempty"`
+	Load     *load.Summary   `json:"load"`
+	Started  time.Time       `json:"started"`
+	Ended    time.Time       `json:"ended"`
+	Samples  int             `json:"samples"`
 	// Sampling is how the run was sampled; nil when the report was made
 	// from stored samples (the daemon's live and recovered analyses,
 	// `soakd analyze`).
@@ -105,8 +108,38 @@ type Sampling struct {
 	CPUShare         float64 `json:"cpu_share"`
 }
 
-// HasLeak reports whether any resource was called a leak.
-func (r *Report) HasLeak() bool { return r.Verdict == verdict.Leak }
+// HasLeak reports whether any resource was called a leak (a failing run
+// may leak too).
+func (r *Report) HasLeak() bool { return r.Verdict == verdict.Leak || len(r.Leaks()) > 0 }
+
+// Failing reports whether the run's requests failed: its verdict is
+// "failing".
+func (r *Report) Failing() bool { return r.Verdict == verdict.OverallFailing }
+
+// Leaks names the resources called a leak, in display order.
+func (r *Report) Leaks() []string {
+	var l []string
+	for _, n := range r.ResourceNames() {
+		if r.Resources[n].Verdict == verdict.Leak {
+			l = append(l, n)
+		}
+	}
+	return l
+}
+
+// VerdictLine is the report's first line (after a death): the verdict,
+// and for a failing run how many requests failed, why and when, and any
+// leak found beside it.
+func (r *Report) VerdictLine() string {
+	if !r.Failing() || r.Requests == nil {
+		return "Verdict: " + strings.ToUpper(r.Verdict)
+	}
+	s := "Verdict: FAILING: " + r.Requests.Reason
+	if l := r.Leaks(); len(l) > 0 {
+		s += "; also leaking: " + strings.Join(l, ", ")
+	}
+	return s
+}
 
 // WriteJSON writes the report as indented JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
@@ -158,8 +191,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	if f := r.DeathFinding(); f != "" {
 		fmt.Fprintf(w, "TARGET DIED: %s\n", f)
 	}
-	fmt.Fprintf(w, "Verdict: %s\n", strings.ToUpper(r.Verdict))
+	fmt.Fprintln(w, r.VerdictLine())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if h := r.Requests; h != nil && !r.Failing() {
+		fmt.Fprintf(tw, "  requests\t%s\t%s\n", h.Verdict, h.Reason)
+	}
 	for _, n := range r.ResourceNames() {
 		res := r.Resources[n]
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", n, res.Verdict, res.Reason)

@@ -15,6 +15,9 @@ type AnalysisOptions struct {
 	MemLimit    uint64 // bytes; 0 = the cgroup's memory.max, if any
 	Concurrency int    // closed-loop workers; 0 in open loop
 	CPUs        int    // 0 = runtime.NumCPU()
+	// Health: when failed requests make a run failing; zero fields take
+	// verdict.DefaultHealth's.
+	Health verdict.HealthThresholds
 	// Resources limits the analysis to these resources (report names,
 	// e.g. "rss"); nil analyses every one the records hold. A samples.csv
 	// without a resource's column sets it (see ReadSamples).

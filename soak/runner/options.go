@@ -66,6 +66,9 @@ type Options struct {
 	Memory   verdict.Thresholds // zero value = verdict.MemoryThresholds
 	FDs      verdict.Thresholds // zero value = verdict.FDThresholds
 	MemLimit uint64             // bytes; 0 = the cgroup's memory.max, if any
+	// Health says when failed requests make the run failing; zero fields
+	// take verdict.DefaultHealth's.
+	Health verdict.HealthThresholds
 
 	// OutDir, when set, receives samples.csv as the run goes, and
 	// report.json and report.txt at the end.

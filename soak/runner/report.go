@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/soakd/soakd/probes"
@@ -24,7 +26,7 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 		r.o.Log.Warn("the analysis covers only the samples stored: the others failed to be written (see the errors above)",
 			zap.Int("stored", len(recs)), zap.Int("taken", r.samples))
 	}
-	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit}
+	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit, Health: r.o.Health}
 	if r.o.Load.Rate == 0 {
 		ao.Concurrency = max(r.o.Load.Concurrency, 1)
 	}
@@ -63,16 +65,60 @@ func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao A
 		rep.Started, rep.Ended = recs[0].Time, recs[n-1].Time
 	}
 	rep.Phases = phases(recs)
+	rep.Requests = health(recs, sum, ao.Health)
 	if !ti.Probed {
 		rep.Resources = map[string]verdict.Resource{}
 		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive, Reason: "no target was sampled: the run was load only"}
-		rep.Verdict = verdict.Inconclusive
+		rep.Verdict = verdict.WithHealth(verdict.Inconclusive, rep.Requests)
 		return rep
 	}
 	rep.Target.Incarnations, rep.Target.Restarts = incarnations(recs)
 	rep.Resources, rep.CPU = Analyze(recs, sum, ao)
-	rep.Verdict = overall(rep.Resources)
+	rep.Verdict = verdict.WithHealth(overall(rep.Resources), rep.Requests)
 	return rep
+}
+
+// health judges the load's requests: from the load's summary and the
+// samples' counters when the run had a load, from the samples alone when
+// they are all there is (soakd analyze, a run a crash cut short); nil
+// when there was no load at all.
+func health(recs []model.Record, sum *load.Summary, th verdict.HealthThresholds) *verdict.Health {
+	in := verdict.HealthInput{Thresholds: th, Points: make([]verdict.HealthPoint, len(recs))}
+	for i, r := range recs {
+		in.Points[i] = verdict.HealthPoint{Seconds: r.Elapsed, Requests: r.Requests, Errors: r.Errors, Phase: r.Phase}
+	}
+	if sum == nil {
+		if !slices.ContainsFunc(recs, func(r model.Record) bool { return r.Requests > 0 }) {
+			return nil
+		}
+	} else {
+		in.Requests, in.Errors = sum.Requests, sum.Errors
+		in.Causes = causes(sum)
+	}
+	h := verdict.AnalyzeHealth(in)
+	return &h
+}
+
+// causes are the load's errors by cause, most first, with their texts.
+func causes(sum *load.Summary) []verdict.Cause {
+	var cs []verdict.Cause
+	for c, n := range sum.ErrorsByCause {
+		if n == 0 {
+			continue
+		}
+		vc := verdict.Cause{Cause: c, Count: n}
+		for _, t := range sum.ErrorTexts[c] {
+			vc.Examples = append(vc.Examples, verdict.Example{Text: t.Text, Count: t.Count})
+		}
+		cs = append(cs, vc)
+	}
+	slices.SortFunc(cs, func(a, b verdict.Cause) int {
+		if a.Count != b.Count {
+			return cmp.Compare(b.Count, a.Count)
+		}
+		return cmp.Compare(a.Cause, b.Cause)
+	})
+	return cs
 }
 
 // overall is the run's verdict. PSS and USS (read about 30 times over a

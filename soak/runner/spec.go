@@ -110,6 +110,12 @@ type ThresholdsSpec struct {
 	// Transient: a soak shorter than this is a leak only once the
 	// resource has grown past its own level at the load's start.
 	Transient time.Duration `yaml:"transient"`
+	// The requests' health: a run is failing when more than MaxErrorRate
+	// of its requests failed, or more than MaxWindowErrorRate in any
+	// ErrorWindow (shares as "1%" or "0.01"), or the error rate rises.
+	MaxErrorRate       string        `yaml:"max_error_rate"`
+	MaxWindowErrorRate string        `yaml:"max_window_error_rate"`
+	ErrorWindow        time.Duration `yaml:"error_window"`
 }
 
 // DefaultSpec returns a Spec with every default set. It is the only place
@@ -136,8 +142,28 @@ func DefaultThresholds() ThresholdsSpec {
 		LeakFDsPerRequest: fds.MinPerRequest,
 		LeakHorizon:       seconds(mem.Horizon), LeakHorizonGrowth: size(mem.HorizonGrowth), LeakHorizonFDs: fds.HorizonGrowth,
 		LeakLimitShare: mem.HorizonLimitShare, ExhaustionWithin: seconds(mem.Exhaustion),
-		Transient: seconds(mem.Transient),
+		Transient:    seconds(mem.Transient),
+		MaxErrorRate: share(verdict.DefaultHealth.MaxRate), MaxWindowErrorRate: share(verdict.DefaultHealth.MaxWindowRate),
+		ErrorWindow: seconds(verdict.DefaultHealth.Window),
 	}
+}
+
+// share writes a share as a user would: 1%, 0.5%.
+func share(f float64) string { return strconv.FormatFloat(100*f, 'g', -1, 64) + "%" }
+
+// ParseShare reads a share of requests: a percentage ("1%", "0.5%") or a
+// fraction ("0.01"), above 0 and at most 100 %.
+func ParseShare(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	div := 1.0
+	if p, ok := strings.CutSuffix(t, "%"); ok {
+		t, div = strings.TrimSpace(p), 100
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(f/div > 0 && f/div <= 1) {
+		return 0, fmt.Errorf("%q: want a share above 0 and at most 100%%, such as 1%% or 0.01", s)
+	}
+	return f / div, nil
 }
 
 // size writes bytes as a user would: 1MiB, 64MiB.
@@ -421,6 +447,20 @@ func (t *ThresholdsSpec) check(es *field.Errors) {
 	if t.Transient <= 0 {
 		es.Add("thresholds.transient", "must be > 0, e.g. 10m; got %s", t.Transient)
 	}
+	t.checkHealth(es)
+}
+
+// checkHealth checks the thresholds of the requests' health.
+func (t *ThresholdsSpec) checkHealth(es *field.Errors) {
+	if _, err := ParseShare(t.MaxErrorRate); err != nil {
+		es.Add("thresholds.max_error_rate", "%v", err)
+	}
+	if _, err := ParseShare(t.MaxWindowErrorRate); err != nil {
+		es.Add("thresholds.max_window_error_rate", "%v", err)
+	}
+	if t.ErrorWindow <= 0 {
+		es.Add("thresholds.error_window", "must be > 0, e.g. 60s; got %s", t.ErrorWindow)
+	}
 }
 
 // Options checks the spec and turns it into a run's options: Load,
@@ -457,7 +497,7 @@ func (s *Spec) Options() (Options, error) {
 		o.Baseline = -1 // skipped
 	}
 	ao, _ := s.Thresholds.Analysis() // checked
-	o.Memory, o.FDs, o.MemLimit = ao.Memory, ao.FDs, ao.MemLimit
+	o.Memory, o.FDs, o.MemLimit, o.Health = ao.Memory, ao.FDs, ao.MemLimit, ao.Health
 	return o, nil
 }
 
@@ -513,5 +553,9 @@ func (t *ThresholdsSpec) Analysis() (AnalysisOptions, error) {
 	ao.Memory.HorizonGrowth = float64(hGrowth)
 	ao.FDs.Alpha, ao.FDs.MinPerRequest, ao.FDs.MinTotal = t.Alpha, t.LeakFDsPerRequest, verdict.FDThresholds.MinTotal
 	ao.FDs.HorizonGrowth = t.LeakHorizonFDs
+	ao.Health = verdict.DefaultHealth
+	ao.Health.MaxRate, _ = ParseShare(t.MaxErrorRate)
+	ao.Health.MaxWindowRate, _ = ParseShare(t.MaxWindowErrorRate)
+	ao.Health.Window, ao.Health.Alpha = t.ErrorWindow.Seconds(), t.Alpha
 	return ao, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/soakd/soakd/soak/trend"
@@ -296,7 +297,7 @@ func Percent(f float64) string {
 	return units.Sig3(100*f) + " %"
 }
 
-// seconds writes a time in the load: "0.1 s", "250 s", "2.5 h".
+// seconds writes a time in the load: "0 s", "12.5 s", "250 s", "2.5 h".
 func seconds(s float64) string {
 	switch {
 	case s >= 3*3600:
@@ -304,7 +305,7 @@ func seconds(s float64) string {
 	case s >= 100:
 		return fmt.Sprintf("%.0f s", s)
 	}
-	return units.Sig3(s) + " s"
+	return strconv.FormatFloat(math.Round(10*s)/10, 'f', -1, 64) + " s"
 }
 
 func windowName(w float64) string {

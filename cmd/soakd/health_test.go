@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// A server that answers every request with 500 is failing: exit 5, the
+// verdict "failing" in the JSON with the requests' health, and the text
+// report's first line says how many failed, why and when.
+func TestRunEveryRequest500IsFailing(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "broken", http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--no-probe", "-q", "--json", "-n", "200", "-c", "2", srv.URL + "/"}, &stdout, &stderr)
+	if code != exitFailing {
+		t.Errorf("exit code = %d; want %d (failing); stderr %s", code, exitFailing, stderr.String())
+	}
+	var rep struct {
+		Verdict  string
+		Requests *verdict.Health
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, stdout.String())
+	}
+	h := rep.Requests
+	if rep.Verdict != verdict.OverallFailing || h == nil || h.Verdict != verdict.HealthFailing || h.Requests != 200 || h.Errors != 200 {
+		t.Fatalf("verdict %s, requests %+v; want failing with 200 of 200 failed", rep.Verdict, h)
+	}
+	if len(h.Causes) == 0 || h.Causes[0].Cause != "status_mismatch" || h.Causes[0].Count != 200 {
+		t.Errorf("causes = %+v; want status_mismatch 200 first", h.Causes)
+	}
+
+	stdout.Reset()
+	code = run([]string{"run", "--no-probe", "-q", "-n", "100", srv.URL + "/"}, &stdout, &stderr)
+	first, _, _ := strings.Cut(stdout.String(), "\n")
+	if want := "Verdict: FAILING: 100 of 100 requests failed (100 %); status_mismatch 100"; code != exitFailing || !strings.HasPrefix(first, want) ||
+		!strings.HasSuffix(first, "to the end") {
+		t.Errorf("exit %d, first line %q; want %d and %q… to the end", code, first, exitFailing, want)
+	}
+}
+
+// --max-error-rate set above the share that failed lets a run pass; the
+// default 1 % does not.
+func TestRunHealthyAndToleratedErrorsAreNotFailing(t *testing.T) {
+	var n int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n++; n%10 == 0 { // one in ten; the handler runs one request at a time (-c 1)
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	args := []string{"run", "--no-probe", "-q", "-n", "200", "-c", "1", "--max-error-rate", "20%", "--max-window-error-rate", "50%", srv.URL + "/"}
+	if code := run(args, &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), "requests  ok") {
+		t.Errorf("10 %% failed under --max-error-rate 20%%: exit %d; want %d and requests ok\n%s%s", code, exitOK, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	args = []string{"run", "--no-probe", "-q", "-n", "200", "-c", "1", srv.URL + "/"}
+	if code := run(args, &stdout, &stderr); code != exitFailing {
+		t.Errorf("10 %% failed under the default 1 %%: exit %d; want %d\n%s%s", code, exitFailing, stdout.String(), stderr.String())
+	}
+}
+
+func TestHealthFlagErrorsNameTheFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-error-rate", "lots"}, `--max-error-rate: "lots": want a share above 0 and at most 100%`},
+		{[]string{"--max-window-error-rate", "0%"}, "--max-window-error-rate:"},
+		{[]string{"--max-error-rate", "150%"}, "--max-error-rate:"},
+		{[]string{"--error-window", "0s"}, "--error-window: must be > 0"},
+	} {
+		_, _, err := parseRun(append(tc.args, "-n", "10", "http://a/"), &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parseRun(%q) error = %v; want it to contain %q", tc.args, err, tc.want)
+		}
+	}
+	o, _, err := parseRun([]string{"--max-error-rate", "0.5%", "--max-window-error-rate", "0.2", "--error-window", "30s", "-n", "10", "http://a/"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := o.Health; h.MaxRate != 0.005 || h.MaxWindowRate != 0.2 || h.Window != 30 {
+		t.Errorf("health thresholds = %+v; want 0.005, 0.2, 30 s", h)
+	}
+}
+
+// soakd analyze judges the requests of a samples.csv too: failing wins
+// over a leak (exit 5), and the first line names the leak beside it.
+func TestAnalyzeJudgesTheRequests(t *testing.T) {
+	code, out, stderr := analyzeArgs(t, samplesFileWithErrors(t, 1024, 0.03))
+	first, _, _ := strings.Cut(out, "\n")
+	if code != exitFailing || !strings.HasPrefix(first, "Verdict: FAILING: ") || !strings.HasSuffix(first, "also leaking: rss") {
+		t.Errorf("exit %d, first line %q; want %d, failing and also leaking: rss\n%s", code, first, exitFailing, stderr)
+	}
+}

@@ -32,6 +32,10 @@ const (
 	AlertExhaustion = "SoakdTimeToExhaustion"
 	// AlertTargetDown fires when the target died or restarted during a run.
 	AlertTargetDown = "SoakdTargetDown"
+	// AlertRequestsFailing fires when a run's requests fail: too many of
+	// them, a window with too many, or a rising error rate (the verdict
+	// "failing").
+	AlertRequestsFailing = "SoakdRequestsFailing"
 	// AlertRunFailed fires when a scheduled run failed to start.
 	AlertRunFailed = "SoakdRunFailed"
 	// AlertTest is the alertname of TestAlert.
@@ -57,6 +61,8 @@ const (
 const (
 	ResourceTarget = "target"
 	ResourceRun    = "run"
+	// ResourceRequests labels an alert about the load's requests.
+	ResourceRequests = "requests"
 )
 
 // Annotation keys.
@@ -175,6 +181,12 @@ func leakAlert(name, severity string, l Leak) Alert {
 // during run runID; reason says which, in a sentence.
 func TargetDownAlert(job, runID, reason string) Alert {
 	return simpleAlert(AlertTargetDown, job, ResourceTarget, SeverityCritical, runID, reason)
+}
+
+// RequestsFailingAlert returns a warning alert: the requests of run
+// runID are failing; reason says how many failed, why and when.
+func RequestsFailingAlert(job, runID, reason string) Alert {
+	return simpleAlert(AlertRequestsFailing, job, ResourceRequests, SeverityWarning, runID, reason)
 }
 
 // RunFailedAlert returns a warning alert: a scheduled run failed to start;

@@ -120,7 +120,27 @@ func (h *alertHub) evaluate(job string, runID int64, rep *model.Report, gate *ve
 	if rising {
 		firing = append(firing, costResource)
 	}
+	if h.requests(job, runID, rep, gate) {
+		firing = append(firing, alerts.ResourceRequests)
+	}
 	return firing
+}
+
+// requests fires SoakdRequestsFailing when rep's requests are failing
+// (through the gate on a live look), else resolves it; it tells whether
+// it fires.
+func (h *alertHub) requests(job string, runID int64, rep *model.Report, gate *verdict.Gate) bool {
+	hl := rep.Requests
+	failing := hl != nil && hl.Verdict == verdict.HealthFailing
+	if gate != nil {
+		failing = gate.Look(alerts.ResourceRequests, failing, rep.Phases.SoakSeconds)
+	}
+	reason := ""
+	if hl != nil {
+		reason = fmt.Sprintf("Job %s, run %d: requests failing: %s", job, runID, hl.Reason)
+	}
+	h.set(alerts.AlertRequestsFailing, failing, h.annotate(alerts.RequestsFailingAlert(job, itoa(runID), reason), job, rep.Target.Description))
+	return failing
 }
 
 // costResource is the resource label of a CPU cost per request that keeps

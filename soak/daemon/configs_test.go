@@ -68,7 +68,7 @@ func TestShippedConfigsUseOnlyMetricsSoakdExposes(t *testing.T) {
 // one; otherwise one event pages twice, under one name with different
 // labels.
 func TestAlertnamesAreUnique(t *testing.T) {
-	own := []string{alerts.AlertLeak, alerts.AlertExhaustion, alerts.AlertTargetDown, alerts.AlertRunFailed, alerts.AlertTest}
+	own := []string{alerts.AlertLeak, alerts.AlertExhaustion, alerts.AlertTargetDown, alerts.AlertRequestsFailing, alerts.AlertRunFailed, alerts.AlertTest}
 	b, err := os.ReadFile("../../configs/prometheus-rules.yml")
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ const (
 
 var (
 	cpuBounds = []string{"cpu", "io", "client", verdict.Inconclusive}
-	verdicts  = []string{verdict.OverallLeak, verdict.OverallClean, verdict.OverallInconclusive, verdictFailed}
+	verdicts  = []string{verdict.OverallFailing, verdict.OverallLeak, verdict.OverallClean, verdict.OverallInconclusive, verdictFailed}
 	results   = []string{resultOK, resultFailed, resultStopped}
 	classes   = []string{"1xx", "2xx", "3xx", "4xx", "5xx", codeClassNone}
 	causes    = []string{

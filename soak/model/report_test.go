@@ -68,3 +68,32 @@ func TestDeathIsTheFirstFinding(t *testing.T) {
 		t.Errorf("TargetDied: wrong")
 	}
 }
+
+// A failing run's first line says how many requests failed, why and when,
+// and names a leak found beside it; a run that is not failing lists its
+// requests' verdict in the block.
+func TestTextReportOpensWithFailingRequests(t *testing.T) {
+	h := &verdict.Health{Verdict: verdict.HealthFailing, Requests: 100, Errors: 100,
+		Reason: `100 of 100 requests failed (100 %); status_mismatch 100 (e.g. "HTTP/1.1 500 Internal Server Error"); errors from 0 s to the end`}
+	rep := &Report{Verdict: verdict.OverallFailing, Requests: h,
+		Resources: map[string]verdict.Resource{"rss": {Verdict: "leak", Unit: "bytes", Reason: "rss +101 B/request"}}}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(b.String(), "\n")
+	want := `Verdict: FAILING: 100 of 100 requests failed (100 %); status_mismatch 100 (e.g. "HTTP/1.1 500 Internal Server Error"); errors from 0 s to the end; also leaking: rss`
+	if first != want {
+		t.Errorf("first line:\n%s\nwant:\n%s", first, want)
+	}
+	if !rep.Failing() || !rep.HasLeak() {
+		t.Errorf("Failing %v, HasLeak %v; want both", rep.Failing(), rep.HasLeak())
+	}
+	rep.Verdict, h.Verdict, h.Reason = verdict.OverallClean, verdict.HealthOK, "0 of 100 requests failed (0 %)"
+	rep.Resources = nil
+	b.Reset()
+	rep.WriteText(&b)
+	if want := "Verdict: CLEAN\n  requests  ok  0 of 100 requests failed (0 %)\n"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("report:\n%s\nwant it to start:\n%s", b.String(), want)
+	}
+}

@@ -161,7 +161,7 @@ type badge struct {
 
 func badgeOf(v string) badge {
 	switch v {
-	case verdict.Leak, "failed":
+	case verdict.Leak, verdict.OverallFailing, "failed":
 		return badge{"bad", "✗", v}
 	case "clean", verdict.Stable:
 		return badge{"good", "✓", v}

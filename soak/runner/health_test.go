@@ -2,6 +2,7 @@ package runner
 
 import (
 	"testing"
+	"time"
 
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
@@ -36,5 +37,30 @@ func TestNewReportJudgesTheRequests(t *testing.T) {
 	}
 	if rep = NewReport(recs, nil, model.TargetInfo{}, AnalysisOptions{}); rep.Requests != nil || rep.Verdict != verdict.Inconclusive {
 		t.Errorf("no requests: verdict %s, requests %+v; want inconclusive and none", rep.Verdict, rep.Requests)
+	}
+}
+
+// When the target died, the attempts made while it was gone (refused, in
+// the grace period) do not make the requests failing: only the samples
+// until its death count.
+func TestHealthStopsAtTheTargetsDeath(t *testing.T) {
+	start := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var recs []model.Record
+	for i := range 60 {
+		r := model.Record{Elapsed: float64(i), Phase: verdict.Soak, Requests: uint64(100 * i)}
+		r.Time = start.Add(time.Duration(i) * time.Second)
+		if i > 40 { // gone: every attempt refused
+			r.Errors = uint64(100 * (i - 40))
+		}
+		recs = append(recs, r)
+	}
+	died := start.Add(40 * time.Second)
+	sum := &load.Summary{Requests: 5900, Errors: 1900, ErrorsByCause: map[string]uint64{load.CauseConnRefused: 1900}}
+	rep := NewReport(recs, sum, model.TargetInfo{DiedAt: &died}, AnalysisOptions{})
+	if h := rep.Requests; h == nil || h.Verdict != verdict.HealthOK || h.Requests != 4000 || h.Errors != 0 {
+		t.Errorf("requests %+v; want ok: 0 of 4000 failed before the death", h)
+	}
+	if rep = NewReport(recs, sum, model.TargetInfo{}, AnalysisOptions{}); rep.Verdict != verdict.OverallFailing {
+		t.Errorf("without a death the same run is %s; want failing", rep.Verdict)
 	}
 }

@@ -65,7 +65,7 @@ func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao A
 		rep.Started, rep.Ended = recs[0].Time, recs[n-1].Time
 	}
 	rep.Phases = phases(recs)
-	rep.Requests = health(recs, sum, ao.Health)
+	rep.Requests = health(recs, sum, ti.DiedAt, ao.Health)
 	if !ti.Probed {
 		rep.Resources = map[string]verdict.Resource{}
 		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive, Reason: "no target was sampled: the run was load only"}
@@ -81,19 +81,25 @@ func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao A
 // health judges the load's requests: from the load's summary and the
 // samples' counters when the run had a load, from the samples alone when
 // they are all there is (soakd analyze, a run a crash cut short); nil
-// when there was no load at all.
-func health(recs []model.Record, sum *load.Summary, th verdict.HealthThresholds) *verdict.Health {
-	in := verdict.HealthInput{Thresholds: th, Points: make([]verdict.HealthPoint, len(recs))}
-	for i, r := range recs {
-		in.Points[i] = verdict.HealthPoint{Seconds: r.Elapsed, Requests: r.Requests, Errors: r.Errors, Phase: r.Phase}
-	}
-	if sum == nil {
-		if !slices.ContainsFunc(recs, func(r model.Record) bool { return r.Requests > 0 }) {
-			return nil
+// when there was no load at all. When the target died (died is set),
+// only the samples until then count: the attempts made while it was gone
+// are the death's finding, not the requests' (the totals then come from
+// the samples, not the summary).
+func health(recs []model.Record, sum *load.Summary, died *time.Time, th verdict.HealthThresholds) *verdict.Health {
+	in := verdict.HealthInput{Thresholds: th}
+	for _, r := range recs {
+		if died != nil && r.Time.After(*died) {
+			break
 		}
-	} else {
-		in.Requests, in.Errors = sum.Requests, sum.Errors
+		in.Points = append(in.Points, verdict.HealthPoint{Seconds: r.Elapsed, Requests: r.Requests, Errors: r.Errors, Phase: r.Phase})
+	}
+	if sum != nil {
 		in.Causes = causes(sum)
+		if died == nil {
+			in.Requests, in.Errors = sum.Requests, sum.Errors
+		}
+	} else if !slices.ContainsFunc(in.Points, func(p verdict.HealthPoint) bool { return p.Requests > 0 }) {
+		return nil
 	}
 	h := verdict.AnalyzeHealth(in)
 	return &h

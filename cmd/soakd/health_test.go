@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -101,5 +105,40 @@ func TestAnalyzeJudgesTheRequests(t *testing.T) {
 	first, _, _ := strings.Cut(out, "\n")
 	if code != exitFailing || !strings.HasPrefix(first, "Verdict: FAILING: ") || !strings.HasSuffix(first, "also leaking: rss") {
 		t.Errorf("exit %d, first line %q; want %d, failing and also leaking: rss\n%s", code, first, exitFailing, stderr)
+	}
+}
+
+// A server whose error rate rises from 0 to 20 % over the load is failing
+// and degrading: the trend finds the rise from the run's own samples.
+func TestRunRisingErrorRateIsDegrading(t *testing.T) {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(1, 2))
+	var start time.Time
+	const load = 4 * time.Second
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if start.IsZero() {
+			start = time.Now()
+		}
+		fail := rng.Float64() < 0.2*float64(time.Since(start))/float64(load)
+		mu.Unlock()
+		if fail {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--no-probe", "-q", "--json", "--rate", "1000", "-d", load.String(), srv.URL + "/"}, &stdout, &stderr)
+	var rep struct {
+		Verdict  string
+		Requests *verdict.Health
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || rep.Requests == nil {
+		t.Fatalf("report: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	h := rep.Requests
+	t.Logf("%s", h.Reason)
+	if code != exitFailing || h.Trend == nil || !h.Trend.Rising || !slices.Contains(h.Failing, verdict.FailingRising) {
+		t.Errorf("exit %d, trend %+v, failing by %v; want %d and rising", code, h.Trend, h.Failing, exitFailing)
 	}
 }

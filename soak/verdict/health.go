@@ -207,8 +207,8 @@ func (h *Health) judge(t HealthThresholds) {
 	if h.Rate > t.MaxRate && enough && len(h.Failing) == 0 {
 		h.Failing = append(h.Failing, FailingRate)
 	}
-	if w := h.WorstWindow; w != nil && w.Rate > t.MaxWindowRate {
-		h.Failing = append(h.Failing, FailingWindow)
+	if w := h.WorstWindow; w != nil && w.Rate > t.MaxWindowRate && !h.wholeLoad(w) {
+		h.Failing = append(h.Failing, FailingWindow) // a window of the whole load says no more than the rate
 	}
 	if h.Trend != nil && h.Trend.Rising {
 		h.Failing = append(h.Failing, FailingRising)
@@ -222,6 +222,12 @@ func (h *Health) judge(t HealthThresholds) {
 		h.Verdict = HealthOK
 	}
 	h.Reason = h.reason(t)
+}
+
+// wholeLoad tells whether w spans the whole load: a load no longer than
+// a window.
+func (h *Health) wholeLoad(w *ErrorWindow) bool {
+	return w.StartSeconds == 0 && w.EndSeconds == h.LoadSeconds
 }
 
 // reason says the verdict in a sentence: for a failing run, the headline

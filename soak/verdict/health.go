@@ -239,7 +239,10 @@ func (h *Health) reason(t HealthThresholds) string {
 		return fmt.Sprintf("%s, within %s; no %s above %s", failed, Percent(t.MaxRate),
 			windowName(t.Window), Percent(t.MaxWindowRate))
 	case Inconclusive:
-		return fmt.Sprintf("%s: too few to judge (want at least %d requests and %d errors)", failed, t.MinRequests, t.MinErrors)
+		if h.Requests < t.MinRequests {
+			return fmt.Sprintf("%s: too few requests to judge (want at least %d)", failed, t.MinRequests)
+		}
+		return fmt.Sprintf("%s: above %s, but too few errors to call it failing (want at least %d)", failed, Percent(t.MaxRate), t.MinErrors)
 	}
 	var parts []string
 	if slices.Contains(h.Failing, FailingRising) {

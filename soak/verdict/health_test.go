@@ -66,12 +66,18 @@ func TestHealthCases(t *testing.T) {
 			}
 			return 0
 		}), nil, HealthFailing, []string{FailingWindow}, "errors from 500 s to 510 s"},
-		{"one error in a slow run", loadSeries(rng, 30, 1, func(s float64) float64 {
+		{"one error in a short slow run", loadSeries(rng, 10, 1, func(s float64) float64 {
 			if s == 10 {
 				return 1
 			}
 			return 0
-		}), nil, Inconclusive, nil, "too few to judge"},
+		}), nil, Inconclusive, nil, "1 of 10 requests failed (10 %): too few requests to judge (want at least 20)"},
+		{"two errors in 100", loadSeries(rng, 100, 1, func(s float64) float64 {
+			if s == 10 || s == 50 {
+				return 1
+			}
+			return 0
+		}), nil, Inconclusive, nil, "2 of 100 requests failed (2 %): above 1 %, but too few errors to call it failing (want at least 3)"},
 		{"a few requests, all failed", loadSeries(rng, 5, 1, constant(1)), nil, HealthFailing, []string{FailingAll}, "5 of 5 requests failed"},
 		{"no requests", loadSeries(rng, 10, 0, constant(0)), nil, Inconclusive, nil, "no requests completed"},
 		{"rising 0 to 20 %", loadSeries(rng, 300, 100, func(s float64) float64 { return 0.2 * s / 300 }), nil, HealthFailing,

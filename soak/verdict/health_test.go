@@ -67,7 +67,7 @@ func TestHealthCases(t *testing.T) {
 			return 0
 		}), nil, HealthFailing, []string{FailingWindow}, "errors from 500 s to 510 s"},
 		{"one error in a short slow run", loadSeries(rng, 10, 1, func(s float64) float64 {
-			if s == 10 {
+			if s == 5 {
 				return 1
 			}
 			return 0

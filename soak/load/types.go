@@ -153,18 +153,18 @@ type Summary struct {
 	// connection), first seen first, with their counts. For
 	// status_mismatch the text is the status line.
 	ErrorTexts    map[string][]ErrorText `json:"error_texts,omitempty"`
-	StatusClasses map[string]uint64 `json:"status_classes"`
-	BytesIn       uint64            `json:"bytes_in"`
-	BytesOut      uint64            `json:"bytes_out"`
-	Connections   uint64            `json:"connections"`
+	StatusClasses map[string]uint64      `json:"status_classes"`
+	BytesIn       uint64                 `json:"bytes_in"`
+	BytesOut      uint64                 `json:"bytes_out"`
+	Connections   uint64                 `json:"connections"`
 
 	// Open loop only: sends that left after their intended time, and sends
 	// that never left because the run ended or the backlog was full.
 	LateSends   uint64 `json:"late_sends"`
 	MissedSends uint64 `json:"missed_sends"`
 
-	DurationSeconds float64        `json:"duration_seconds"`
-	RPS             float64        `json:"rps"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	RPS             float64 `json:"rps"`
 	// Latency covers every request that got a status line and every one
 	// that timed out, counted at its measured time (at least the timeout,
 	// from the intended send time in open loop): a timeout is a latency

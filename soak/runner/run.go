@@ -2,10 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net"
-	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -14,10 +10,8 @@ import (
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/probes/remote"
-	"github.com/soakd/soakd/soak/dialaddr"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/redact"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -95,7 +89,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 		defer closeTarget(tgt, o.Log)
 		r.sampler = probes.NewSampler(tgt, o.Sampler)
 	}
-	if err := preflight(ctx, o.Load.Endpoints); err != nil {
+	if err := preflight(ctx, o.Load); err != nil {
 		return nil, err
 	}
 	if o.Spool == nil || o.OutDir != "" {
@@ -336,39 +330,4 @@ func (r *runner) phase(rec model.Record) verdict.Phase {
 		return verdict.Warmup
 	}
 	return verdict.Soak
-}
-
-// preflight checks that every endpoint's host and port accept a TCP
-// connection, so that an unreachable target is one clear line, not a
-// report full of errors.
-func preflight(ctx context.Context, eps []load.Endpoint) error {
-	seen := map[string]bool{}
-	for _, ep := range eps {
-		a, err := dialaddr.Parse(ep.URL)
-		if err != nil {
-			return errors.New(redact.In(fmt.Sprintf("URL %v", err), ep.URL))
-		}
-		addr := a.String()
-		if seen[addr] {
-			continue
-		}
-		seen[addr] = true
-		d := net.Dialer{Timeout: 5 * time.Second}
-		c, err := d.DialContext(ctx, "tcp", addr)
-		if err != nil {
-			return fmt.Errorf("cannot reach %s: %w (is the server running and listening on %s?)", redact.URL(ep.URL), unwrapOp(err), addr)
-		}
-		c.Close()
-	}
-	return nil
-}
-
-func unwrapOp(err error) error {
-	if op, ok := err.(*net.OpError); ok {
-		if se, ok := op.Err.(*os.SyscallError); ok {
-			return se.Err
-		}
-		return op.Err
-	}
-	return err
 }

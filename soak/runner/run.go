@@ -50,6 +50,7 @@ type runner struct {
 	stopLoad    context.CancelFunc // stops the load early: the target died
 	goneSince   time.Time          // when the target was first seen gone, during the load
 	died        *time.Time         // goneSince, once the grace passed without it coming back
+	stall       stallWatch
 }
 
 // Run soaks the target: it resolves (or starts) the target, checks that the
@@ -117,6 +118,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.noteStall(rep, loadEnd)
 	if o.OutDir != "" {
 		if err := rep.WriteFiles(o.OutDir); err != nil {
 			return rep, err
@@ -249,6 +251,7 @@ func (r *runner) take() {
 	runtime.UnlockOSThread()
 	if r.loadStarted && !r.loadDone {
 		r.watchDeath(rec)
+		r.watchStall()
 		d := r.pace.underLoad(rec.Elapsed-r.loadStart, rec.Requests, rec.Phase == verdict.Warmup)
 		if r.pace.retick(d) {
 			r.tick.Reset(d)

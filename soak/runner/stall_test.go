@@ -23,7 +23,9 @@ func TestStallWatch(t *testing.T) {
 		sec int
 		c   load.Counters
 	}
-	ok := func(n uint64) load.Counters { return load.Counters{Completed: n, Answered: n, BytesIn: 100 * n, InFlight: 2} }
+	ok := func(n uint64) load.Counters {
+		return load.Counters{Completed: n, Answered: n, BytesIn: 100 * n, InFlight: 2}
+	}
 	hung := func(n, timeouts uint64) load.Counters {
 		return load.Counters{Completed: n + timeouts, Answered: n, BytesIn: 100 * n, Timeouts: timeouts, InFlight: 2}
 	}

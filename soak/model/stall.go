@@ -29,8 +29,12 @@ func NewStall(since, until time.Time, connections int, ongoing bool) *Stall {
 	if ongoing {
 		end = "; it was still not answering when the load ended"
 	}
-	s.Reason = fmt.Sprintf("The target stopped answering at %s (%d connections open, 0 bytes received for %s)%s.",
-		since.Format(time.RFC3339), connections, FormatDuration(until.Sub(since).Seconds()), end)
+	conns := fmt.Sprintf("%d connections", connections)
+	if connections == 1 {
+		conns = "1 connection"
+	}
+	s.Reason = fmt.Sprintf("The target stopped answering at %s (%s open, 0 bytes received for %s)%s.",
+		since.Format(time.RFC3339), conns, FormatDuration(until.Sub(since).Seconds()), end)
 	return s
 }
 

@@ -9,9 +9,13 @@ import (
 	"github.com/soakd/soakd/soak/model"
 )
 
-// waitNotice is how often a run that waits for answers says so in the
-// log, when no progress lines are printed.
-const waitNotice = 10 * time.Second
+// A run that waits for answers says so in the log when no progress lines
+// are printed: after waitNotice without an answer, then at twice the
+// previous gap, up to maxWaitNotice apart.
+const (
+	waitNotice    = 10 * time.Second
+	maxWaitNotice = 5 * time.Minute
+)
 
 // stallWatch notices, at the sample ticks, that the target stopped
 // answering: for longer than the timeout no response and no byte came
@@ -23,7 +27,8 @@ type stallWatch struct {
 	since   time.Time     // start of the stall in progress; zero when none
 	conns   int           // most requests waiting in the stall in progress
 	worst   *model.Stall
-	noticed time.Time // last wait notice
+	noticed time.Time     // last wait notice
+	gap     time.Duration // from the last wait notice to the next
 }
 
 // observe takes the engine's counters at now. It returns true when a
@@ -34,7 +39,7 @@ func (s *stallWatch) observe(now time.Time, c load.Counters) (found bool) {
 	}
 	if c.Answered != s.last.Answered || c.BytesIn != s.last.BytesIn {
 		s.end(now, false)
-		s.last, s.lastAt = c, now
+		s.last, s.lastAt, s.gap = c, now, 0
 		return false
 	}
 	if !s.since.IsZero() {
@@ -60,12 +65,13 @@ func (s *stallWatch) end(until time.Time, ongoing bool) {
 }
 
 // waiting tells whether a wait notice is due: requests wait and nothing
-// came for waitNotice since the last answer or notice.
+// came for waitNotice since the last answer, or for gap since the last
+// notice.
 func (s *stallWatch) waiting(now time.Time, c load.Counters) bool {
-	if c.InFlight == 0 || now.Sub(s.lastAt) < waitNotice || now.Sub(s.noticed) < waitNotice {
+	if c.InFlight == 0 || now.Sub(s.lastAt) < waitNotice || (s.gap > 0 && now.Sub(s.noticed) < s.gap) {
 		return false
 	}
-	s.noticed = now
+	s.noticed, s.gap = now, min(max(2*s.gap, waitNotice), maxWaitNotice)
 	return true
 }
 
@@ -82,7 +88,7 @@ func (r *runner) watchStall() {
 			zap.Duration("timeout", s.timeout))
 	}
 	if r.o.Progress == nil && s.waiting(now, c) {
-		r.o.Log.Info("waiting for answers",
+		r.o.Log.Warn("waiting for answers: no response and no byte has come",
 			zap.Uint64("requests_completed", c.Completed), zap.Int("in_flight", c.InFlight),
 			zap.Duration("oldest_waiting", c.Waiting.Round(time.Second)),
 			zap.Duration("no_answer_for", now.Sub(s.lastAt).Round(time.Second)),

@@ -3,6 +3,7 @@ package runner
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -147,5 +148,27 @@ func TestRunNamesAStall(t *testing.T) {
 	}
 	if rep.Load.Censored == 0 || rep.Load.Censored != rep.Load.ErrorsByCause[load.CauseTimeout] {
 		t.Errorf("censored %d, timeouts %d; want the same, > 0", rep.Load.Censored, rep.Load.ErrorsByCause[load.CauseTimeout])
+	}
+}
+
+// Wait notices come 10 s after the last answer, then 20 s, 40 s … apart.
+func TestWaitNotices(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	s := stallWatch{timeout: time.Minute}
+	waiting := load.Counters{Completed: 5, Answered: 5, BytesIn: 500, InFlight: 1}
+	s.observe(t0, waiting)
+	var at []int
+	for sec := 1; sec <= 80; sec++ {
+		now := t0.Add(time.Duration(sec) * time.Second)
+		s.observe(now, waiting)
+		if s.waiting(now, waiting) {
+			at = append(at, sec)
+		}
+	}
+	if fmt.Sprint(at) != "[10 20 40 80]" {
+		t.Errorf("notices at %v s; want [10 20 40 80]", at)
+	}
+	if s.waiting(t0.Add(200*time.Second), load.Counters{Completed: 5, Answered: 5, BytesIn: 500}) {
+		t.Error("a notice with nothing in flight; want none")
 	}
 }

@@ -105,3 +105,18 @@ func TestErrText(t *testing.T) {
 		t.Errorf("cleanText = %q; want control characters replaced", got)
 	}
 }
+
+// In open loop a timed-out request counts at its time from the intended
+// send, not from when a busy worker sent it: never less than the timeout.
+func TestOpenLoopTimeoutsCount(t *testing.T) {
+	url := rawServer(t, stalled)
+	s := run(t, Options{Endpoints: endpoints(url), Rate: 20, Concurrency: 2, Requests: 6,
+		Duration: time.Minute, Timeout: 200 * time.Millisecond})
+	if s.Censored == 0 || s.Censored != s.ErrorsByCause[CauseTimeout] {
+		t.Fatalf("censored %d, timeouts %v; want the same, > 0", s.Censored, s.ErrorsByCause)
+	}
+	if s.Latency.Min < 0.2 || len(s.Percentiles) == 0 {
+		t.Errorf("latency %+v; want every latency at least the 200 ms timeout", s.Latency)
+	}
+	checkLatencyCount(t, s)
+}

@@ -193,8 +193,7 @@ func (w *worker) recordFor(chk *worker, lat time.Duration, r *response, out int,
 	}
 	st.bytesIn += uint64(r.bytesIn)
 	st.bytesOut += uint64(out)
-	es := &st.eps[ep.index]
-	es.requests++
+	st.eps[ep.index].requests++
 	if cause == "" {
 		st.successes++
 	} else {

@@ -146,6 +146,10 @@ func TestRunNamesAStall(t *testing.T) {
 	if s == nil || !s.Ongoing || s.Connections < 1 || !strings.Contains(b.String(), "STOPPED ANSWERING: The target stopped answering at ") {
 		t.Errorf("stall = %+v; want an ongoing stall in the report:\n%s", s, b.String())
 	}
+	var js strings.Builder
+	if err := rep.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"stall": {`) {
+		t.Errorf("JSON report (err %v) lacks the stall:\n%s", err, js.String())
+	}
 	if rep.Load.Censored == 0 || rep.Load.Censored != rep.Load.ErrorsByCause[load.CauseTimeout] {
 		t.Errorf("censored %d, timeouts %d; want the same, > 0", rep.Load.Censored, rep.Load.ErrorsByCause[load.CauseTimeout])
 	}

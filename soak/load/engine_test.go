@@ -82,6 +82,14 @@ func resetServer(t *testing.T) string {
 	})
 }
 
+// closeServer reads a request and closes the connection without a word.
+func closeServer(t *testing.T) string {
+	return rawServer(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		_, _ = c.Read(buf)
+	})
+}
+
 func TestErrorCauses(t *testing.T) {
 	var n atomic.Int64
 	growing := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -107,6 +115,7 @@ func TestErrorCauses(t *testing.T) {
 		text  string // in the first error text of cause
 	}{
 		{"reset", Options{Endpoints: endpoints(resetServer(t))}, CauseReset, "", "connection reset by peer"},
+		{"closed", Options{Endpoints: endpoints(closeServer(t))}, CauseReset, "", "the server closed the connection before answering"},
 		{"timeout", Options{Endpoints: endpoints(sleeper.URL), Timeout: 200 * time.Millisecond}, CauseTimeout, "", "no response byte within the 200ms timeout"},
 		{"500", Options{Endpoints: endpoints(failing.URL)}, CauseStatus, "5xx", "HTTP/1.1 500 Internal Server Error"},
 		{"refused", Options{Endpoints: endpoints(closedPort(t))}, CauseConnRefused, "", "dial: connect: connection refused"},

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"regexp"
 	"slices"
@@ -58,6 +59,10 @@ func errText(err error) string {
 	switch {
 	case errors.As(err, &hs):
 		return hs.Error()
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the server closed the connection in the middle of the response"
+	case errors.Is(err, io.EOF):
+		return "the server closed the connection before answering"
 	case errors.As(err, &dns):
 		return "lookup " + dns.Name + ": " + dns.Err
 	case errors.As(err, &op) && op.Err != nil:

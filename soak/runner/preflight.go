@@ -139,7 +139,7 @@ func speaksTLS(u string) error {
 func handshakeError(u string, err error, wait time.Duration) error {
 	var rh tls.RecordHeaderError
 	switch {
-	case errors.As(err, &rh) && bytes.HasPrefix(rh.RecordHeader[:], []byte("HTTP/")):
+	case errors.As(err, &rh) && printable(rh.RecordHeader[:]): // "HTTP/", or an HTTP/0.9 error page
 		return fmt.Errorf("%s: the server answers plain HTTP, not TLS: use %s", u, "http"+strings.TrimPrefix(u, "https"))
 	case errors.As(err, &rh):
 		return fmt.Errorf("%s: the server does not speak TLS (it answered %q): check the scheme and the port", u, rh.RecordHeader[:])
@@ -162,4 +162,15 @@ func unwrapOp(err error) error {
 		return op.Err
 	}
 	return err
+}
+
+// printable tells whether b is text: what a plain HTTP server answers to
+// a TLS hello, where a TLS server's bytes are binary.
+func printable(b []byte) bool {
+	for _, c := range b {
+		if (c < 0x20 || c > 0x7e) && c != '\r' && c != '\n' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }

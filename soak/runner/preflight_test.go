@@ -67,6 +67,7 @@ func TestPreflight(t *testing.T) {
 	tlsSrv.StartTLS()
 	t.Cleanup(tlsSrv.Close)
 	hung := silentListener(t)
+	page := answerOnce(t, "<!DOCTYPE HTML>\n<html><body>Bad request version</body></html>\n")
 	refused := closedURL(t)
 	https := func(u string) string { return strings.Replace(u, "http:", "https:", 1) }
 	http := func(u string) string { return strings.Replace(u, "https:", "http:", 1) }
@@ -79,6 +80,7 @@ func TestPreflight(t *testing.T) {
 		{"404 is fine", []load.Endpoint{{URL: plain.URL + "/nope"}}, ""},
 		{"POST is sent as HEAD", []load.Endpoint{{Method: "POST", URL: plain.URL + "/", Body: []byte("x")}}, ""},
 		{"https to a plain port", []load.Endpoint{{URL: https(plain.URL) + "/"}}, "answers plain HTTP, not TLS: use " + plain.URL + "/"},
+		{"https to an HTTP/0.9 error page", []load.Endpoint{{URL: https(page)}}, "answers plain HTTP, not TLS: use " + page},
 		{"http to a TLS port", []load.Endpoint{{URL: http(tlsSrv.URL) + "/"}}, "speaks TLS, not plain HTTP: use " + tlsSrv.URL + "/"},
 		{"hung", []load.Endpoint{{URL: hung}}, "accepts connections but never answers (1 connection open, 0 bytes received in 300ms)"},
 		{"hung TLS", []load.Endpoint{{URL: https(hung)}}, "never answers the TLS handshake"},
@@ -115,4 +117,28 @@ func closedURL(t *testing.T) string {
 	u := "http://" + ln.Addr().String() + "/"
 	ln.Close()
 	return u
+}
+
+// answerOnce answers every connection on 127.0.0.1:0 with text, whatever
+// it is sent, and closes it.
+func answerOnce(t *testing.T, text string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Read(make([]byte, 4096))
+			_, _ = io.WriteString(c, text)
+			c.Close()
+		}
+	})
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	return "http://" + ln.Addr().String() + "/"
 }

@@ -57,6 +57,10 @@ type TargetInfo struct {
 	DeadGraceSeconds float64 `json:"dead_grace_seconds,omitempty"`
 	// Remote is set when a remote source was sampled instead of /proc.
 	Remote *RemoteInfo `json:"remote,omitempty"`
+
+	// Stall is the longest time the target stopped answering during the
+	// load, if it did.
+	Stall *Stall `json:"stall,omitempty"`
 }
 
 // TargetDied tells whether the target died during the load and the load
@@ -191,6 +195,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if f := r.DeathFinding(); f != "" {
 		fmt.Fprintf(w, "TARGET DIED: %s\n", f)
 	}
+	r.writeStall(w)
 	fmt.Fprintln(w, r.VerdictLine())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if h := r.Requests; h != nil && !r.Failing() {

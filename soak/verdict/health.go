@@ -119,8 +119,9 @@ type Health struct {
 	WorstWindow *ErrorWindow `json:"worst_window,omitempty"`
 	// FirstErrorSeconds and LastErrorSeconds bound the errors: the start
 	// of the first sample interval that holds one and the end of the
-	// last; nil without errors. ErrorsToEnd: the last interval of the
-	// load held errors.
+	// last; nil without errors. ErrorsToEnd: no request completed after
+	// the last error, or it came in the load's last second (or its last
+	// 1 %, when longer).
 	FirstErrorSeconds *float64    `json:"first_error_seconds,omitempty"`
 	LastErrorSeconds  *float64    `json:"last_error_seconds,omitempty"`
 	ErrorsToEnd       bool        `json:"errors_to_end,omitempty"`
@@ -400,7 +401,8 @@ func (h *Health) errorSpan(iv intervals) {
 	}
 	s, e := iv.end[first-1], iv.end[last]
 	h.FirstErrorSeconds, h.LastErrorSeconds = &s, &e
-	h.ErrorsToEnd = iv.req[last] == iv.req[len(iv.req)-1] // no request completed after the last error
+	n := len(iv.req) - 1
+	h.ErrorsToEnd = iv.req[last] == iv.req[n] || e >= iv.end[n]-max(1, 0.01*iv.end[n])
 }
 
 // worstWindow slides a window of t.Window seconds over the intervals:

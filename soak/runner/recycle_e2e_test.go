@@ -128,8 +128,14 @@ func TestEndToEndRecyclingMasksALeak(t *testing.T) {
 			if rss.PerRequest < 0.5*leak || rss.PerRequest > 1.5*leak {
 				t.Errorf("rss per_request = %.0f B; want about %d B", rss.PerRequest, leak)
 			}
-			if rep.Verdict != "leak" {
-				t.Errorf("run verdict = %s; want leak", rep.Verdict)
+			// A worker that exits may reset a request or two in flight:
+			// 0.3 % to 1.7 % of them here, which makes the run failing
+			// when over 1 %; the leak is still the run's finding.
+			if h := rep.Requests; h != nil {
+				t.Logf("requests: %s: %s", h.Verdict, h.Reason)
+			}
+			if rep.Verdict != "leak" && !(rep.Failing() && rep.HasLeak()) {
+				t.Errorf("run verdict = %s; want leak (or failing with the leak named)", rep.Verdict)
 			}
 		})
 	}

@@ -127,8 +127,8 @@ func (t *Target) reap() {
 	t.alive = false
 	t.mu.Unlock()
 	t.closeLog()
-	close(t.reaped)
 	t.log.Info("target exited", zap.Int("pid", t.cmd.Process.Pid), zap.Int("code", info.Code), zap.String("signal", info.Signal))
+	close(t.reaped) // last: a caller of stop may return, and its test end, once it is closed
 }
 
 // exitInfo turns a reaped process's state into an ExitInfo.

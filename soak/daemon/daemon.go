@@ -140,8 +140,9 @@ type Daemon struct {
 	addr string // the API's address, once listening
 }
 
-// New checks cfg, opens the store in cfg.StateDir, marks and analyses the
-// runs a crash left open, and prunes old runs. It starts nothing: call Run.
+// New checks cfg, opens the store in cfg.StateDir, stops the targets a
+// crash left running, marks and analyses the runs it left open, and
+// prunes old runs. It starts nothing: call Run.
 func New(cfg *config.Config, o Options) (*Daemon, error) {
 	o.setDefaults()
 	d := &Daemon{
@@ -167,6 +168,7 @@ func New(cfg *config.Config, o Options) (*Daemon, error) {
 	if d.st, err = store.Open(cfg.StateDir); err != nil {
 		return nil, fmt.Errorf("daemon: %w", err)
 	}
+	d.stopOrphans()
 	d.recoverInterrupted()
 	stored, err := d.st.Alerts()
 	if err != nil {

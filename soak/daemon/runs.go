@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/redact"
@@ -399,6 +400,7 @@ func (d *Daemon) execute(ar *activeRun, j config.Job) {
 	var live sync.WaitGroup
 	live.Go(func() { d.liveLoop(liveCtx, ar) })
 	rep, err := runner.Run(ar.ctx, opts)
+	d.forgetStarted(ar) // Run stopped the target it started
 	stopLive()
 	live.Wait()
 	d.finish(ar, rep, err)
@@ -412,6 +414,7 @@ func (d *Daemon) wire(ar *activeRun, o *runner.Options) {
 	o.Spool = storeSpool{d: d, ar: ar}
 	o.OnRecord = func(r model.Record) { d.onRecord(ar, r) }
 	o.Load.OnResult = d.m.loadObserver(ar.job)
+	o.Target.OnStart = func(p probes.Started) { d.recordStarted(ar, p) }
 	ar.mu.Lock()
 	ar.planDuration, ar.planRequests = o.Load.Duration, o.Load.Requests
 	ar.ti = model.TargetInfo{Probed: !o.NoProbe}

@@ -72,6 +72,10 @@ const (
 	// app.py)"), AnnotationURL the load's URL, secrets redacted.
 	AnnotationTarget = "target"
 	AnnotationURL    = "url"
+	// AnnotationAlso lists the other resources of one finding (pss and
+	// uss of an rss leak), AnnotationEvidence why a firing alert stays.
+	AnnotationAlso     = "also"
+	AnnotationEvidence = "evidence"
 )
 
 // Alert is one alert. Its identity is its Fingerprint.
@@ -216,6 +220,10 @@ func RunURL(externalURL, runID string) string {
 // formatAmount renders v in unit with three significant digits, never in
 // scientific notation (units.Amount): bytes in KiB, MiB, GiB or TiB,
 // counts plainly ("650346 fds", "0.00501 fds"), CPU seconds as time.
+// FormatAmount formats v of unit as the alerts' annotations do, e.g.
+// "2.9 KiB" for 2970 bytes.
+func FormatAmount(v float64, unit string) string { return formatAmount(v, unit) }
+
 func formatAmount(v float64, unit string) string {
 	if unit == "CPU seconds" {
 		return cpuTime(v)

@@ -366,6 +366,11 @@ func (d *Daemon) Reload(cfg *config.Config) error {
 		hub.update(cfg)
 	}
 	added, removed, changed := d.reschedule(old, cfg)
+	for _, job := range removed {
+		if d.active[job] == nil { // else release resolves them when the run ends
+			d.alerts.jobRemoved(job)
+		}
+	}
 	d.mu.Unlock()
 	if newHub != nil {
 		hub.handOver()

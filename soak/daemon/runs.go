@@ -316,7 +316,8 @@ func (d *Daemon) reserve(job, trigger string) (*activeRun, config.Job, error) {
 }
 
 // release ends a run's reservation. When a reload removed the job while
-// the run went on, it drops the job's series then, as Reload would have.
+// the run went on, it drops the job's series and resolves its alerts
+// then, as Reload would have.
 func (d *Daemon) release(ar *activeRun) {
 	ar.cancel()
 	d.mu.Lock()
@@ -325,6 +326,9 @@ func (d *Daemon) release(ar *activeRun) {
 	}
 	if d.cfg.Job(ar.job) == nil {
 		d.m.dropJob(ar.job)
+		if d.alerts != nil {
+			d.alerts.jobRemoved(ar.job)
+		}
 	} else {
 		d.m.active.WithLabelValues(ar.job).Set(0)
 	}

@@ -19,10 +19,16 @@ import (
 // returns its base URL; it is killed by PID and reaped at cleanup.
 func startAlertmanager(t *testing.T) string {
 	t.Helper()
+	return startAlertmanagerWith(t, "route:\n  receiver: blackhole\n  group_wait: 1s\nreceivers:\n  - name: blackhole\n")
+}
+
+// startAlertmanagerWith is startAlertmanager with the config yaml.
+func startAlertmanagerWith(t *testing.T, yaml string) string {
+	t.Helper()
 	bin := debianTool(t, "/usr/bin/prometheus-alertmanager", "prometheus-alertmanager")
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "alertmanager.yml")
-	writeConfig(t, cfg, "route:\n  receiver: blackhole\n  group_wait: 1s\nreceivers:\n  - name: blackhole\n")
+	writeConfig(t, cfg, yaml)
 	addr := freePort(t)
 	cmd := exec.Command(bin, "--config.file="+cfg, "--storage.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--cluster.listen-address=", "--log.level=warn")

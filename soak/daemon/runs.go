@@ -311,7 +311,7 @@ func (d *Daemon) reserve(job, trigger string) (*activeRun, config.Job, error) {
 	}
 	d.active[job] = ar
 	d.runs.Add(1)
-	d.m.active.WithLabelValues(job).Set(1)
+	d.m.startRun(job)
 	return ar, *j, nil
 }
 
@@ -516,6 +516,7 @@ func (d *Daemon) account(ar *activeRun, status, result string, rep *model.Report
 	if result == resultFailed && ar.trigger == TriggerSchedule {
 		hub.runFailed(ar.job, ar.id, fmt.Sprintf("Scheduled run %d of job %s failed: %v", ar.id, ar.job, runErr))
 	}
+	d.m.lastDied.WithLabelValues(ar.job).Set(b2f(rep != nil && rep.TargetDied()))
 	d.m.observeEnd(ar.job, result, verdictName, float64(d.o.Now().UnixNano())/1e9)
 	if runErr != nil {
 		fields = append(fields, zap.Error(runErr))

@@ -143,6 +143,10 @@ type Leak struct {
 	// TimeToExhaustion is how long until the limit at the current slope;
 	// zero or negative means never (or no limit known).
 	TimeToExhaustion time.Duration
+	// NoLimit, when set, replaces "never" in the time to exhaustion of a
+	// leak that has no limit, e.g. "no memory limit; at this rate it
+	// fills the host's RAM (15.6 GiB) in about 5.2 h".
+	NoLimit string
 }
 
 // LeakAlert returns a warning alert for a resource the live analysis calls a
@@ -164,6 +168,9 @@ func leakAlert(name, severity string, l Leak) Alert {
 		AnnotationPerHour:          formatAmount(l.PerHour, l.Unit) + "/h",
 		AnnotationCI95:             "[" + formatAmount(l.CI95[0], l.Unit) + ", " + formatAmount(l.CI95[1], l.Unit) + "]/request",
 		AnnotationTimeToExhaustion: formatTTE(l.TimeToExhaustion),
+	}
+	if l.TimeToExhaustion <= 0 && l.NoLimit != "" {
+		ann[AnnotationTimeToExhaustion] = l.NoLimit
 	}
 	if l.RunID != "" {
 		ann[AnnotationRunID] = l.RunID

@@ -106,6 +106,7 @@ func (h *alertHub) evaluate(job string, runID int64, rep *model.Report, gate *ve
 	for _, f := range findings(rep) {
 		res := rep.Resources[f.lead]
 		l := leakOf(job, runID, f.lead, res)
+		l.NoLimit = model.NoLimit(res, rep.Target.HostMemoryBytes)
 		l.Resource = f.label(active)
 		leak := res.Verdict == verdict.Leak
 		short := threshold > 0 && l.TimeToExhaustion > 0 && l.TimeToExhaustion < threshold

@@ -3,6 +3,7 @@ package daemon
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -152,5 +153,22 @@ func TestRemovedJobResolves(t *testing.T) {
 	e.jobRemoved("web")
 	if a := e.mgr.Active(); len(a) != 0 {
 		t.Errorf("active after the job was removed: %+v; want none", a)
+	}
+}
+
+// TestNoLimitAnnotation: a memory leak with no limit says so in its
+// time_to_exhaustion annotation, with the time to fill the host's RAM,
+// instead of "never".
+func TestNoLimitAnnotation(t *testing.T) {
+	e := newEvidenceHub(t)
+	rep := memReport(verdict.Leak)
+	rep.Target.HostMemoryBytes = 16 << 30
+	e.finalRun(1, rep)
+	a := e.mgr.Active()
+	if len(a) != 1 {
+		t.Fatalf("active: %+v; want one leak alert", a)
+	}
+	if got := a[0].Annotations[alerts.AnnotationTimeToExhaustion]; !strings.HasPrefix(got, "no memory limit; at this rate it fills the host's RAM (16 GiB) in about ") {
+		t.Errorf("time_to_exhaustion = %q; want no memory limit and the time to fill the host's RAM", got)
 	}
 }

@@ -422,6 +422,9 @@ func (d *Daemon) wire(ar *activeRun, o *runner.Options) {
 	ar.mu.Lock()
 	ar.planDuration, ar.planRequests = o.Load.Duration, o.Load.Requests
 	ar.ti = model.TargetInfo{Probed: !o.NoProbe}
+	if ar.ti.Probed && !o.Remote.Enabled() {
+		ar.ti.HostMemoryBytes, _ = probes.HostMemory("/proc") // 0 when unreadable: the alerts say less
+	}
 	ar.ao = analysisOf(o)
 	ar.mu.Unlock()
 }

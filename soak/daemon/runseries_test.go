@@ -24,13 +24,21 @@ var runSeries = []string{
 // TestRunSeriesDeletedAfterRun scrapes /metrics during and after a run:
 // every per-run series of the job is there while it goes and gone after,
 // and the last run's gauges (its end time, whether its target died) stay.
+// The run list shows the running run's requests so far.
 func TestRunSeriesDeletedAfterRun(t *testing.T) {
 	t.Parallel()
 	tg := startTarget(t)
 	cfg := parseConfig(t, configYAML(t.TempDir(), "", jobSpec{name: "web", target: tg, duration: 4 * time.Second}))
 	d := startDaemon(t, cfg, Options{Registry: prometheus.NewRegistry()})
 	id := startRun(t, d.url, "web", "")
-	waitFor(t, 30*time.Second, "3 samples", func() bool { return sampleCount(t, d.url, id) >= 3 })
+	var r runInfo
+	waitFor(t, 30*time.Second, "the run list to show requests while the run goes", func() bool {
+		r = runStatus(t, d.url, "web", id)
+		return r.Status != store.StatusRunning || r.Requests > 0
+	})
+	if r.Status != store.StatusRunning {
+		t.Errorf("run list: status %s with %d requests before any running run showed requests; want the running run's requests", r.Status, r.Requests)
+	}
 	during := scrapeJob(t, d.url, "web")
 	for _, n := range []string{"soakd_target_resident_memory_bytes", "soakd_target_cpu_seconds_total", "soakd_target_restarts_total", "soakd_target_up"} {
 		if !during[n] {

@@ -37,6 +37,7 @@ func (t *Target) start(ctx context.Context) error {
 	cmd.Stderr = cmd.Stdout
 	t.cmd, t.reaped = cmd, make(chan struct{})
 	if err := t.fork(); err != nil {
+		t.cmd, t.reaped = nil, nil // nothing to stop or reap
 		t.closeLog()
 		return field.Errorf("target.exec", "%q: %w", t.spec.Exec, err)
 	}

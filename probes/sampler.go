@@ -107,6 +107,16 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 	}
 }
 
+// SetSmapsInterval changes the PSS/USS cadence to d (d > 0) from the next
+// sample on; a Sampler that never reads smaps_rollup stays so.
+func (s *Sampler) SetSmapsInterval(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d > 0 && s.smaps.every > 0 {
+		s.smaps.every = d
+	}
+}
+
 // Sample takes one sample now. It never fails the run: a gone target gives
 // Alive=false (and the Target records ExitInfo), a process that vanishes
 // mid-read is left out, and unreadable files clear the matching Valid flag.

@@ -54,6 +54,9 @@ type TargetInfo struct {
 	DeadGraceSeconds float64 `json:"dead_grace_seconds,omitempty"`
 	// Remote is set when a remote source was sampled instead of /proc.
 	Remote *RemoteInfo `json:"remote,omitempty"`
+	// HostMemoryBytes is the host's RAM (MemTotal), for the time a leak
+	// with no memory limit takes to fill it (NoLimit); 0 when unknown.
+	HostMemoryBytes uint64 `json:"host_memory_bytes,omitempty"`
 
 	// Stall is the longest time the target stopped answering during the
 	// load, if it did.
@@ -185,6 +188,8 @@ func (r *Report) WriteText(w io.Writer) error {
 				units.Amount(res.Limit, res.Unit), FormatDuration(*res.TimeToExhaustionSeconds))
 		case res.Limit > 0 && res.Verdict != verdict.Inconclusive:
 			fmt.Fprintf(w, "  %s never reaches its limit (%s): not growing\n", n, units.Amount(res.Limit, res.Unit))
+		case NoLimit(res, r.Target.HostMemoryBytes) != "":
+			fmt.Fprintf(w, "  %s has %s\n", n, NoLimit(res, r.Target.HostMemoryBytes))
 		}
 	}
 	if r.Verdict == verdict.Inconclusive {

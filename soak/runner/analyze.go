@@ -41,7 +41,7 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 		if !ok {
 			continue
 		}
-		opt := verdict.ResourceOptions{Name: res.Name, Unit: res.Unit, Quantum: res.Quantum,
+		opt := verdict.ResourceOptions{Name: res.Name, Setting: res.Setting, Unit: res.Unit, Quantum: res.Quantum,
 			Thresholds: ao.thresholds(res.Kind), RequestsPerHour: perHour}
 		if res.Limit != nil {
 			opt.Limit = res.Limit(last, ao.MemLimit)

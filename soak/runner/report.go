@@ -42,6 +42,9 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 			ti.Exit = tgt.Exit()
 		}
 	}
+	if ti.Probed && r.remote == nil {
+		ti.HostMemoryBytes, _ = probes.HostMemory("/proc") // 0 when unreadable: the report says less
+	}
 	rep := NewReport(recs, sum, ti, ao)
 	if r.remote != nil {
 		r.remoteInfo(rep)

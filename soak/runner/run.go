@@ -257,7 +257,25 @@ func (r *runner) take() {
 			r.tick.Reset(d)
 		}
 		r.pace.ran()
+		r.paceSmaps(rec)
 	}
+}
+
+// paceSmaps sets, once, the PSS/USS cadence of a run bounded by requests
+// only, from the throughput seen by the warm-up's end: the default 30 s
+// left such runs with 0-3 PSS samples.
+func (r *runner) paceSmaps(rec model.Record) {
+	if !r.o.smapsByRequests {
+		return
+	}
+	d, ok := r.pace.smaps(rec.Elapsed-r.loadStart, rec.Requests, rec.Phase == verdict.Warmup)
+	s, can := r.sampler.(interface{ SetSmapsInterval(time.Duration) })
+	if !ok || !can {
+		return
+	}
+	s.SetSmapsInterval(d)
+	r.o.smapsByRequests = false
+	r.o.Log.Debug("PSS/USS paced to the throughput", zap.Duration("smaps_interval", d))
 }
 
 // watchDeath stops the load when the target has been gone for longer than

@@ -54,6 +54,9 @@ type TargetInfo struct {
 	DeadGraceSeconds float64 `json:"dead_grace_seconds,omitempty"`
 	// Remote is set when a remote source was sampled instead of /proc.
 	Remote *RemoteInfo `json:"remote,omitempty"`
+	// Stopped lists the spans in which the target was stopped (SIGSTOP);
+	// see StoppedSpans.
+	Stopped []StoppedSpan `json:"stopped,omitempty"`
 }
 
 // TargetDied tells whether the target died during the load and the load
@@ -157,6 +160,9 @@ func (r *Report) ResourceNames() []string {
 func (r *Report) WriteText(w io.Writer) error {
 	if f := r.DeathFinding(); f != "" {
 		fmt.Fprintf(w, "TARGET DIED: %s\n", f)
+	}
+	for _, f := range r.StoppedFindings() {
+		fmt.Fprintf(w, "TARGET STOPPED: %s.\n", f)
 	}
 	fmt.Fprintf(w, "Verdict: %s\n", strings.ToUpper(r.Verdict))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

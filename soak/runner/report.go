@@ -43,6 +43,7 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 		}
 	}
 	rep := NewReport(recs, sum, ti, ao)
+	r.stops.fill(rep.Target.Stopped, r.tally.timeouts.Load())
 	if r.remote != nil {
 		r.remoteInfo(rep)
 	}
@@ -70,6 +71,7 @@ func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao A
 		return rep
 	}
 	rep.Target.Incarnations, rep.Target.Restarts = incarnations(recs)
+	rep.Target.Stopped = model.StoppedSpans(recs)
 	rep.Resources, rep.CPU = Analyze(recs, sum, ao)
 	rep.Verdict = overall(rep.Resources)
 	return rep

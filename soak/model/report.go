@@ -57,6 +57,11 @@ type TargetInfo struct {
 	// Stopped lists the spans in which the target was stopped (SIGSTOP);
 	// see StoppedSpans.
 	Stopped []StoppedSpan `json:"stopped,omitempty"`
+	// Unsampled names the load's host:ports that the sampled tree does
+	// not serve, each with who serves it instead, e.g. "127.0.0.1:8081
+	// (pid 1234 (nginx), not in the sampled tree)" or "10.0.0.2:80 (not
+	// on this machine)".
+	Unsampled []string `json:"unsampled,omitempty"`
 }
 
 // TargetDied tells whether the target died during the load and the load
@@ -175,6 +180,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	r.Target.Remote.writeAbsent(tw)
 	tw.Flush()
+	r.Target.writeUnsampled(w)
 	if r.CPU.Cost.Rising {
 		fmt.Fprintf(w, "  %s\n", r.CPU.Cost.Reason)
 	}

@@ -59,3 +59,20 @@ func TestStoppedFindingInText(t *testing.T) {
 		}
 	}
 }
+
+func TestUnsampledWarning(t *testing.T) {
+	rep := &Report{Verdict: "clean", Target: TargetInfo{Probed: true, Unsampled: []string{
+		"127.0.0.1:8081 (pid 1234 (nginx), not in the sampled tree)", "192.0.2.1:80 (not on this machine)"}}}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  WARNING: endpoint 127.0.0.1:8081 (pid 1234 (nginx), not in the sampled tree) is not sampled: its requests are in the load, its server's resources in no verdict; sample it with its own run, or use --pid/--match to choose the tree\n",
+		"  WARNING: endpoint 192.0.2.1:80 (not on this machine) is not sampled",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report does not say %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -34,6 +34,7 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 		if r.died != nil {
 			ti.DiedAt, ti.DeadGraceSeconds = r.died, r.o.DeadGrace.Seconds()
 		}
+		ti.Unsampled = r.unsampled
 	}
 	if r.remote != nil {
 		ti = model.TargetInfo{Description: r.remote.Describe(), Probed: true}

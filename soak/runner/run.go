@@ -58,6 +58,7 @@ type runner struct {
 	died        *time.Time         // goneSince, once the grace passed without it coming back
 	tally       tally              // the load's timeouts, and what completed while the target was gone
 	stops       *stopWatch         // the spans in which the target was stopped
+	unsampled   []string           // the endpoints the sampled tree does not serve
 }
 
 // Run soaks the target: it resolves (or starts) the target, checks that the
@@ -100,6 +101,9 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	}
 	if err := preflight(ctx, o.Load.Endpoints); err != nil {
 		return nil, err
+	}
+	if r.sampler != nil && tgt != nil {
+		r.unsampled = unsampled(ctx, tgt, o.Load.Endpoints, o.Log)
 	}
 	if o.Spool == nil || o.OutDir != "" {
 		if r.csv, err = newCSVSpool(o.OutDir); err != nil {

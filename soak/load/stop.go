@@ -4,8 +4,9 @@ package load
 // because the target died and was not back within its grace period.
 const StopTargetDied = "target_died"
 
-// stoppedText says why the load stopped, for the text report.
-func (s *Summary) stoppedText() string {
+// StoppedText says why the load stopped, for the reports: StoppedBy, or
+// with StopTargetDied, how the target died.
+func (s *Summary) StoppedText() string {
 	if s.StoppedBy != StopTargetDied {
 		return s.StoppedBy
 	}

@@ -52,7 +52,7 @@ func (s *Summary) writeTotals(w io.Writer) {
 		ka = "off"
 	}
 	fmt.Fprintf(w, "Mode:                   %s, keep-alive %s\n", mode, ka)
-	fmt.Fprintf(w, "Stopped by:             %s\n", s.stoppedText())
+	fmt.Fprintf(w, "Stopped by:             %s\n", s.StoppedText())
 	fmt.Fprintf(w, "Time taken:             %.3f s\n", s.DurationSeconds)
 	fmt.Fprintf(w, "Complete requests:      %d\n", s.Requests)
 	fmt.Fprintf(w, "Successful requests:    %d\n", s.Successes)

@@ -1,5 +1,6 @@
 // Command loadclient is a small benchmark driver for the soak/load engine,
-// used by bench/load.sh until `soakd run` exists. It prints the text
+// used by bench/load.sh with SOAKD=engine to measure the engine alone,
+// without the sampler and the analysis of `soakd run`. It prints the text
 // summary, then a last line "requests N".
 package main
 

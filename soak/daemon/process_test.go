@@ -108,7 +108,10 @@ func TestSignals(t *testing.T) {
 	writeConfig(t, cfgPath, configYAML(state, "", jobSpec{name: "a", target: tg, duration: 2 * time.Minute}))
 	ns := listenNotify(t)
 	p := startSoakd(t, cfgPath, "NOTIFY_SOCKET="+ns.path, "WATCHDOG_USEC=400000")
-	if msgs := ns.messages(); len(msgs) == 0 || msgs[0] != "READY=1" {
+	// The listener answers before the datagram is read here: wait for the
+	// first message, then check that it was READY.
+	waitFor(t, 30*time.Second, "the first sd_notify message", func() bool { return len(ns.messages()) > 0 })
+	if msgs := ns.messages(); msgs[0] != "READY=1" {
 		t.Errorf("first sd_notify messages = %q; want READY=1 first, once serving", msgs)
 	}
 	id := startRun(t, p.url, "a", "")

@@ -122,3 +122,22 @@ func BenchmarkStreamParser(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRoundTrip404 is BenchmarkRoundTrip against a server that
+// answers 404 to everything: every request fails and keeps its status
+// line as its error text, without an allocation.
+func BenchmarkRoundTrip404(b *testing.B) {
+	url := rawServer(b, serveStatic(notFound))
+	e, err := New(Options{Endpoints: endpoints(url), Requests: uint64(b.N), KeepAlive: true, Duration: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	s, err := e.Run(context.Background())
+	if err != nil || s.ErrorsByCause[CauseStatus] != uint64(b.N) {
+		b.Fatalf("got %v, errors %v", err, s.ErrorsByCause)
+	}
+}
+
+var notFound = []byte("HTTP/1.1 404 Not Found\r\nServer: bench\r\nContent-Type: text/html\r\nContent-Length: 9\r\n\r\nnot found")

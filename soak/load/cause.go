@@ -5,13 +5,14 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"syscall"
 )
 
 // causes lists every cause in report order; causeIndex maps back.
 var causes = [...]string{
 	CauseConnRefused, CauseReset, CauseTimeout, CauseAddress, CauseFDUnavail,
-	CauseStatus, CauseBody, CauseLength, CauseOther,
+	CauseTLS, CauseStatus, CauseBody, CauseLength, CauseOther,
 }
 
 const nCauses = len(causes)
@@ -25,8 +26,19 @@ func causeIndex(c string) int {
 	return nCauses - 1
 }
 
+// Causes returns every cause in report order.
+func Causes() []string { return slices.Clone(causes[:]) }
+
 // classify maps a transport error to one of the Cause* constants.
 func classify(err error) string {
+	if isTLS(err) {
+		return CauseTLS
+	}
+	return classifyTransport(err)
+}
+
+// classifyTransport is classify for the errors of the connection itself.
+func classifyTransport(err error) string {
 	var dnsErr *net.DNSError
 	var ne net.Error
 	switch {

@@ -47,6 +47,10 @@ type Engine struct {
 
 	missed atomic.Uint64 // open loop: due times never sent
 
+	// texts are the fixed error texts: timeouts (see timeoutText) and
+	// body mismatches.
+	dialTimeoutText, timeoutText, partialText, bodyText string
+
 	// epoch is when New made the engine; the hot path reads the clock as
 	// the monotonic time since it (mono), one clock read where time.Now
 	// makes two (the wall clock and the monotonic one).
@@ -68,6 +72,7 @@ func New(opts Options) (*Engine, error) {
 	e.rawIO = useRawIO(&o)
 	e.buildEndpoints()
 	e.loopIO = useLoopIO(&o, e.targets)
+	e.setTexts()
 	e.tlsConf = &tls.Config{
 		InsecureSkipVerify: o.InsecureTLS, //nolint:gosec // user's explicit choice
 		ClientSessionCache: tls.NewLRUClientSessionCache(64),
@@ -90,6 +95,7 @@ func (e *Engine) buildEndpoints() {
 		e.totalWeight += ep.Weight
 		e.eps = append(e.eps, endpoint{
 			target: ti,
+			index:  len(e.eps),
 			req:    buildRequest(ep, t, &e.opts),
 			head:   ep.Method == "HEAD",
 			cumW:   e.totalWeight,
@@ -124,6 +130,51 @@ func (e *Engine) Errors() uint64 {
 	var n uint64
 	e.eachWorker(func(w *worker) { n += w.st.errors.Load() })
 	return n
+}
+
+// Counters is a snapshot of a running engine's totals, for watching the
+// run from outside: no request completing while requests wait and no
+// byte arrives is a target that stopped answering.
+type Counters struct {
+	Completed uint64 // requests completed (successes and errors)
+	Answered  uint64 // requests that got a status line
+	Timeouts  uint64 // requests that timed out
+	BytesIn   uint64 // response bytes of the completed requests
+	InFlight  int    // requests in flight now
+	// Waiting is how long the oldest request in flight has waited.
+	Waiting time.Duration
+}
+
+// Counters returns the engine's totals now. Safe to call from any
+// goroutine; it takes each worker's lock once, so call it at a sampling
+// cadence, not per request.
+func (e *Engine) Counters() Counters {
+	var c Counters
+	e.eachWorker(func(w *worker) {
+		w.st.mu.Lock()
+		defer w.st.mu.Unlock()
+		c.Completed += w.st.completed.Load()
+		c.BytesIn += w.st.bytesIn
+		c.Timeouts += w.st.causes[causeIndex(CauseTimeout)]
+		for _, n := range w.st.classes {
+			c.Answered += n
+		}
+	})
+	c.InFlight, c.Waiting = e.inFlight()
+	return c
+}
+
+// inFlight counts the requests in flight and the wait of the oldest.
+func (e *Engine) inFlight() (int, time.Duration) {
+	now := int64(e.mono())
+	n, oldest := 0, int64(0)
+	e.eachWorker(func(w *worker) {
+		if s := w.inflight.Load(); s > 0 {
+			n++
+			oldest = max(oldest, now-s)
+		}
+	})
+	return n, time.Duration(oldest)
 }
 
 func (e *Engine) eachWorker(f func(*worker)) {

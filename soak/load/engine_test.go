@@ -82,6 +82,14 @@ func resetServer(t *testing.T) string {
 	})
 }
 
+// closeServer reads a request and closes the connection without a word.
+func closeServer(t *testing.T) string {
+	return rawServer(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		_, _ = c.Read(buf)
+	})
+}
+
 func TestErrorCauses(t *testing.T) {
 	var n atomic.Int64
 	growing := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -97,20 +105,25 @@ func TestErrorCauses(t *testing.T) {
 		http.Error(w, "boom", http.StatusInternalServerError)
 	})
 	ok := newTestServer(t, okHandler)
+	plain := newTestServer(t, okHandler)
+	plain.Config.ErrorLog = log.New(io.Discard, "", 0) // expected TLS handshakes on a plain port
 	tests := []struct {
 		name  string
 		o     Options
 		cause string
 		class string
+		text  string // in the first error text of cause
 	}{
-		{"reset", Options{Endpoints: endpoints(resetServer(t))}, CauseReset, ""},
-		{"timeout", Options{Endpoints: endpoints(sleeper.URL), Timeout: 200 * time.Millisecond}, CauseTimeout, ""},
-		{"500", Options{Endpoints: endpoints(failing.URL)}, CauseStatus, "5xx"},
-		{"refused", Options{Endpoints: endpoints(closedPort(t))}, CauseConnRefused, ""},
-		{"address", Options{Endpoints: endpoints("http://no-such-host.invalid/")}, CauseAddress, ""},
-		{"body", Options{Endpoints: endpoints(ok.URL), ExpectBody: regexp.MustCompile("goodbye")}, CauseBody, "2xx"},
-		{"length", Options{Endpoints: endpoints(growing.URL), CheckLength: true}, CauseLength, "2xx"},
-		{"200 expected", Options{Endpoints: endpoints(ok.URL), ExpectStatus: []string{"201"}}, CauseStatus, "2xx"},
+		{"reset", Options{Endpoints: endpoints(resetServer(t))}, CauseReset, "", "connection reset by peer"},
+		{"closed", Options{Endpoints: endpoints(closeServer(t))}, CauseReset, "", "the server closed the connection before answering"},
+		{"timeout", Options{Endpoints: endpoints(sleeper.URL), Timeout: 200 * time.Millisecond}, CauseTimeout, "", "no response byte within the 200ms timeout"},
+		{"500", Options{Endpoints: endpoints(failing.URL)}, CauseStatus, "5xx", "HTTP/1.1 500 Internal Server Error"},
+		{"refused", Options{Endpoints: endpoints(closedPort(t))}, CauseConnRefused, "", "dial: connect: connection refused"},
+		{"address", Options{Endpoints: endpoints("http://no-such-host.invalid/")}, CauseAddress, "", "no-such-host.invalid"},
+		{"body", Options{Endpoints: endpoints(ok.URL), ExpectBody: regexp.MustCompile("goodbye")}, CauseBody, "2xx", "body does not match goodbye"},
+		{"length", Options{Endpoints: endpoints(growing.URL), CheckLength: true}, CauseLength, "2xx", "body length 2, the first response's 1"},
+		{"200 expected", Options{Endpoints: endpoints(ok.URL), ExpectStatus: []string{"201"}}, CauseStatus, "2xx", "HTTP/1.1 200 OK"},
+		{"tls to a plain port", Options{Endpoints: endpoints(strings.Replace(plain.URL, "http:", "https:", 1))}, CauseTLS, "", "first record does not look like a TLS handshake"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,7 +139,53 @@ func TestErrorCauses(t *testing.T) {
 			if tt.class != "" && s.StatusClasses[tt.class] != 4 {
 				t.Errorf("got classes %v; want %s 4", s.StatusClasses, tt.class)
 			}
+			checkTexts(t, s, tt.cause, tt.text)
+			checkLatencyCount(t, s)
 		})
+	}
+}
+
+// checkTexts checks that cause's texts count every error of the cause,
+// that the first contains want, and that no text names a port.
+func checkTexts(t *testing.T, s *Summary, cause, want string) {
+	t.Helper()
+	texts := s.ErrorTexts[cause]
+	var n uint64
+	for _, x := range texts {
+		n += x.Count
+		if strings.Contains(x.Text, "127.0.0.1:") {
+			t.Errorf("text %q names an address and port; want them stripped", x.Text)
+		}
+	}
+	if n != s.ErrorsByCause[cause] {
+		t.Errorf("texts %v count %d; want the %d errors of %s", texts, n, s.ErrorsByCause[cause], cause)
+	}
+	if len(texts) == 0 || !strings.Contains(texts[0].Text, want) {
+		t.Errorf("texts of %s: %v; want the first to contain %q", cause, texts, want)
+	}
+}
+
+// checkLatencyCount checks that every request with an answer or a
+// timeout is a latency, timeouts censored at no less than the timeout,
+// and that the others are counted as unanswered.
+func checkLatencyCount(t *testing.T, s *Summary) {
+	t.Helper()
+	var answered uint64
+	for _, n := range s.StatusClasses {
+		answered += n
+	}
+	timeouts := s.ErrorsByCause[CauseTimeout]
+	if s.Censored != timeouts {
+		t.Errorf("censored %d; want the %d timeouts", s.Censored, timeouts)
+	}
+	if timeouts > 0 && s.Latency.Max < s.TimeoutSeconds {
+		t.Errorf("max latency %v s with %d timeouts; want at least the %v s timeout", s.Latency.Max, timeouts, s.TimeoutSeconds)
+	}
+	if want := s.Requests - answered - timeouts; s.Unanswered != want {
+		t.Errorf("unanswered %d; want %d (requests %d, answered %d, timeouts %d)", s.Unanswered, want, s.Requests, answered, timeouts)
+	}
+	if s.Requests > s.Unanswered && len(s.Percentiles) == 0 {
+		t.Errorf("no percentiles with %d latencies", s.Requests-s.Unanswered)
 	}
 }
 
@@ -216,7 +275,7 @@ func TestHTTPS(t *testing.T) {
 		wantErr  string
 	}{
 		{"skip verify", true, ""},
-		{"verify fails", false, CauseOther},
+		{"verify fails", false, CauseTLS},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -396,7 +396,7 @@ func (l *evLoop) finish(i int, c *loopConn, err error) {
 		l.closeConn(c)
 		err = os.ErrDeadlineExceeded
 	}
-	start := c.start
+	start, ep := c.start, c.ep
 	c.ep = nil
 	l.pending = append(l.pending, i)
 	if err != nil && e.stopped.Load() {
@@ -406,15 +406,10 @@ func (l *evLoop) finish(i int, c *loopConn, err error) {
 		return
 	}
 	end := e.mono()
-	cause := ""
-	if err != nil {
-		cause = classify(err)
-	} else {
-		cause = w.check(&resp)
-	}
 	// All the loop's requests go to one worker's stats: one histogram
 	// stays in cache instead of one per worker (50 × 20 KB at c=50).
-	l.acct.record(end-start, &resp, c.out, cause)
+	// check reads the worker's own body buffer, so it runs as w.
+	l.acct.recordFor(w, end-start, &resp, c.out, ep, err)
 }
 
 // expire cuts the requests in flight that started before limit or that

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/soakd/soakd/soak/redact"
 )
 
 // maAlpha is the weight of the newest interval in MovingRate, an
@@ -55,7 +57,7 @@ func (r *reporter) wait() { r.done.Wait() }
 func (r *reporter) take(now time.Time) Interval {
 	h := r.scratch
 	h.Reset()
-	var req, errs uint64
+	var req, errs, bytesIn uint64
 	r.e.eachWorker(func(w *worker) {
 		w.st.mu.Lock()
 		h.Merge(w.st.ivl)
@@ -63,9 +65,11 @@ func (r *reporter) take(now time.Time) Interval {
 		w.st.ivl.Reset()
 		req += w.st.completed.Load()
 		errs += w.st.errors.Load()
+		bytesIn += w.st.bytesIn
 		w.st.mu.Unlock()
 	})
-	iv := Interval{Start: r.last, End: now, Requests: req, Errors: errs, Count: req - r.prevReq}
+	iv := Interval{Start: r.last, End: now, Requests: req, Errors: errs, Count: req - r.prevReq, BytesIn: bytesIn}
+	iv.InFlight, iv.Waiting = r.e.inFlight()
 	if secs := now.Sub(r.last).Seconds(); secs > 0 {
 		iv.Rate = float64(iv.Count) / secs
 	}
@@ -100,14 +104,24 @@ func (e *Engine) summary(start, end time.Time) *Summary {
 	if e.opts.Rate > 0 {
 		s.Mode, s.TargetRate = "open", e.opts.Rate
 	}
+	s.TimeoutSeconds = e.opts.Timeout.Seconds()
+	s.Endpoints = make([]EndpointCount, len(e.eps))
+	urls := make([]string, len(e.eps))
+	for i, ep := range e.opts.Endpoints {
+		s.Endpoints[i] = EndpointCount{Method: ep.Method, URL: redact.URL(ep.URL)}
+		urls[i] = ep.URL
+	}
 	h := newHist()
+	var texts []textEntry
 	e.eachWorker(func(w *worker) {
 		w.st.mu.Lock()
 		defer w.st.mu.Unlock()
 		h.Merge(w.st.total)
 		h.Merge(w.st.ivl) // not yet folded into total (or no reporter)
 		s.add(&w.st)
+		texts = append(texts, w.st.texts...)
 	})
+	s.ErrorTexts = mergeTexts(texts, urls)
 	if s.DurationSeconds > 0 {
 		s.RPS = float64(s.Requests) / s.DurationSeconds
 	}
@@ -125,6 +139,12 @@ func (s *Summary) add(st *stats) {
 	s.Connections += st.connections
 	s.Abandoned += st.abandoned
 	s.LateSends += st.late
+	s.Censored += st.censored
+	s.Unanswered += st.unanswered
+	for i, n := range st.eps {
+		s.Endpoints[i].Requests += n.requests
+		s.Endpoints[i].Errors += n.errors
+	}
 	for i, n := range st.causes {
 		if n > 0 {
 			s.ErrorsByCause[causes[i]] += n

@@ -17,7 +17,23 @@ type response struct {
 	bodyLen int64
 	bytesIn int
 	close   bool // the connection cannot be reused
+
+	// statusLine is the start of the last status line, kept for the
+	// error text of a status mismatch.
+	statusLine [maxStatusLine]byte
+	statusLen  uint8
 }
+
+// maxStatusLine is the part of a status line kept in response.
+const maxStatusLine = 64
+
+// setStatusLine keeps the start of line.
+func (r *response) setStatusLine(line []byte) {
+	r.statusLen = uint8(copy(r.statusLine[:], line))
+}
+
+// statusText is the kept status line.
+func (r *response) statusText() []byte { return r.statusLine[:r.statusLen] }
 
 // bodyBuf keeps at most cap(buf) bytes of a body for ExpectBody.
 type bodyBuf struct {
@@ -77,6 +93,7 @@ func (r *response) readHead(br *bufio.Reader) (bool, error) {
 	if r.status < 100 || r.status > 599 {
 		return false, errProtocol
 	}
+	r.setStatusLine(line)
 	keep := line[7] == '1'
 	r.bodyLen = -1
 	for {

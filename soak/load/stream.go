@@ -112,6 +112,7 @@ func (p *streamParser) line(line []byte) error {
 			if r.status < 100 || r.status > 599 {
 				return errProtocol
 			}
+			r.setStatusLine(line)
 			p.keep, p.inHead = line[7] == '1', true
 			r.bodyLen = -1
 			return nil

@@ -20,6 +20,7 @@ type target struct {
 // endpoint is an Endpoint with its request bytes built once.
 type endpoint struct {
 	target int    // index into Engine.targets
+	index  int    // index into Engine.eps and Options.Endpoints
 	req    []byte // the whole request: head and body
 	head   bool   // HEAD responses have no body
 	cumW   int    // cumulative weight, for picking

@@ -14,6 +14,10 @@ import (
 //	[    5s] 33464 requests   6782.0 req/s (avg 6469.6 req/s)   p50 0.150 ms   p99 1.200 ms   errors 0
 //
 // "avg" is the exponential moving average of the rate (openload's MaTps).
+// An interval in which no request completed while some wait says so:
+//
+//	[   10s] 0 requests   0.0 req/s (avg 0.0 req/s)   p50 0.000 ms   p99 0.000 ms   errors 0   1 in flight, waiting 10 s, 0 bytes received
+//
 // With total > 0 it also prints "N requests completed" each time another
 // 10 % of total is reached, like ab's "Completed 100000 requests".
 func NewProgress(w io.Writer, total uint64) func(Interval) {
@@ -27,10 +31,20 @@ func NewProgress(w io.Writer, total uint64) func(Interval) {
 			fmt.Fprintf(w, "%d requests completed\n", total*nextTenth/10)
 			nextTenth++
 		}
-		fmt.Fprintf(w, "[%6.0fs] %d requests   %.1f req/s (avg %.1f req/s)   p50 %.3f ms   p99 %.3f ms   errors %d\n",
+		fmt.Fprintf(w, "[%6.0fs] %d requests   %.1f req/s (avg %.1f req/s)   p50 %.3f ms   p99 %.3f ms   errors %d%s\n",
 			iv.End.Sub(start).Seconds(), iv.Requests, iv.Rate, iv.MovingRate,
-			iv.P50*1e3, iv.P99*1e3, iv.Errors)
+			iv.P50*1e3, iv.P99*1e3, iv.Errors, waiting(iv))
 	}
+}
+
+// waiting describes the requests in flight of an interval in which none
+// completed: "   1 in flight, waiting 10 s, 0 bytes received".
+func waiting(iv Interval) string {
+	if iv.Count > 0 || iv.InFlight == 0 {
+		return ""
+	}
+	return fmt.Sprintf("   %d in flight, waiting %.0f s, %d bytes received",
+		iv.InFlight, iv.Waiting.Seconds(), iv.BytesIn)
 }
 
 // WriteText writes s as a report in the manner of ab and httperf.
@@ -75,6 +89,13 @@ func (s *Summary) writeLatency(w io.Writer) {
 	l := s.Latency
 	fmt.Fprintf(w, "\nLatency (ms)            min %.3f   mean %.3f   p50 %.3f   p90 %.3f   p99 %.3f   p99.9 %.3f   max %.3f\n",
 		l.Min*1e3, l.Mean*1e3, l.P50*1e3, l.P90*1e3, l.P99*1e3, l.P999*1e3, l.Max*1e3)
+	if s.Censored > 0 {
+		fmt.Fprintf(w, "Latencies censored at the %s timeout: %d (counted at their measured time, at least the timeout)\n",
+			secs(s.TimeoutSeconds), s.Censored)
+	}
+	if s.Unanswered > 0 {
+		fmt.Fprintf(w, "Not latencies:          %d requests that failed without an answer before the timeout (refused, reset, TLS, …)\n", s.Unanswered)
+	}
 	if len(s.Percentiles) == 0 {
 		return
 	}
@@ -103,4 +124,30 @@ func (s *Summary) writeErrors(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
+	for _, c := range causes {
+		for _, t := range s.ErrorTexts[c] {
+			fmt.Fprintf(w, "  %-16s %8d  %s\n", c, t.Count, t.Text)
+		}
+	}
+	s.writeEndpoints(w)
+}
+
+// writeEndpoints writes the per-endpoint table when there are several.
+func (s *Summary) writeEndpoints(w io.Writer) {
+	if len(s.Endpoints) < 2 {
+		return
+	}
+	fmt.Fprintf(w, "\nRequests by endpoint:\n")
+	for _, ep := range s.Endpoints {
+		fmt.Fprintf(w, "  %10d requests  %8d errors  %s %s\n", ep.Requests, ep.Errors, ep.Method, ep.URL)
+	}
+}
+
+// secs formats a number of seconds as a short duration: "10 s", "1.5 s",
+// "250 ms".
+func secs(s float64) string {
+	if s < 1 {
+		return fmt.Sprintf("%g ms", s*1e3)
+	}
+	return fmt.Sprintf("%g s", s)
 }

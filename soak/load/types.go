@@ -85,6 +85,13 @@ type Interval struct {
 	MovingRate float64 // moving average of Rate, req/s
 	P50, P99   float64 // latency of this interval's requests, seconds
 	Mean       float64 // mean latency of this interval's requests, seconds
+
+	// InFlight is the number of requests in flight at End, and Waiting
+	// how long the oldest of them had been waiting then: what a run shows
+	// while no request completes.
+	InFlight int
+	Waiting  time.Duration
+	BytesIn  uint64 // cumulative response bytes of completed requests at End
 }
 
 // Error causes, the keys of Summary.ErrorsByCause.
@@ -97,6 +104,7 @@ const (
 	CauseBody        = "body_mismatch"
 	CauseLength      = "length_mismatch"
 	CauseFDUnavail   = "fd_unavailable" // client out of file descriptors (EMFILE/ENFILE)
+	CauseTLS         = "tls"            // TLS handshake failed: not TLS, bad certificate, alert
 	CauseOther       = "other"
 )
 
@@ -111,6 +119,24 @@ type LatencySummary struct {
 	Max  float64 `json:"max"`
 }
 
+// MaxErrorTexts is the number of distinct error texts kept per cause.
+const MaxErrorTexts = 5
+
+// ErrorText is one distinct error text of a cause and how many requests
+// failed with it.
+type ErrorText struct {
+	Text  string `json:"text"`
+	Count uint64 `json:"count"`
+}
+
+// EndpointCount is the accounting of one endpoint (URL redacted).
+type EndpointCount struct {
+	Method   string `json:"method"`
+	URL      string `json:"url"`
+	Requests uint64 `json:"requests"`
+	Errors   uint64 `json:"errors"`
+}
+
 // Summary is the final accounting of a run: the report's "load" object.
 type Summary struct {
 	Mode        string  `json:"mode"` // "closed" or "open"
@@ -122,25 +148,43 @@ type Summary struct {
 	Successes     uint64            `json:"successes"`
 	Errors        uint64            `json:"errors"`
 	ErrorsByCause map[string]uint64 `json:"errors_by_cause"`
-	StatusClasses map[string]uint64 `json:"status_classes"`
-	BytesIn       uint64            `json:"bytes_in"`
-	BytesOut      uint64            `json:"bytes_out"`
-	Connections   uint64            `json:"connections"`
+	// ErrorTexts keeps, per cause, the first MaxErrorTexts distinct error
+	// texts (redacted, without the addresses and ports that vary per
+	// connection), first seen first, with their counts. For
+	// status_mismatch the text is the status line.
+	ErrorTexts    map[string][]ErrorText `json:"error_texts,omitempty"`
+	StatusClasses map[string]uint64      `json:"status_classes"`
+	BytesIn       uint64                 `json:"bytes_in"`
+	BytesOut      uint64                 `json:"bytes_out"`
+	Connections   uint64                 `json:"connections"`
 
 	// Open loop only: sends that left after their intended time, and sends
 	// that never left because the run ended or the backlog was full.
 	LateSends   uint64 `json:"late_sends"`
 	MissedSends uint64 `json:"missed_sends"`
 
-	DurationSeconds float64        `json:"duration_seconds"`
-	RPS             float64        `json:"rps"`
-	Latency         LatencySummary `json:"latency_seconds"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	RPS             float64 `json:"rps"`
+	// Latency covers every request that got a status line and every one
+	// that timed out, counted at its measured time (at least the timeout,
+	// from the intended send time in open loop): a timeout is a latency
+	// censored at the timeout, never dropped. A request that failed for
+	// another reason without an answer (refused, reset, TLS) is no
+	// latency and is left out.
+	Latency LatencySummary `json:"latency_seconds"`
+	// Censored counts the latencies censored by the timeout
+	// (TimeoutSeconds): the requests that timed out.
+	Censored       uint64  `json:"censored"`
+	TimeoutSeconds float64 `json:"timeout_seconds"`
+	// Unanswered counts the requests left out of Latency: failed before
+	// the timeout without a status line (refused, reset, TLS, malformed).
+	Unanswered uint64 `json:"unanswered"`
 	// Percentiles is the table 50 66 75 80 90 95 98 99 99.9 100, like ab's.
 	Percentiles []Percentile `json:"percentiles"`
 	// Abandoned counts requests in flight when a duration or interrupt stop
 	// came; they are cut short and not counted in Requests.
 	Abandoned uint64 `json:"abandoned"`
-	StoppedBy string `json:"stopped_by"` // "requests", "duration", "interrupt", or StopTargetDied
+	StoppedBy string `json:"stopped_by"` // "requests", "duration", "interrupt", or StopTargetDied (set by the runner)
 	// StopDetail says more of why the load stopped, for the text: how the
 	// target died, with StopTargetDied (set by the runner).
 	StopDetail string `json:"stop_detail,omitempty"`
@@ -148,4 +192,6 @@ type Summary struct {
 	// was gone (set by the runner). They are not in Requests, Successes,
 	// Errors, ErrorsByCause or StatusClasses: they are not the soak's.
 	AttemptsWhileGone uint64 `json:"attempts_while_target_gone,omitempty"`
+	// Endpoints are the per-endpoint counts, in the order of the options.
+	Endpoints []EndpointCount `json:"endpoints,omitempty"`
 }

@@ -63,8 +63,12 @@ type stats struct {
 	connections uint64
 	abandoned   uint64
 	late        uint64
+	censored    uint64 // timed-out requests, their latency censored at Timeout
+	unanswered  uint64 // failed without a status line before the timeout: no latency
 	causes      [nCauses]uint64
-	classes     [6]uint64 // index status/100; 0 unused
+	classes     [6]uint64   // index status/100; 0 unused
+	eps         []epStats   // per endpoint
+	texts       []textEntry // distinct error texts, MaxErrorTexts a cause
 
 	completed, errors atomic.Uint64
 }
@@ -95,6 +99,7 @@ func newWorker(e *Engine, id int) *worker {
 		addrs: make([]rawAddr, len(e.targets)),
 	}
 	w.st.total, w.st.ivl = newHist(), newHist()
+	w.st.eps = make([]epStats, len(e.eps))
 	if e.opts.ExpectBody != nil {
 		w.body = &bodyBuf{buf: make([]byte, 0, bodyBufMax)}
 	}
@@ -138,13 +143,7 @@ func (w *worker) do(intended, now time.Duration) {
 		w.st.mu.Unlock()
 		return
 	}
-	cause := ""
-	if err != nil {
-		cause = classify(err)
-	} else {
-		cause = w.check(&resp)
-	}
-	w.record(end-intended, &resp, out, cause)
+	w.record(end-intended, &resp, out, ep, err)
 }
 
 // check applies ExpectStatus, ExpectBody and CheckLength in that order.
@@ -161,29 +160,70 @@ func (w *worker) check(r *response) string {
 	return ""
 }
 
-// record adds one completed request to the worker's accounting.
-func (w *worker) record(lat time.Duration, r *response, out int, cause string) {
+// record adds one completed request to the worker's accounting: err is
+// its transport error, nil when a whole response came. A request that
+// got a status line or timed out is a latency (a timeout censored at its
+// measured time); one that failed otherwise without an answer is not.
+func (w *worker) record(lat time.Duration, r *response, out int, ep *endpoint, err error) {
+	w.recordFor(w, lat, r, out, ep, err)
+}
+
+// recordFor is record into w's accounting of a request made by chk,
+// whose body buffer the checks read (an event loop counts the requests
+// of all its workers in one).
+func (w *worker) recordFor(chk *worker, lat time.Duration, r *response, out int, ep *endpoint, err error) {
+	cause, text := "", ""
+	if err != nil {
+		cause = classify(err)
+		text = w.e.errorText(cause, err, r)
+	} else if cause = chk.check(r); cause != "" && cause != CauseStatus {
+		text = w.e.errorText(cause, nil, r)
+	}
 	us := lat.Microseconds()
 	us = max(histMin, min(us, histMax))
 	st := &w.st
 	st.mu.Lock()
-	if r.status > 0 { // into ivl only: take and summary fold it into total
+	if r.status > 0 || cause == CauseTimeout { // into ivl only: take and summary fold it into total
 		_ = st.ivl.RecordValue(us)
+	} else {
+		st.unanswered++
+	}
+	if r.status > 0 {
 		st.classes[r.status/100]++
 	}
 	st.bytesIn += uint64(r.bytesIn)
 	st.bytesOut += uint64(out)
+	st.eps[ep.index].requests++
 	if cause == "" {
 		st.successes++
 	} else {
-		st.causes[causeIndex(cause)]++
-		st.errors.Add(1)
+		st.fail(cause, text, r, ep, w.e.mono())
 	}
 	st.completed.Add(1)
 	st.mu.Unlock()
 	if f := w.e.opts.OnResult; f != nil {
 		f(Result{Latency: lat, Status: r.status, Cause: cause, BytesIn: r.bytesIn, BytesOut: out})
 	}
+}
+
+// epStats counts one endpoint's requests.
+type epStats struct{ requests, errors uint64 }
+
+// fail counts a failed request: its cause, its endpoint, its text (the
+// status line for a status mismatch). The caller holds st.mu.
+func (st *stats) fail(cause, text string, r *response, ep *endpoint, at time.Duration) {
+	ci := causeIndex(cause)
+	st.causes[ci]++
+	st.eps[ep.index].errors++
+	if cause == CauseTimeout {
+		st.censored++
+	}
+	if cause == CauseStatus {
+		st.addText(ci, "", r.statusText(), at)
+	} else {
+		st.addText(ci, text, nil, at)
+	}
+	st.errors.Add(1)
 }
 
 // roundTrip sends ep's request and reads the response. A request that
@@ -250,7 +290,7 @@ func (w *worker) dial(i int) error {
 		tc := tls.Client(nc, w.e.tlsConfig(t))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			nc.Close()
-			return err
+			return &handshakeError{err}
 		}
 		nc = tc
 	}

@@ -62,6 +62,9 @@ type TargetInfo struct {
 	// (pid 1234 (nginx), not in the sampled tree)" or "10.0.0.2:80 (not
 	// on this machine)".
 	Unsampled []string `json:"unsampled,omitempty"`
+	// Stall is the longest time the target stopped answering during the
+	// load, if it did.
+	Stall *Stall `json:"stall,omitempty"`
 }
 
 // TargetDied tells whether the target died during the load and the load
@@ -169,6 +172,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, f := range r.StoppedFindings() {
 		fmt.Fprintf(w, "TARGET STOPPED: %s.\n", f)
 	}
+	r.writeStall(w)
 	fmt.Fprintf(w, "Verdict: %s\n", strings.ToUpper(r.Verdict))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, n := range r.ResourceNames() {

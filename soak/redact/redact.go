@@ -1,6 +1,7 @@
 // Package redact hides the secrets a URL may carry (userinfo, query
 // values) wherever soakd shows or logs a load URL: the API, the web
-// pages, the logs, the reports and the alerts.
+// pages, the logs and the reports. (The alert sinks' URLs go through
+// alerts.RedactURL.)
 package redact
 
 import (

@@ -44,7 +44,7 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 		}
 	}
 	rep := NewReport(recs, sum, ti, ao)
-	r.stops.fill(rep.Target.Stopped, r.tally.timeouts.Load())
+	r.stops.fill(rep.Target.Stopped, r.eng.Counters().Timeouts)
 	if r.remote != nil {
 		r.remoteInfo(rep)
 	}

@@ -2,10 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net"
-	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -14,10 +10,8 @@ import (
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/probes/remote"
-	"github.com/soakd/soakd/soak/dialaddr"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/redact"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -56,9 +50,10 @@ type runner struct {
 	stopLoad    context.CancelFunc // stops the load early: the target died
 	goneSince   time.Time          // when the target was first seen gone, during the load
 	died        *time.Time         // goneSince, once the grace passed without it coming back
-	tally       tally              // the load's timeouts, and what completed while the target was gone
+	tally       tally              // what completed while the target was gone
 	stops       *stopWatch         // the spans in which the target was stopped
 	unsampled   []string           // the endpoints the sampled tree does not serve
+	stall       stallWatch
 }
 
 // Run soaks the target: it resolves (or starts) the target, checks that the
@@ -99,7 +94,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 		defer closeTarget(tgt, o.Log)
 		r.sampler = probes.NewSampler(tgt, o.Sampler)
 	}
-	if err := preflight(ctx, o.Load.Endpoints); err != nil {
+	if err := preflight(ctx, o.Load); err != nil {
 		return nil, err
 	}
 	if r.sampler != nil && tgt != nil {
@@ -131,6 +126,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.noteStall(rep, loadEnd)
 	if o.OutDir != "" {
 		if err := rep.WriteFiles(o.OutDir); err != nil {
 			return rep, err
@@ -266,11 +262,12 @@ func (r *runner) take() {
 	if r.o.OnRecord != nil {
 		r.o.OnRecord(rec)
 	}
-	r.stops.observe(rec, r.tally.timeouts.Load())
+	r.stops.observe(rec, r.eng.Counters().Timeouts)
 	r.pace.observe(threadCPU() - cpu0)
 	runtime.UnlockOSThread()
 	if r.loadStarted && !r.loadDone {
 		r.watchDeath(rec)
+		r.watchStall()
 		d := r.pace.underLoad(rec.Elapsed-r.loadStart, rec.Requests, rec.Phase == verdict.Warmup)
 		if r.pace.retick(d) {
 			r.tick.Reset(d)
@@ -356,39 +353,4 @@ func (r *runner) phase(rec model.Record) verdict.Phase {
 		return verdict.Warmup
 	}
 	return verdict.Soak
-}
-
-// preflight checks that every endpoint's host and port accept a TCP
-// connection, so that an unreachable target is one clear line, not a
-// report full of errors.
-func preflight(ctx context.Context, eps []load.Endpoint) error {
-	seen := map[string]bool{}
-	for _, ep := range eps {
-		a, err := dialaddr.Parse(ep.URL)
-		if err != nil {
-			return errors.New(redact.In(fmt.Sprintf("URL %v", err), ep.URL))
-		}
-		addr := a.String()
-		if seen[addr] {
-			continue
-		}
-		seen[addr] = true
-		d := net.Dialer{Timeout: 5 * time.Second}
-		c, err := d.DialContext(ctx, "tcp", addr)
-		if err != nil {
-			return fmt.Errorf("cannot reach %s: %w (is the server running and listening on %s?)", redact.URL(ep.URL), unwrapOp(err), addr)
-		}
-		c.Close()
-	}
-	return nil
-}
-
-func unwrapOp(err error) error {
-	if op, ok := err.(*net.OpError); ok {
-		if se, ok := op.Err.(*os.SyscallError); ok {
-			return se.Err
-		}
-		return op.Err
-	}
-	return err
 }

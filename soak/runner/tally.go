@@ -9,12 +9,10 @@ import (
 )
 
 // tally counts what the runner needs of the load's results beyond the
-// engine's totals: the timeouts (for the spans in which the target was
-// stopped), and every request completed while the target was gone, which
-// is counted apart from the soak (see gone).
+// engine's totals: every request completed while the target was gone,
+// which is counted apart from the soak (see gone.go).
 type tally struct {
-	timeouts atomic.Uint64
-	gone     atomic.Bool // the target is gone now (set by watchDeath)
+	gone atomic.Bool // the target is gone now (set by watchDeath)
 
 	mu        sync.Mutex // guards whileGone
 	whileGone goneCount
@@ -29,11 +27,8 @@ type goneCount struct {
 }
 
 // observe is the load's OnResult hook. A result while the target is
-// running costs an atomic load, and a timeout one more add.
+// running costs an atomic load.
 func (t *tally) observe(res load.Result) {
-	if res.Cause == load.CauseTimeout {
-		t.timeouts.Add(1)
-	}
 	if !t.gone.Load() {
 		return
 	}

@@ -11,8 +11,8 @@ import (
 // Recycling: a supervisor that restarts a leaking child, or a prefork
 // master that replaces each worker after N requests, keeps the tree's
 // total bounded (a sawtooth) while every process grows. The lives check
-// fits each process over its own life instead (FIELD-NOTES: "Leaks that
-// recycling hides").
+// fits each process over its own life instead (docs/verdict-study.md,
+// the recycled models and "Limits").
 //
 // Each life's growth rate is the Theil–Sen slope of its value against
 // time over the last two thirds of its soak samples (its first third holds

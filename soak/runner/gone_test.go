@@ -55,12 +55,17 @@ func TestTallySettlesTheAttemptsWhileGone(t *testing.T) {
 	}
 	s := &load.Summary{Requests: 10, Successes: 5, Errors: 5, DurationSeconds: 2,
 		ErrorsByCause: map[string]uint64{load.CauseTimeout: 1, load.CauseConnRefused: 3, load.CauseStatus: 1},
-		StatusClasses: map[string]uint64{"2xx": 5, "5xx": 1}}
+		StatusClasses: map[string]uint64{"2xx": 5, "5xx": 1},
+		ErrorTexts: map[string][]load.ErrorText{load.CauseTimeout: {{Text: "i/o timeout", Count: 1}},
+			load.CauseConnRefused: {{Text: "connection refused", Count: 3}}}}
 	ty.settle(s)
 	if s.Requests != 6 || s.Successes != 5 || s.Errors != 1 || s.AttemptsWhileGone != 4 || s.RPS != 3 {
 		t.Errorf("summary %+v; want 6 requests, 5 successes, 1 error, 4 attempts while gone, 3 req/s", s)
 	}
 	if len(s.ErrorsByCause) != 1 || s.ErrorsByCause[load.CauseTimeout] != 1 || len(s.StatusClasses) != 1 || s.StatusClasses["2xx"] != 5 {
 		t.Errorf("causes %v, classes %v; want the timeout and the 2xx left", s.ErrorsByCause, s.StatusClasses)
+	}
+	if len(s.ErrorTexts) != 1 || len(s.ErrorTexts[load.CauseTimeout]) != 1 {
+		t.Errorf("error texts %v; want the timeout's alone: the refusals all came while the target was gone", s.ErrorTexts)
 	}
 }

@@ -75,6 +75,11 @@ func (t *tally) settle(s *load.Summary) {
 	s.Errors -= min(g.errors, s.Errors)
 	s.Successes -= min(g.successes, s.Successes)
 	subtract(s.ErrorsByCause, g.causes)
+	for c := range s.ErrorTexts {
+		if s.ErrorsByCause[c] == 0 {
+			delete(s.ErrorTexts, c) // every error of the cause came while the target was gone
+		}
+	}
 	subtract(s.StatusClasses, g.classes)
 	if s.DurationSeconds > 0 {
 		s.RPS = float64(s.Requests) / s.DurationSeconds

@@ -248,6 +248,10 @@ func (s *Sampler) sampleProc(p proc, census bool, out *Sample) Member {
 	if p.Stat.State == 'Z' {
 		return ps // exited, not reaped: nothing more to read
 	}
+	if isStopped(p.Stat.State) {
+		out.Stopped++
+		out.RootStopped = out.RootStopped || p.ID.PID == out.RootPID
+	}
 	c := counters{UTime: p.Stat.UTime, STime: p.Stat.STime}
 	s.readIO(p, &c, out)
 	s.procAcc.observe(p.ID, c)

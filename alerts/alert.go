@@ -78,6 +78,10 @@ const (
 	// app.py)"), AnnotationURL the load's URL, secrets redacted.
 	AnnotationTarget = "target"
 	AnnotationURL    = "url"
+	// AnnotationAlso lists the other resources of one finding (pss and
+	// uss of an rss leak), AnnotationEvidence why a firing alert stays.
+	AnnotationAlso     = "also"
+	AnnotationEvidence = "evidence"
 )
 
 // Alert is one alert. Its identity is its Fingerprint.
@@ -145,6 +149,10 @@ type Leak struct {
 	// TimeToExhaustion is how long until the limit at the current slope;
 	// zero or negative means never (or no limit known).
 	TimeToExhaustion time.Duration
+	// NoLimit, when set, replaces "never" in the time to exhaustion of a
+	// leak that has no limit, e.g. "no memory limit; at this rate it
+	// fills the host's RAM (15.6 GiB) in about 5.2 h".
+	NoLimit string
 }
 
 // LeakAlert returns a warning alert for a resource the live analysis calls a
@@ -166,6 +174,9 @@ func leakAlert(name, severity string, l Leak) Alert {
 		AnnotationPerHour:          formatAmount(l.PerHour, l.Unit) + "/h",
 		AnnotationCI95:             "[" + formatAmount(l.CI95[0], l.Unit) + ", " + formatAmount(l.CI95[1], l.Unit) + "]/request",
 		AnnotationTimeToExhaustion: formatTTE(l.TimeToExhaustion),
+	}
+	if l.TimeToExhaustion <= 0 && l.NoLimit != "" {
+		ann[AnnotationTimeToExhaustion] = l.NoLimit
 	}
 	if l.RunID != "" {
 		ann[AnnotationRunID] = l.RunID
@@ -228,6 +239,10 @@ func RunURL(externalURL, runID string) string {
 // formatAmount renders v in unit with three significant digits, never in
 // scientific notation (units.Amount): bytes in KiB, MiB, GiB or TiB,
 // counts plainly ("650346 fds", "0.00501 fds"), CPU seconds as time.
+// FormatAmount formats v of unit as the alerts' annotations do, e.g.
+// "2.9 KiB" for 2970 bytes.
+func FormatAmount(v float64, unit string) string { return formatAmount(v, unit) }
+
 func formatAmount(v float64, unit string) string {
 	if unit == "CPU seconds" {
 		return cpuTime(v)

@@ -71,8 +71,15 @@ func routed(sinks []string, name string) bool {
 	return false
 }
 
-// confirm records that sink delivered ids at now.
+// confirm records that sink delivered ids at now, and resolves the
+// alerts whose resolve waited for that delivery.
 func (m *Manager) confirm(name string, ids []sent, now time.Time) {
+	kick := map[string]bool{}
+	defer func() {
+		for s := range kick {
+			m.kick([]string{s})
+		}
+	}()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, id := range ids {
@@ -87,6 +94,10 @@ func (m *Manager) confirm(name string, ids []sent, now time.Time) {
 			e.Sinks = map[string]SinkState{}
 		}
 		e.Sinks[name] = st
+		if e.ResolveOnDelivery && e.Alert.Status == StatusFiring && m.delivered(id.fp, e) {
+			m.resolve(id.fp, e, now, kick)
+			continue
+		}
 		m.settle(id.fp, e)
 	}
 }

@@ -204,6 +204,7 @@ func (m *Manager) Fire(a Alert) {
 		}
 	}
 	a.Status, a.EndsAt = StatusFiring, time.Time{}
+	e.ResolveOnDelivery = false
 	if a.GeneratorURL == "" {
 		a.GeneratorURL = RunURL(m.opts.ExternalURL, a.Annotations[AnnotationRunID])
 	}
@@ -251,18 +252,41 @@ func (m *Manager) ResolveIf(match func(Alert) bool) {
 		if e.Alert.Status != StatusFiring || !match(e.Alert) {
 			continue
 		}
-		e.Alert.Status, e.Alert.EndsAt = StatusResolved, now
-		m.gen++
-		e.Gen = m.gen
-		for _, s := range m.routes[fp] {
-			kick[s] = true
+		if !m.delivered(fp, e) {
+			e.ResolveOnDelivery = true
+			m.save(e)
+			continue
 		}
-		m.settle(fp, e)
+		m.resolve(fp, e, now, kick)
 	}
 	m.mu.Unlock()
 	for s := range kick {
 		m.kick([]string{s})
 	}
+}
+
+// resolve marks the firing alert e resolved at now and notes its sinks in
+// kick; called with mu held.
+func (m *Manager) resolve(fp Fingerprint, e *StoredAlert, now time.Time, kick map[string]bool) {
+	e.Alert.Status, e.Alert.EndsAt = StatusResolved, now
+	e.ResolveOnDelivery = false
+	m.gen++
+	e.Gen = m.gen
+	for _, s := range m.routes[fp] {
+		kick[s] = true
+	}
+	m.settle(fp, e)
+}
+
+// delivered says whether every sink of e's route confirmed a delivery of
+// the firing alert since it started; called with mu held.
+func (m *Manager) delivered(fp Fingerprint, e *StoredAlert) bool {
+	for _, s := range m.routes[fp] {
+		if e.Sinks[s].Delivered.Before(e.Alert.StartsAt) {
+			return false
+		}
+	}
+	return true
 }
 
 // settle saves e, or forgets it when it is resolved and every sink of its

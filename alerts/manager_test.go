@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -100,6 +101,44 @@ func countJob(batches [][]Alert, job string) int {
 	return n
 }
 
+// TestResolveWaitsForDelivery: an alert resolved before its sink had it
+// (the receiver was down) stays firing until the sink confirms it firing,
+// and is resolved then: the receiver sees it fire, then resolve.
+func TestResolveWaitsForDelivery(t *testing.T) {
+	var down atomic.Bool
+	down.Store(true)
+	var mu sync.Mutex
+	var delivered []Status // statuses the receiver accepted, in order
+	sink := &recSink{name: "rec"}
+	sink.fail = func(n int) (bool, error) {
+		if down.Load() {
+			return true, errors.New("connection refused")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, a := range sink.got[n-1] {
+			delivered = append(delivered, a.Status)
+		}
+		return false, nil
+	}
+	m, _ := newTestManager(t, ManagerOptions{}, sink)
+	m.Fire(LeakAlert(testLeak("web", "rss")))
+	m.ResolveAlert(AlertLeak, "web", "rss")
+	if got := m.Active(); len(got) != 1 {
+		t.Fatalf("active after a resolve before delivery: %v; want the leak still firing", got)
+	}
+	if s := m.Snapshot(); len(s) != 1 || !s[0].ResolveOnDelivery {
+		t.Errorf("state %+v; want the leak marked resolve_on_delivery", s)
+	}
+	down.Store(false)
+	waitFor(t, "the leak delivered, then resolved", func() bool { return len(m.Active()) == 0 && m.QueueLen("rec") == 0 })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(delivered) != 2 || delivered[0] != StatusFiring || delivered[1] != StatusResolved {
+		t.Errorf("the receiver accepted %v; want [firing resolved]", delivered)
+	}
+}
+
 func TestManagerResolveMissing(t *testing.T) {
 	sink := &recSink{name: "rec"}
 	m, _ := newTestManager(t, ManagerOptions{}, sink)
@@ -108,6 +147,7 @@ func TestManagerResolveMissing(t *testing.T) {
 	m.Fire(LeakAlert(testLeak("web", "fds")))
 	m.Fire(TargetDownAlert("web", "42", "the target exited with status 2"))
 	m.Fire(LeakAlert(testLeak("db", "fds")))
+	waitFor(t, "the firing alerts delivered", func() bool { return m.QueueLen("rec") == 0 })
 	m.ResolveMissing("web", []string{"rss"})
 	m.ResolveAlert(AlertLeak, "db", "rss") // not firing: no send
 	m.ResolveAlert(AlertExhaustion, "web", "rss")

@@ -12,6 +12,11 @@ type StoredAlert struct {
 	// one counter per Manager, so they only grow.
 	Gen   uint64               `json:"gen"`
 	Sinks map[string]SinkState `json:"sinks,omitempty"`
+	// ResolveOnDelivery says a resolve came while the firing alert was
+	// not yet delivered to every sink of its route: it stays firing until
+	// they all have it, and is resolved then. A leak found while the
+	// receiver was down is never resolved before it was seen.
+	ResolveOnDelivery bool `json:"resolve_on_delivery,omitempty"`
 }
 
 // SinkState is what one sink confirmed of an alert.

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -29,28 +30,52 @@ func (t *Target) start(ctx context.Context) error {
 		return field.Errorf("target.exec", "%q: something already listens on %s; stop it, or use {target.pid} to test it instead", t.spec.Exec, addr)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if cmd.Stdout, err = t.execOutput(); err != nil {
 		return err
 	}
 	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
+	t.cmd, t.reaped = cmd, make(chan struct{})
+	if err := t.fork(); err != nil {
+		t.cmd, t.reaped = nil, nil // nothing to stop or reap
 		t.closeLog()
 		return field.Errorf("target.exec", "%q: %w", t.spec.Exec, err)
 	}
-	t.cmd, t.reaped = cmd, make(chan struct{})
-	go t.reap()
 	t.mu.Lock()
-	if id, err := t.identify(int32(cmd.Process.Pid)); err == nil {
+	id, idErr := t.identify(int32(cmd.Process.Pid))
+	if idErr == nil {
 		t.adopt(id)
 	}
 	t.mu.Unlock()
+	if idErr == nil && t.spec.OnStart != nil {
+		t.spec.OnStart(Started{PID: int(id.PID), StartTicks: id.Start})
+	}
 	if err := t.waitReady(ctx, addr); err != nil {
 		_ = t.stop(context.Background())
 		return field.Errorf("target.exec", "%q: pid %d %w", t.spec.Exec, cmd.Process.Pid, err)
 	}
 	t.log.Info("target started", zap.Int("pid", cmd.Process.Pid), zap.String("ready", addr))
 	return nil
+}
+
+// fork starts t.cmd from a goroutine locked to its OS thread, which then
+// reaps the target and only then exits. The kernel sends Pdeathsig when
+// the thread that forked the child exits, not the process: forked from a
+// thread that Go may end sooner (a locked goroutine's thread ends with
+// it), the target would be killed in the middle of a run. Locked here,
+// the thread lives as long as the target, and ends with soakd.
+func (t *Target) fork() error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends once the target is reaped
+		if err := t.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		t.reap()
+	}()
+	return <-started
 }
 
 // readyAddr is the host:port of the load URL, or "" when there is no URL.
@@ -103,8 +128,8 @@ func (t *Target) reap() {
 	t.alive = false
 	t.mu.Unlock()
 	t.closeLog()
-	close(t.reaped)
 	t.log.Info("target exited", zap.Int("pid", t.cmd.Process.Pid), zap.Int("code", info.Code), zap.String("signal", info.Signal))
+	close(t.reaped) // last: a caller of stop may return, and its test end, once it is closed
 }
 
 // exitInfo turns a reaped process's state into an ExitInfo.

@@ -19,6 +19,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(parentEnv) != "" {
+		os.Exit(execParent()) // the soakd stand-in of TestExecDiesWithSoakd
+	}
 	if os.Getenv(deniedEnv) != "" {
 		os.Exit(m.Run()) // the unprivileged helper of TestPermissionDenied
 	}

@@ -17,6 +17,12 @@ type Sample struct {
 	RootStart   uint64 `json:"root_start_ticks"`
 	Incarnation int    `json:"incarnation"`
 	Procs       int    `json:"procs"`
+	// Stopped counts the tree's processes in state T (stopped: SIGSTOP,
+	// SIGTSTP) or t (stopped by a tracer) at this sample; RootStopped says
+	// the root is one of them. A stopped process is alive, but it answers
+	// nothing until it is continued (SIGCONT).
+	Stopped     int  `json:"stopped,omitempty"`
+	RootStopped bool `json:"root_stopped,omitempty"`
 
 	// Memory, in bytes.
 	RSS  uint64 `json:"rss_bytes"`

@@ -107,6 +107,16 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 	}
 }
 
+// SetSmapsInterval changes the PSS/USS cadence to d (d > 0) from the next
+// sample on; a Sampler that never reads smaps_rollup stays so.
+func (s *Sampler) SetSmapsInterval(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d > 0 && s.smaps.every > 0 {
+		s.smaps.every = d
+	}
+}
+
 // Sample takes one sample now. It never fails the run: a gone target gives
 // Alive=false (and the Target records ExitInfo), a process that vanishes
 // mid-read is left out, and unreadable files clear the matching Valid flag.
@@ -237,6 +247,10 @@ func (s *Sampler) sampleProc(p proc, census bool, out *Sample) Member {
 		CPU: float64(p.Stat.UTime+p.Stat.STime) / clockTicks}
 	if p.Stat.State == 'Z' {
 		return ps // exited, not reaped: nothing more to read
+	}
+	if isStopped(p.Stat.State) {
+		out.Stopped++
+		out.RootStopped = out.RootStopped || p.ID.PID == out.RootPID
 	}
 	c := counters{UTime: p.Stat.UTime, STime: p.Stat.STime}
 	s.readIO(p, &c, out)

@@ -36,6 +36,10 @@ type Spec struct {
 	ExecLog string
 	// ExecShow passes the target's output through to soakd's stderr.
 	ExecShow bool
+	// OnStart, when set, is called once with the identity of the process
+	// soakd started for Exec, before the wait for readiness: a caller
+	// that records it can stop the target after a crash (StopOrphan).
+	OnStart func(Started)
 	// ReadyTimeout bounds the wait, for Exec, until URL's port accepts
 	// connections (default 10s).
 	ReadyTimeout time.Duration

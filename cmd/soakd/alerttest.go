@@ -16,15 +16,20 @@ import (
 // alertTestTimeout bounds the whole `soakd alert test`.
 const alertTestTimeout = time.Minute
 
+// exitAlertFailed is `soakd alert test`'s exit code when any sink failed
+// to deliver the test alert.
+const exitAlertFailed = 1
+
 // cmdAlert is `soakd alert test --config FILE`: it sends a test alert
 // through every sink of the config and prints each sink's result. Exit
-// code 0: all delivered, 1: a sink failed, 2: a usage or config error.
+// code 0: all delivered, 1 (exitAlertFailed): a sink failed, 2: a usage or
+// config error.
 func cmdAlert(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("alert", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", DefaultConfigPath, "the YAML config file")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: soakd alert test [--config FILE]\n\nSend a test alert (alertname SoakdTest, severity info) through every sink of\nthe config's alerts section, and print each sink's result.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: soakd alert test [--config FILE]\n\nSend a test alert (alertname SoakdTest, severity info) through every sink of\nthe config's alerts section, and print each sink's result. An alertmanager sink\npasses only when every one of its URLs accepts the alert.\n\nExit status: 0 every sink delivered it; 1 a sink failed (each failed sink is\nnamed on stderr with its error); 2 a usage or config error.\n\nFlags:")
 		fmt.Fprint(stderr, fs.FlagUsages())
 	}
 	err := fs.Parse(args)
@@ -58,18 +63,25 @@ func alertTest(c alerts.Config, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), alertTestTimeout)
 	defer cancel()
-	code := exitOK
 	a := alerts.TestAlert(time.Now())
+	var failed []string
 	for _, sc := range c.Sinks {
 		start := time.Now()
-		_, err := sinks[sc.Name].Send(ctx, a)
+		err := alerts.SendTest(ctx, sinks[sc.Name], a)
 		took := time.Since(start).Round(time.Millisecond)
 		if err != nil {
 			fmt.Fprintf(stdout, "%-20s %-12s FAILED (%s): %v\n", sc.Name, sc.Type, took, err)
-			code = exitLeak // 1: a delivery failed
+			failed = append(failed, fmt.Sprintf("%s (%s): %v", sc.Name, sc.Type, err))
 			continue
 		}
 		fmt.Fprintf(stdout, "%-20s %-12s ok (%s)\n", sc.Name, sc.Type, took)
 	}
-	return code
+	if len(failed) == 0 {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "soakd alert: %d of %d sinks failed to deliver the test alert; fix them before relying on alerts:\n", len(failed), len(c.Sinks))
+	for _, f := range failed {
+		fmt.Fprintf(stderr, "  %s\n", f)
+	}
+	return exitAlertFailed
 }

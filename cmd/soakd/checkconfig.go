@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/runner"
 )
 
 // cmdCheckConfig is `soakd check-config FILE`: the check that `soakd serve`
@@ -40,6 +43,9 @@ func cmdCheckConfig(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	fmt.Fprintf(stdout, "%s: ok, %d %s\n", path, len(cfg.Jobs), plural(len(cfg.Jobs), "job", "jobs"))
+	for _, w := range configWarnings(path, cfg) {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", path, w)
+	}
 	if !*quiet {
 		printNextRuns(stdout, cfg, time.Now())
 	}
@@ -63,4 +69,55 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// configWarnings are the valid settings of cfg (loaded from path) that
+// likely do not do what their writer wants.
+func configWarnings(path string, cfg *config.Config) []string {
+	var out []string
+	if !cfg.ListenIsLoopback() && !externalURLSet(path) {
+		out = append(out, fmt.Sprintf("external_url is unset and listen %s is not loopback: links in alerts point at %s; "+
+			"set external_url to the address your readers reach soakd at (e.g. its reverse proxy)", cfg.Listen, cfg.ExternalURL))
+	}
+	for _, j := range cfg.Jobs {
+		if soak, why := soakLength(j); soak > 0 && soak < j.Thresholds.Transient {
+			out = append(out, fmt.Sprintf("jobs[%s]: its soak lasts about %s (%s), shorter than thresholds.transient (%s): "+
+				"a leak in a process younger than that reads inconclusive until it has doubled its size; "+
+				"make load.duration longer, or lower thresholds.transient for a long-lived target",
+				j.Name, soak.Round(time.Second), why, j.Thresholds.Transient))
+		}
+	}
+	return out
+}
+
+// soakLength is how long a job's soak phase lasts, and how that follows
+// from its settings; 0 when only a request count bounds the load.
+func soakLength(j config.Job) (time.Duration, string) {
+	d := j.Load.Duration
+	if d <= 0 {
+		return 0, ""
+	}
+	w, err := runner.ParseWarmup(j.Phases.Warmup)
+	switch {
+	case err != nil || w.None:
+		return d, fmt.Sprintf("load.duration %s", d)
+	case w.Fraction > 0:
+		return time.Duration(float64(d) * (1 - w.Fraction)), fmt.Sprintf("load.duration %s less the %s warm-up", d, j.Phases.Warmup)
+	case w.Duration > 0:
+		return max(d-w.Duration, 0), fmt.Sprintf("load.duration %s less the %s warm-up", d, w.Duration)
+	}
+	return d, fmt.Sprintf("load.duration %s, its warm-up of %d requests included", d, w.Requests)
+}
+
+// externalURLSet says whether the config file at path sets external_url
+// (Load fills in a default when it does not).
+func externalURLSet(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return true // Load read it a moment ago: say nothing rather than guess
+	}
+	var top struct {
+		ExternalURL string `yaml:"external_url"`
+	}
+	return yaml.Unmarshal(b, &top) != nil || top.ExternalURL != ""
 }

@@ -92,44 +92,61 @@ func (h *alertHub) close() {
 	_ = h.mgr.Close(ctx)
 }
 
-// evaluate fires the leak and exhaustion alerts of rep and resolves those
-// of resources that cleared. It returns the resources still firing. A
-// live look passes its run's gate, which holds a leak alert back until
-// the leak persists (see verdict.Gate); the final analysis passes nil and
-// is taken as it is.
+// evaluate fires the leak and exhaustion alerts of rep and returns the
+// resources still firing. A live look passes its run's gate, which holds
+// a leak alert back until the leak persists (see verdict.Gate); a look
+// only fires, never resolves: a run half done is no evidence that a leak
+// stopped. The final analysis passes nil and resolves on evidence only
+// (see judge). The memory resources of one process (rss, pss, uss) are one
+// finding: one alert, the others as an annotation (memoryGroup).
 func (h *alertHub) evaluate(job string, runID int64, rep *model.Report, gate *verdict.Gate) []string {
 	var firing []string
 	threshold := time.Duration(h.threshold.Load())
-	for _, name := range rep.ResourceNames() {
-		res := rep.Resources[name]
-		l := leakOf(job, runID, name, res)
+	active := h.active(job)
+	for _, f := range findings(rep) {
+		res := rep.Resources[f.lead]
+		l := leakOf(job, runID, f.lead, res)
+		l.NoLimit = model.NoLimit(res, rep.Target.HostMemoryBytes)
+		l.Resource = f.label(active)
 		leak := res.Verdict == verdict.Leak
 		short := threshold > 0 && l.TimeToExhaustion > 0 && l.TimeToExhaustion < threshold
 		if gate != nil {
-			leak = gate.Look(name, leak, rep.Phases.SoakSeconds)
-			short = gate.Look(name+"/exhaustion", short, rep.Phases.SoakSeconds)
+			leak = gate.Look(f.lead, leak, rep.Phases.SoakSeconds)
+			short = gate.Look(f.lead+"/exhaustion", short, rep.Phases.SoakSeconds)
 		}
-		h.set(alerts.AlertLeak, leak, h.annotate(alerts.LeakAlert(l), job, rep.Target.Description))
-		h.set(alerts.AlertExhaustion, short, h.annotate(alerts.ExhaustionAlert(l), job, rep.Target.Description))
-		if leak || short {
-			firing = append(firing, name)
+		leakAlert := h.annotate(alerts.LeakAlert(l), job, rep.Target.Description)
+		exhAlert := h.annotate(alerts.ExhaustionAlert(l), job, rep.Target.Description)
+		if also := f.also(rep); also != "" {
+			leakAlert.Annotations[alerts.AnnotationAlso] = also
+			exhAlert.Annotations[alerts.AnnotationAlso] = also
 		}
+		stopped := gate == nil && leakStopped(res.Verdict)
+		kept := h.judge(leakAlert, leak, stopped, gate != nil, active, runID, res)
+		keptExh := h.judge(exhAlert, short, stopped || (gate == nil && leak), gate != nil, active, runID, res)
+		if kept || keptExh {
+			firing = append(firing, l.Resource)
+		}
+	}
+	if gate == nil {
+		firing = append(firing, h.keepUnmeasured(job, runID, rep, active)...)
 	}
 	rising := rep.CPU.Cost.Rising
 	h.set(alerts.AlertLeak, rising, h.annotate(alerts.LeakAlert(costLeakOf(job, runID, rep.CPU)), job, rep.Target.Description))
 	if rising {
 		firing = append(firing, costResource)
 	}
-	if h.requests(job, runID, rep, gate) {
+	if h.requests(job, runID, rep, gate, active) {
 		firing = append(firing, alerts.ResourceRequests)
 	}
 	return firing
 }
 
 // requests fires SoakdRequestsFailing when rep's requests are failing
-// (through the gate on a live look), else resolves it; it tells whether
-// it fires.
-func (h *alertHub) requests(job string, runID int64, rep *model.Report, gate *verdict.Gate) bool {
+// (through the gate on a live look). As a leak's, the alert resolves on
+// evidence only: a final report whose requests are ok; a live look never
+// resolves it, and a run too short to judge them keeps it, saying so. It
+// returns whether the alert fires now.
+func (h *alertHub) requests(job string, runID int64, rep *model.Report, gate *verdict.Gate, active map[alerts.Fingerprint]alerts.Alert) bool {
 	hl := rep.Requests
 	failing := hl != nil && hl.Verdict == verdict.HealthFailing
 	if gate != nil {
@@ -139,8 +156,83 @@ func (h *alertHub) requests(job string, runID int64, rep *model.Report, gate *ve
 	if hl != nil {
 		reason = fmt.Sprintf("Job %s, run %d: requests failing: %s", job, runID, hl.Reason)
 	}
-	h.set(alerts.AlertRequestsFailing, failing, h.annotate(alerts.RequestsFailingAlert(job, itoa(runID), reason), job, rep.Target.Description))
-	return failing
+	a := h.annotate(alerts.RequestsFailingAlert(job, itoa(runID), reason), job, rep.Target.Description)
+	if failing {
+		h.mgr.Fire(a)
+		return true
+	}
+	prev, was := active[a.Fingerprint()]
+	switch {
+	case !was || gate != nil:
+		return was
+	case hl != nil && hl.Verdict == verdict.HealthOK:
+		h.mgr.ResolveAlert(alerts.AlertRequestsFailing, job, alerts.ResourceRequests)
+		return false
+	}
+	why := "judged no requests"
+	if hl != nil {
+		why = "could not judge its requests (" + hl.Reason + ")"
+	}
+	prev.Annotations[alerts.AnnotationEvidence] = fmt.Sprintf("run %d %s: the alert stays until a run's requests are ok", runID, why)
+	h.mgr.Fire(prev)
+	return true
+}
+
+// judge fires a when on holds; otherwise it resolves a's alert when
+// resolve holds (the run showed the leak stopped), and keeps it firing
+// when it was, saying why (the run did not decide). A live look (live)
+// only fires. It returns whether a's alert fires now.
+func (h *alertHub) judge(a alerts.Alert, on, resolve, live bool, active map[alerts.Fingerprint]alerts.Alert, runID int64, res verdict.Resource) bool {
+	if on {
+		h.mgr.Fire(a)
+		return true
+	}
+	prev, firing := active[a.Fingerprint()]
+	switch {
+	case !firing || live:
+		return firing
+	case resolve:
+		h.mgr.ResolveAlert(a.Labels[alerts.LabelAlertname], a.Labels[alerts.LabelJob], a.Labels[alerts.LabelResource])
+		return false
+	}
+	prev.Annotations[alerts.AnnotationEvidence] = fmt.Sprintf(
+		"run %d read %s (%s): not evidence that the leak stopped; the alert stays until a run reads stable", runID, res.Verdict, res.Reason)
+	h.mgr.Fire(prev)
+	return true
+}
+
+// leakStopped says whether a resource's verdict shows that a leak stopped:
+// it is flat (stable) or its growth ended (plateau).
+func leakStopped(v string) bool { return v == verdict.Stable || v == verdict.Plateau }
+
+// keepUnmeasured keeps firing the job's leak and exhaustion alerts of
+// resources the final report rep does not have: a run that did not
+// measure a resource is no evidence that its leak stopped.
+func (h *alertHub) keepUnmeasured(job string, runID int64, rep *model.Report, active map[alerts.Fingerprint]alerts.Alert) []string {
+	var kept []string
+	for fp, a := range active {
+		if fp.Resource == costResource || (fp.Alertname != alerts.AlertLeak && fp.Alertname != alerts.AlertExhaustion) {
+			continue
+		}
+		if _, ok := rep.Resources[fp.Resource]; ok || measuredInGroup(rep, fp.Resource) {
+			continue
+		}
+		a.Annotations[alerts.AnnotationEvidence] = fmt.Sprintf("run %d did not measure %s: the alert stays until a run reads stable", runID, fp.Resource)
+		h.mgr.Fire(a)
+		kept = append(kept, fp.Resource)
+	}
+	return kept
+}
+
+// active returns the job's firing alerts by fingerprint.
+func (h *alertHub) active(job string) map[alerts.Fingerprint]alerts.Alert {
+	out := map[alerts.Fingerprint]alerts.Alert{}
+	for _, a := range h.mgr.Active() {
+		if a.Labels[alerts.LabelJob] == job {
+			out[a.Fingerprint()] = a
+		}
+	}
+	return out
 }
 
 // costResource is the resource label of a CPU cost per request that keeps
@@ -213,4 +305,9 @@ func (h *alertHub) runFailed(job string, runID int64, reason string) {
 // endRun resolves the job's alerts whose resource is not in firing.
 func (h *alertHub) endRun(job string, firing []string) {
 	h.mgr.ResolveMissing(job, firing)
+}
+
+// jobRemoved resolves every alert of a job the config no longer has.
+func (h *alertHub) jobRemoved(job string) {
+	h.mgr.ResolveMissing(job, nil)
 }

@@ -216,7 +216,21 @@ func (d *Daemon) handleRuns(w http.ResponseWriter, r *http.Request) {
 		runs = []store.Run{}
 	}
 	d.overlayUnsaved(runs)
+	d.overlayLive(runs)
 	writeJSON(w, http.StatusOK, runs)
+}
+
+// overlayLive fills the requests of running runs, which the store only
+// has at the end, from their last sample.
+func (d *Daemon) overlayLive(runs []store.Run) {
+	for i := range runs {
+		if runs[i].Status != store.StatusRunning {
+			continue
+		}
+		if ar := d.activeByID(runs[i].ID); ar != nil {
+			_, runs[i].Requests = ar.progress()
+		}
+	}
 }
 
 func (d *Daemon) internalError(w http.ResponseWriter, what string, err error) {

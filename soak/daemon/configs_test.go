@@ -1,11 +1,15 @@
 package daemon
 
 import (
+	"bytes"
+	"encoding/json"
+	"net/http"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -90,4 +94,59 @@ func TestAlertnamesAreUnique(t *testing.T) {
 		}
 		seen[r] = true
 	}
+}
+
+// TestInhibitRulesMuteTheRules runs the real Alertmanager with
+// configs/alertmanager-example.yml (its receivers pointed at a closed
+// port): while soakd's own alert fires for a job, the Prometheus rule's
+// alert on the same finding is suppressed; for another job it is not.
+func TestInhibitRulesMuteTheRules(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../configs/alertmanager-example.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.ReplaceAll(string(b), "http://127.0.0.1:8080/", "http://"+freePort(t)+"/")
+	am := startAlertmanagerWith(t, cfg)
+	rule := func(name, job string) map[string]string {
+		return map[string]string{"alertname": name, "job": job, "instance": "soak:7797", "resource": "pss", "severity": "warning"}
+	}
+	post := []map[string]map[string]string{
+		{"labels": {"alertname": alerts.AlertLeak, "job": "web", "resource": "rss", "severity": "warning"}},
+		{"labels": {"alertname": alerts.AlertTargetDown, "job": "web", "resource": "target", "severity": "critical"}},
+		{"labels": rule("SoakdLeakDetected", "web")},
+		{"labels": rule("SoakdTargetDownDuringRun", "web")},
+		{"labels": rule("SoakdLeakDetected", "db")},
+	}
+	body, _ := json.Marshal(post)
+	resp, err := http.Post(am+"/api/v2/alerts", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /api/v2/alerts: status %d", resp.StatusCode)
+	}
+	want := map[string]string{"SoakdLeakDetected/web": "suppressed", "SoakdTargetDownDuringRun/web": "suppressed", "SoakdLeakDetected/db": "active"}
+	var got map[string]string
+	waitFor(t, 30*time.Second, "Alertmanager to apply the inhibit rules", func() bool {
+		var as []struct {
+			Labels map[string]string `json:"labels"`
+			Status struct {
+				State string `json:"state"`
+			} `json:"status"`
+		}
+		getJSON(t, am+"/api/v2/alerts", &as)
+		got = map[string]string{}
+		for _, a := range as {
+			got[a.Labels["alertname"]+"/"+a.Labels["job"]] = a.Status.State
+		}
+		for k, v := range want {
+			if got[k] != v {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("states: %v", got)
 }

@@ -140,8 +140,9 @@ type Daemon struct {
 	addr string // the API's address, once listening
 }
 
-// New checks cfg, opens the store in cfg.StateDir, marks and analyses the
-// runs a crash left open, and prunes old runs. It starts nothing: call Run.
+// New checks cfg, opens the store in cfg.StateDir, stops the targets a
+// crash left running, marks and analyses the runs it left open, and
+// prunes old runs. It starts nothing: call Run.
 func New(cfg *config.Config, o Options) (*Daemon, error) {
 	o.setDefaults()
 	d := &Daemon{
@@ -167,6 +168,7 @@ func New(cfg *config.Config, o Options) (*Daemon, error) {
 	if d.st, err = store.Open(cfg.StateDir); err != nil {
 		return nil, fmt.Errorf("daemon: %w", err)
 	}
+	d.stopOrphans()
 	d.recoverInterrupted()
 	stored, err := d.st.Alerts()
 	if err != nil {
@@ -364,6 +366,11 @@ func (d *Daemon) Reload(cfg *config.Config) error {
 		hub.update(cfg)
 	}
 	added, removed, changed := d.reschedule(old, cfg)
+	for _, job := range removed {
+		if d.active[job] == nil { // else release resolves them when the run ends
+			d.alerts.jobRemoved(job)
+		}
+	}
 	d.mu.Unlock()
 	if newHub != nil {
 		hub.handOver()

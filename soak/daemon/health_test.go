@@ -85,8 +85,9 @@ jobs:
 }
 
 // TestEvaluateRequestsFailing: the hub fires SoakdRequestsFailing for a
-// failing report and keeps it among the firing; a report that is not
-// failing resolves it.
+// failing report and keeps it among the firing; it resolves on evidence
+// only: a final report whose requests are ok, not a live look, not a run
+// too short to judge them.
 func TestEvaluateRequestsFailing(t *testing.T) {
 	mgr, err := alerts.NewManager(alerts.ManagerOptions{Logger: zaptest.NewLogger(t)})
 	if err != nil {
@@ -105,8 +106,16 @@ func TestEvaluateRequestsFailing(t *testing.T) {
 		!strings.Contains(active[0].Annotations[alerts.AnnotationSummary], "10 of 10 requests failed") {
 		t.Fatalf("active alerts %v; want one %s saying 10 of 10 failed", active, alerts.AlertRequestsFailing)
 	}
+	rep.Requests.Verdict, rep.Verdict = verdict.Inconclusive, verdict.OverallInconclusive
+	if got := h.evaluate("web", 2, rep, nil); len(got) != 1 || len(mgr.Active()) != 1 ||
+		!strings.Contains(mgr.Active()[0].Annotations[alerts.AnnotationEvidence], "run 2 could not judge its requests") {
+		t.Errorf("too few requests: firing %v, active %v; want it kept, saying why", got, mgr.Active())
+	}
 	rep.Requests.Verdict, rep.Verdict = verdict.HealthOK, verdict.OverallClean
-	if got := h.evaluate("web", 2, rep, nil); len(got) != 0 || len(mgr.Active()) != 0 {
+	if got := h.evaluate("web", 3, rep, verdict.NewGate(1, 0)); len(got) != 1 || len(mgr.Active()) != 1 {
+		t.Errorf("a live look: firing %v, active %v; want it kept (a look never resolves)", got, mgr.Active())
+	}
+	if got := h.evaluate("web", 3, rep, nil); len(got) != 0 || len(mgr.Active()) != 0 {
 		t.Errorf("healthy: firing %v, active %v; want none", got, mgr.Active())
 	}
 }

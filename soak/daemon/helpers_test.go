@@ -233,12 +233,13 @@ func startRun(t *testing.T, base, job, token string) int64 {
 
 // runInfo is the part of a store.Run the tests read.
 type runInfo struct {
-	ID      int64  `json:"id"`
-	Job     string `json:"job"`
-	Status  string `json:"status"`
-	Trigger string `json:"trigger"`
-	Verdict string `json:"verdict"`
-	Error   string `json:"error"`
+	ID       int64  `json:"id"`
+	Job      string `json:"job"`
+	Status   string `json:"status"`
+	Trigger  string `json:"trigger"`
+	Verdict  string `json:"verdict"`
+	Error    string `json:"error"`
+	Requests uint64 `json:"requests"`
 }
 
 // runStatus returns the run's status from GET /api/v1/runs.

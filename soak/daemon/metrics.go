@@ -53,6 +53,7 @@ type metrics struct {
 	cpuBound      *prometheus.GaugeVec
 	lastVerdict   *prometheus.GaugeVec
 	lastTimestamp *prometheus.GaugeVec
+	lastDied      *prometheus.GaugeVec
 	runs          *prometheus.CounterVec
 	active        *prometheus.GaugeVec
 	skipped       *prometheus.CounterVec
@@ -89,6 +90,7 @@ func newMetrics(reg prometheus.Registerer, version string) (*metrics, error) {
 		cpuBound:      gauge("soakd_cpu_bound", "What bounds the target (1 for the current verdict): cpu, io, client or inconclusive.", "job", "bound"),
 		lastVerdict:   gauge("soakd_last_run_verdict", "The last finished run's verdict (1 for the verdict, 0 for the others).", "job", "verdict"),
 		lastTimestamp: gauge("soakd_last_run_timestamp_seconds", "When the last run of the job ended, Unix seconds.", "job"),
+		lastDied:      gauge("soakd_last_run_target_died", "Whether the last finished run ended because its target died (1) or not (0).", "job"),
 		runs:          counter("soakd_runs_total", "Finished runs by result: ok, failed, stopped.", "job", "result"),
 		active:        gauge("soakd_run_active", "Whether a run of the job is going (1) or not (0).", "job"),
 		skipped:       counter("soakd_schedule_skipped_total", "Scheduled ticks skipped because the job's previous run was still going.", "job"),
@@ -126,7 +128,7 @@ func (m *metrics) collectors() []prometheus.Collector {
 	}
 	return append(cs,
 		m.requests, m.reqErrors, m.duration, m.maxFDs, m.cpu, m.procs, m.restarts, m.up, m.slopeReq, m.slopeHour, m.leak,
-		m.tte, m.cpuBound, m.lastVerdict, m.lastTimestamp, m.runs, m.active, m.skipped,
+		m.tte, m.cpuBound, m.lastVerdict, m.lastTimestamp, m.lastDied, m.runs, m.active, m.skipped,
 	)
 }
 
@@ -138,6 +140,12 @@ func (m *metrics) initJob(job string) {
 	}
 	m.skipped.WithLabelValues(job)
 	m.active.WithLabelValues(job)
+}
+
+// startRun marks a job's run active and creates its run's counters at
+// zero, so that increase() sees the run's first restart.
+func (m *metrics) startRun(job string) {
+	m.active.WithLabelValues(job).Set(1)
 	m.restarts.WithLabelValues(job)
 	for _, mode := range []string{"user", "system"} {
 		m.cpu.WithLabelValues(job, mode)
@@ -270,9 +278,10 @@ func (m *metrics) observeEnd(job, result, verdictName string, ended float64) {
 }
 
 // clearRunGauges deletes a job's series that describe a run while it goes:
-// the target's gauges and the time to exhaustion, which no longer mean
-// anything once the load stopped (a rule on them would go on firing). The
-// leak and CPU gauges stay: they are the last run's analysis.
+// the target's gauges and counters (CPU, restarts) and the time to
+// exhaustion, which no longer mean anything once the load stopped (a rule
+// on them would go on firing). The leak and CPU gauges stay: they are the
+// last run's analysis, as of soakd_last_run_timestamp_seconds.
 func (m *metrics) clearRunGauges(job string) {
 	for _, g := range m.resources {
 		g.DeleteLabelValues(job)
@@ -281,6 +290,8 @@ func (m *metrics) clearRunGauges(job string) {
 		g.DeleteLabelValues(job)
 	}
 	m.tte.DeletePartialMatch(prometheus.Labels{"job": job})
+	m.cpu.DeletePartialMatch(prometheus.Labels{"job": job})
+	m.restarts.DeleteLabelValues(job)
 }
 
 func b2f(b bool) float64 {

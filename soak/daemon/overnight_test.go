@@ -19,11 +19,22 @@ import (
 // returns its base URL; it is killed by PID and reaped at cleanup.
 func startAlertmanager(t *testing.T) string {
 	t.Helper()
+	return startAlertmanagerWith(t, "route:\n  receiver: blackhole\n  group_wait: 1s\nreceivers:\n  - name: blackhole\n")
+}
+
+// startAlertmanagerWith is startAlertmanager with the config yaml.
+func startAlertmanagerWith(t *testing.T, yaml string) string {
+	t.Helper()
+	return startAlertmanagerAt(t, freePort(t), yaml)
+}
+
+// startAlertmanagerAt is startAlertmanager on addr with the config yaml.
+func startAlertmanagerAt(t *testing.T, addr, yaml string) string {
+	t.Helper()
 	bin := debianTool(t, "/usr/bin/prometheus-alertmanager", "prometheus-alertmanager")
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "alertmanager.yml")
-	writeConfig(t, cfg, "route:\n  receiver: blackhole\n  group_wait: 1s\nreceivers:\n  - name: blackhole\n")
-	addr := freePort(t)
+	writeConfig(t, cfg, yaml)
 	cmd := exec.Command(bin, "--config.file="+cfg, "--storage.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--cluster.listen-address=", "--log.level=warn")
 	cmd.Stderr = os.Stderr
@@ -120,4 +131,49 @@ func storedAlerts(t *testing.T, stateDir string) []alerts.StoredAlert {
 		t.Fatal(err)
 	}
 	return got
+}
+
+// TestLeakAlertStaysAcrossRuns soaks one long-lived leaking process every
+// 15 s with the real Alertmanager down for the first two runs: the leak
+// reaches Alertmanager once it is up, and stays active through the later
+// runs (a long-lived process's later runs may read inconclusive, which
+// is no evidence that the leak stopped).
+func TestLeakAlertStaysAcrossRuns(t *testing.T) {
+	t.Parallel()
+	debianTool(t, "/usr/bin/prometheus-alertmanager", "prometheus-alertmanager")
+	addr := freePort(t)
+	tg := startTarget(t, "--leak-bytes", "32768")
+	extra := fmt.Sprintf("alerts:\n  retry: {initial: 100ms, max: 1s}\n  sinks:\n    - name: am\n      type: alertmanager\n      urls: [http://%s]\n", addr)
+	cfg := parseConfig(t, configYAML(t.TempDir(), extra,
+		jobSpec{name: "web", schedule: "@every 15s", target: tg, rate: 150, duration: 8 * time.Second, alerts: []string{"am"}}))
+	d := startDaemon(t, cfg, Options{LiveInterval: time.Second})
+	ended := func() int {
+		var runs []runInfo
+		getJSON(t, d.url+"/api/v1/runs?job=web&limit=100", &runs)
+		n := 0
+		for _, r := range runs {
+			if r.Status != store.StatusRunning {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, 120*time.Second, "two runs to end with Alertmanager down", func() bool { return ended() >= 2 })
+	if a := d.hub().active("web"); len(a) == 0 {
+		t.Fatalf("no alert firing after two runs of a leaking process")
+	}
+	am := startAlertmanagerAt(t, addr, "route:\n  receiver: blackhole\n  group_wait: 1s\nreceivers:\n  - name: blackhole\n")
+	waitFor(t, 60*time.Second, "the leak in Alertmanager", func() bool { return amActive(t, am, alerts.AlertLeak, "web") != nil })
+	runs := ended()
+	waitFor(t, 120*time.Second, "two more runs to end", func() bool {
+		if amActive(t, am, alerts.AlertLeak, "web") == nil {
+			t.Fatalf("the leak alert was resolved in Alertmanager after %d runs; want it active while the process leaks", ended())
+		}
+		return ended() >= runs+2
+	})
+	var got []runInfo
+	getJSON(t, d.url+"/api/v1/runs?job=web&limit=100", &got)
+	for _, r := range got {
+		t.Logf("run %d: %s, %s", r.ID, r.Status, r.Verdict)
+	}
 }

@@ -35,6 +35,7 @@ func (d *Daemon) restoreRun(r store.Run) {
 		var rep model.Report
 		if json.Unmarshal(b, &rep) == nil {
 			d.m.observeAnalysis(r.Job, &rep)
+			d.m.lastDied.WithLabelValues(r.Job).Set(b2f(rep.TargetDied()))
 		}
 	} else {
 		verdictName = verdictFailed

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/redact"
@@ -310,12 +311,13 @@ func (d *Daemon) reserve(job, trigger string) (*activeRun, config.Job, error) {
 	}
 	d.active[job] = ar
 	d.runs.Add(1)
-	d.m.active.WithLabelValues(job).Set(1)
+	d.m.startRun(job)
 	return ar, *j, nil
 }
 
 // release ends a run's reservation. When a reload removed the job while
-// the run went on, it drops the job's series then, as Reload would have.
+// the run went on, it drops the job's series and resolves its alerts
+// then, as Reload would have.
 func (d *Daemon) release(ar *activeRun) {
 	ar.cancel()
 	d.mu.Lock()
@@ -324,6 +326,9 @@ func (d *Daemon) release(ar *activeRun) {
 	}
 	if d.cfg.Job(ar.job) == nil {
 		d.m.dropJob(ar.job)
+		if d.alerts != nil {
+			d.alerts.jobRemoved(ar.job)
+		}
 	} else {
 		d.m.active.WithLabelValues(ar.job).Set(0)
 	}
@@ -399,6 +404,7 @@ func (d *Daemon) execute(ar *activeRun, j config.Job) {
 	var live sync.WaitGroup
 	live.Go(func() { d.liveLoop(liveCtx, ar) })
 	rep, err := runner.Run(ar.ctx, opts)
+	d.forgetStarted(ar) // Run stopped the target it started
 	stopLive()
 	live.Wait()
 	d.finish(ar, rep, err)
@@ -412,9 +418,13 @@ func (d *Daemon) wire(ar *activeRun, o *runner.Options) {
 	o.Spool = storeSpool{d: d, ar: ar}
 	o.OnRecord = func(r model.Record) { d.onRecord(ar, r) }
 	o.Load.OnResult = d.m.loadObserver(ar.job)
+	o.Target.OnStart = func(p probes.Started) { d.recordStarted(ar, p) }
 	ar.mu.Lock()
 	ar.planDuration, ar.planRequests = o.Load.Duration, o.Load.Requests
 	ar.ti = model.TargetInfo{Probed: !o.NoProbe}
+	if ar.ti.Probed && !o.Remote.Enabled() {
+		ar.ti.HostMemoryBytes, _ = probes.HostMemory("/proc") // 0 when unreadable: the alerts say less
+	}
 	ar.ao = analysisOf(o)
 	ar.mu.Unlock()
 }
@@ -509,6 +519,7 @@ func (d *Daemon) account(ar *activeRun, status, result string, rep *model.Report
 	if result == resultFailed && ar.trigger == TriggerSchedule {
 		hub.runFailed(ar.job, ar.id, fmt.Sprintf("Scheduled run %d of job %s failed: %v", ar.id, ar.job, runErr))
 	}
+	d.m.lastDied.WithLabelValues(ar.job).Set(b2f(rep != nil && rep.TargetDied()))
 	d.m.observeEnd(ar.job, result, verdictName, float64(d.o.Now().UnixNano())/1e9)
 	if runErr != nil {
 		fields = append(fields, zap.Error(runErr))

@@ -458,3 +458,41 @@ func cancelWhen(cancel func(), cond func() bool, more ...time.Duration) {
 	}
 	cancel()
 }
+
+// An answer that arrives together with the server's close (HTTP/1.0
+// without a length: the close ends the body) is read whole by the event
+// loop (-c 2 and more), not left to the timeout: the edge-triggered event
+// that carried both is the last one.
+func TestAnswerWithTheCloseIsRead(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				if _, err := c.Read(buf); err != nil {
+					return
+				}
+				// One write, then the close: both are there before
+				// the client's first read.
+				_, _ = c.Write([]byte("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello"))
+			}()
+		}
+	}()
+	for _, conc := range []int{1, 4} {
+		s := run(t, Options{Endpoints: endpoints("http://" + ln.Addr().String() + "/"),
+			Concurrency: conc, Requests: 400, KeepAlive: false, Timeout: 5 * time.Second})
+		if s.Errors != 0 || s.Successes != 400 {
+			t.Errorf("-c %d: %d successes, errors %v; want 400 and none (an answer ended by the close is whole)",
+				conc, s.Successes, s.ErrorsByCause)
+		}
+	}
+}

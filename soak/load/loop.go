@@ -334,13 +334,17 @@ func (l *evLoop) ready(c *loopConn, events uint32) {
 		}
 	}
 	if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-		l.read(i, c)
+		l.read(i, c, events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0)
 	}
 }
 
 // read reads what has arrived, once unless it filled the buffer (the
-// registration is edge-triggered: more data brings another event).
-func (l *evLoop) read(i int, c *loopConn) {
+// registration is edge-triggered: more data brings another event). When
+// the event also said the peer closed (hup), no further event will come:
+// it reads on to the end of the stream, so an answer that arrives with
+// the server's close (HTTP/1.0, a reset after the status line) is read
+// whole instead of waiting out the timeout.
+func (l *evLoop) read(i int, c *loopConn, hup bool) {
 	for {
 		n, err := unix.Read(c.fd, l.buf)
 		switch {
@@ -368,7 +372,7 @@ func (l *evLoop) read(i int, c *loopConn) {
 			l.finish(i, c, err)
 			return
 		}
-		if n < len(l.buf) {
+		if n < len(l.buf) && !hup {
 			return
 		}
 	}

@@ -66,12 +66,15 @@ func (s *Summary) writeTotals(w io.Writer) {
 		ka = "off"
 	}
 	fmt.Fprintf(w, "Mode:                   %s, keep-alive %s\n", mode, ka)
-	fmt.Fprintf(w, "Stopped by:             %s\n", s.StoppedBy)
+	fmt.Fprintf(w, "Stopped by:             %s\n", s.StoppedText())
 	fmt.Fprintf(w, "Time taken:             %.3f s\n", s.DurationSeconds)
 	fmt.Fprintf(w, "Complete requests:      %d\n", s.Requests)
 	fmt.Fprintf(w, "Successful requests:    %d\n", s.Successes)
 	fmt.Fprintf(w, "Failed requests:        %d\n", s.Errors)
 	fmt.Fprintf(w, "Abandoned at stop:      %d\n", s.Abandoned)
+	if s.AttemptsWhileGone > 0 {
+		fmt.Fprintf(w, "While target gone:      %d (attempts, not counted above)\n", s.AttemptsWhileGone)
+	}
 	fmt.Fprintf(w, "Requests per second:    %.2f [#/sec] (mean)\n", s.RPS)
 	fmt.Fprintf(w, "Connections opened:     %d\n", s.Connections)
 	fmt.Fprintf(w, "Bytes received:         %d\n", s.BytesIn)

@@ -184,9 +184,13 @@ type Summary struct {
 	// Abandoned counts requests in flight when a duration or interrupt stop
 	// came; they are cut short and not counted in Requests.
 	Abandoned uint64 `json:"abandoned"`
-	StoppedBy string `json:"stopped_by"` // "requests", "duration", "interrupt"; the runner may set "target_died"
-	// AttemptsWhileGone counts the requests made while the target was
-	// gone (set by the runner); they are not in Requests.
+	StoppedBy string `json:"stopped_by"` // "requests", "duration", "interrupt", or StopTargetDied (set by the runner)
+	// StopDetail says more of why the load stopped, for the text: how the
+	// target died, with StopTargetDied (set by the runner).
+	StopDetail string `json:"stop_detail,omitempty"`
+	// AttemptsWhileGone counts the requests completed while the target
+	// was gone (set by the runner). They are not in Requests, Successes,
+	// Errors, ErrorsByCause or StatusClasses: they are not the soak's.
 	AttemptsWhileGone uint64 `json:"attempts_while_target_gone,omitempty"`
 	// Endpoints are the per-endpoint counts, in the order of the options.
 	Endpoints []EndpointCount `json:"endpoints,omitempty"`

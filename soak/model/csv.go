@@ -583,6 +583,8 @@ var tailColumns = []Column{
 	flagCol("cpu_split_unknown", func(r *Record) *bool { return &r.CPUSplitUnknown }),
 	extraCol,
 	optCol("root_start_ticks", func(r *Record) *uint64 { return &r.RootStart }, func(r *Record) *bool { return new(r.RootStart > 0) }),
+	optCol("stopped_procs", func(r *Record) *int { return &r.Stopped }, func(r *Record) *bool { return new(r.Stopped > 0) }),
+	flagCol("root_stopped", func(r *Record) *bool { return &r.RootStopped }),
 }
 
 // columnByName finds a column of samples.csv by its name.

@@ -16,6 +16,7 @@ func fullRecord() Record {
 	return Record{
 		Sample: probes.Sample{
 			Time: time.Date(2026, 11, 30, 2, 0, 1, 500, time.UTC), Alive: true, RootPID: 42, RootStart: 123456, Incarnation: 2, Procs: 3,
+			Stopped: 2, RootStopped: true,
 			RSS: 100 << 20, VMS: 1 << 30, Swap: 4096, SmapsValid: true, PSS: 90 << 20, USS: 80 << 20,
 			FDsValid: true, FDs: 17, FDLimit: 1024, Threads: 9,
 			CPUUser: 12.5, CPUSystem: 3.25, CtxVoluntary: 1000, CtxInvol: 20,
@@ -68,6 +69,7 @@ func TestCSVRoundTrip(t *testing.T) {
 	sparse.HotThreadCPU, sparse.HotThreadWait, sparse.HotProcPID, sparse.HotProcName, sparse.HotProcCores = 0, 0, 0, "", 0
 	sparse.CPUCapacity, sparse.CPUCapacitySource = 0, ""
 	sparse.HostCPUValid, sparse.HostCPUBusy, sparse.HostCPUTotal, sparse.HostCPUs = false, 0, 0, 0
+	sparse.Stopped, sparse.RootStopped = 0, false
 	sparse.Phase = verdict.Cooldown
 	for _, tc := range []struct {
 		name string
@@ -119,6 +121,7 @@ func TestReadCSVWithoutTheLaterColumns(t *testing.T) {
 	want.CPUCapacity, want.CPUCapacitySource = 0, ""
 	want.HostCPUValid, want.HostCPUBusy, want.HostCPUTotal, want.HostCPUs = false, 0, 0, 0
 	want.ReadChars, want.WriteChars, want.RootStart = 0, 0, 0
+	want.Stopped, want.RootStopped = 0, false
 	want.NoRSS, want.NoThreads, want.NoCPU, want.CPUSplitUnknown, want.Extra = false, false, false, false, nil
 	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("got %+v\nwant %+v", got, want)

@@ -57,7 +57,18 @@ type TargetInfo struct {
 	DeadGraceSeconds float64 `json:"dead_grace_seconds,omitempty"`
 	// Remote is set when a remote source was sampled instead of /proc.
 	Remote *RemoteInfo `json:"remote,omitempty"`
+	// HostMemoryBytes is the host's RAM (MemTotal), for the time a leak
+	// with no memory limit takes to fill it (NoLimit); 0 when unknown.
+	HostMemoryBytes uint64 `json:"host_memory_bytes,omitempty"`
 
+	// Stopped lists the spans in which the target was stopped (SIGSTOP);
+	// see StoppedSpans.
+	Stopped []StoppedSpan `json:"stopped,omitempty"`
+	// Unsampled names the load's host:ports that the sampled tree does
+	// not serve, each with who serves it instead, e.g. "127.0.0.1:8081
+	// (pid 1234 (nginx), not in the sampled tree)" or "10.0.0.2:80 (not
+	// on this machine)".
+	Unsampled []string `json:"unsampled,omitempty"`
 	// Stall is the longest time the target stopped answering during the
 	// load, if it did.
 	Stall *Stall `json:"stall,omitempty"`
@@ -195,6 +206,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if f := r.DeathFinding(); f != "" {
 		fmt.Fprintf(w, "TARGET DIED: %s\n", f)
 	}
+	for _, f := range r.StoppedFindings() {
+		fmt.Fprintf(w, "TARGET STOPPED: %s.\n", f)
+	}
 	r.writeStall(w)
 	fmt.Fprintln(w, r.VerdictLine())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -210,6 +224,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	r.Target.Remote.writeAbsent(tw)
 	tw.Flush()
+	r.Target.writeUnsampled(w)
 	if r.CPU.Cost.Rising {
 		fmt.Fprintf(w, "  %s\n", r.CPU.Cost.Reason)
 	}
@@ -221,6 +236,8 @@ func (r *Report) WriteText(w io.Writer) error {
 				units.Amount(res.Limit, res.Unit), FormatDuration(*res.TimeToExhaustionSeconds))
 		case res.Limit > 0 && res.Verdict != verdict.Inconclusive:
 			fmt.Fprintf(w, "  %s never reaches its limit (%s): not growing\n", n, units.Amount(res.Limit, res.Unit))
+		case NoLimit(res, r.Target.HostMemoryBytes) != "":
+			fmt.Fprintf(w, "  %s has %s\n", n, NoLimit(res, r.Target.HostMemoryBytes))
 		}
 	}
 	if r.Verdict == verdict.Inconclusive {

@@ -49,6 +49,9 @@ type Resource struct {
 	// their readings to decide, and then they do not hold the run's
 	// verdict back.
 	Slow bool
+	// Setting is the option that reads it more often, named in the
+	// advice when too few readings were taken; "" means --interval.
+	Setting string
 	// Value reads the resource from a record; ok is false when the record
 	// holds no reading of it.
 	Value func(Record) (v float64, ok bool)
@@ -75,12 +78,12 @@ var Resources = []Resource{
 		Limit:  memoryLimit,
 		Column: uintCol("rss_bytes", func(r *Record) *uint64 { return &r.RSS }),
 		Metric: "soakd_target_resident_memory_bytes", Help: "Resident memory of the target's process tree."},
-	{Name: "pss", Label: "PSS", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Chart: ChartMemory,
+	{Name: "pss", Label: "PSS", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Setting: "--smaps-interval", Chart: ChartMemory,
 		Value:  func(r Record) (float64, bool) { return float64(r.PSS), r.SmapsValid },
 		Limit:  memoryLimit,
 		Column: optCol("pss_bytes", func(r *Record) *uint64 { return &r.PSS }, smapsValid),
 		Metric: "soakd_target_pss_bytes", Help: "Proportional set size of the target's process tree (from smaps_rollup)."},
-	{Name: "uss", Label: "USS", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Chart: ChartMemory,
+	{Name: "uss", Label: "USS", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Setting: "--smaps-interval", Chart: ChartMemory,
 		Value:  func(r Record) (float64, bool) { return float64(r.USS), r.SmapsValid },
 		Limit:  memoryLimit,
 		Column: optCol("uss_bytes", func(r *Record) *uint64 { return &r.USS }, smapsValid)},

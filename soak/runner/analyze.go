@@ -44,7 +44,7 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 		if !ok {
 			continue
 		}
-		opt := verdict.ResourceOptions{Name: res.Name, Unit: res.Unit, Quantum: res.Quantum,
+		opt := verdict.ResourceOptions{Name: res.Name, Setting: res.Setting, Unit: res.Unit, Quantum: res.Quantum,
 			Thresholds: ao.thresholds(res.Kind), RequestsPerHour: perHour}
 		if res.Limit != nil {
 			opt.Limit = res.Limit(last, ao.MemLimit)
@@ -145,31 +145,40 @@ func lives(recs []model.Record, value func(probes.Member) (float64, bool)) [][]v
 
 // soakWindow returns the first and last records of the soak phase, or of
 // the whole load (warm-up and soak, no idle phase) when the soak phase
-// holds fewer than two.
+// holds fewer than two. The window ends at the last record of a live
+// target: a target that died leaves records of its grace period, which
+// hold no request of the soak (see tally) and would thin its rate.
 func soakWindow(recs []model.Record) (model.Record, model.Record, bool) {
-	var first, last *model.Record
+	if a, b, ok := window(recs, func(p verdict.Phase) bool { return p == verdict.Soak }); ok {
+		return a, b, true
+	}
+	return window(recs, func(p verdict.Phase) bool { return p == verdict.Warmup || p == verdict.Soak })
+}
+
+// window returns the first record in a phase that in accepts and the
+// last one of a live target (or the last one, when none is live), when
+// they are two.
+func window(recs []model.Record, in func(verdict.Phase) bool) (model.Record, model.Record, bool) {
+	var first, last, lastAlive *model.Record
 	for i := range recs {
-		if recs[i].Phase != verdict.Soak {
+		if !in(recs[i].Phase) {
 			continue
 		}
 		if first == nil {
 			first = &recs[i]
 		}
 		last = &recs[i]
-	}
-	if first != nil && last != first {
-		return *first, *last, true
-	}
-	var load []model.Record
-	for _, r := range recs {
-		if r.Phase == verdict.Warmup || r.Phase == verdict.Soak {
-			load = append(load, r)
+		if recs[i].Alive {
+			lastAlive = last
 		}
 	}
-	if len(load) < 2 {
+	if lastAlive != nil {
+		last = lastAlive
+	}
+	if first == nil || last == first {
 		return model.Record{}, model.Record{}, false
 	}
-	return load[0], load[len(load)-1], true
+	return *first, *last, true
 }
 
 func soakRequestsPerHour(recs []model.Record) float64 {

@@ -84,6 +84,8 @@ type Options struct {
 	OnRecord func(model.Record)
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
+
+	smapsByRequests bool // setDefaults: pace PSS/USS from the throughput
 }
 
 // DefaultBaseline is the idle phase sampled before the load by default.
@@ -117,6 +119,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.Sampler.SmapsInterval == 0 {
 		o.Sampler.SmapsInterval = SmapsPace(o.Load.Duration)
+		// A run bounded by requests only is paced once its throughput
+		// is known (pacer.smaps).
+		o.smapsByRequests = o.Load.Duration == 0 && o.Load.Requests > 0
 	}
 	if o.Memory == (verdict.Thresholds{}) {
 		o.Memory = verdict.MemoryThresholds

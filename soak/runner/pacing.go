@@ -177,6 +177,21 @@ func (p *pacer) fromPlan(loadSec float64, done uint64) time.Duration {
 	return d
 }
 
+// smapsMinLoad is the load a run bounded by requests runs before its
+// throughput paces PSS/USS.
+const smapsMinLoad = time.Second
+
+// smaps is the PSS/USS cadence of a run bounded by requests only (-n),
+// from the throughput so far: SmapsPace of the load still to run. ok is
+// false until the warm-up ended and smapsMinLoad of load ran.
+func (p *pacer) smaps(loadSec float64, done uint64, inWarmup bool) (d time.Duration, ok bool) {
+	if inWarmup || loadSec < smapsMinLoad.Seconds() || done == 0 || p.plan.requests == 0 {
+		return 0, false
+	}
+	left := float64(p.plan.requests-min(done, p.plan.requests)) / (float64(done) / loadSec)
+	return SmapsPace(time.Duration(left * float64(time.Second))), true
+}
+
 // retick reports whether the ticker should move to d.
 func (p *pacer) retick(d time.Duration) bool {
 	if d == p.cur {

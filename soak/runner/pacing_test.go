@@ -110,3 +110,41 @@ func TestThreadCPUAdvances(t *testing.T) {
 		t.Errorf("thread CPU went from %g to %g s over a busy loop", a, b)
 	}
 }
+
+// TestSmapsPacedToRequests: a run bounded by requests only reads PSS/USS
+// about 30 times over the load the throughput leaves, once the warm-up
+// ended and a second of load ran; not before.
+func TestSmapsPacedToRequests(t *testing.T) {
+	p := newPacer(0, plan{requests: 100_000})
+	cases := []struct {
+		name     string
+		loadSec  float64
+		done     uint64
+		inWarmup bool
+		want     time.Duration
+		ok       bool
+	}{
+		{"in the warm-up", 5, 5000, true, 0, false},
+		{"too soon to know the throughput", 0.5, 500, false, 0, false},
+		{"1000/s: 95 s left", 5, 5000, false, 95 * time.Second / 30, true},
+		{"5000/s: 19 s left, no closer than 2 s", 1, 5000, false, 2 * time.Second, true},
+		{"100/s: 990 s left, no further than 30 s", 10, 1000, false, 30 * time.Second, true},
+	}
+	for _, c := range cases {
+		d, ok := p.smaps(c.loadSec, c.done, c.inWarmup)
+		if ok != c.ok || (ok && (d < c.want-time.Millisecond || d > c.want+time.Millisecond)) {
+			t.Errorf("%s: smaps = %s, %v; want %s, %v", c.name, d, ok, c.want, c.ok)
+		}
+	}
+	o := Options{}
+	o.Load.Requests = 100_000
+	o.setDefaults()
+	if !o.smapsByRequests {
+		t.Errorf("a -n run with the default smaps interval: not paced by requests; want it paced")
+	}
+	o = Options{}
+	o.Load.Requests, o.Sampler.SmapsInterval = 100_000, 5*time.Second
+	if o.setDefaults(); o.smapsByRequests {
+		t.Errorf("a -n run with --smaps-interval set: paced by requests; want the set interval kept")
+	}
+}

@@ -36,6 +36,7 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 		if r.died != nil {
 			ti.DiedAt, ti.DeadGraceSeconds = r.died, r.o.DeadGrace.Seconds()
 		}
+		ti.Unsampled = r.unsampled
 	}
 	if r.remote != nil {
 		ti = model.TargetInfo{Description: r.remote.Describe(), Probed: true}
@@ -44,7 +45,11 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 			ti.Exit = tgt.Exit()
 		}
 	}
+	if ti.Probed && r.remote == nil {
+		ti.HostMemoryBytes, _ = probes.HostMemory("/proc") // 0 when unreadable: the report says less
+	}
 	rep := NewReport(recs, sum, ti, ao)
+	r.stops.fill(rep.Target.Stopped, r.eng.Counters().Timeouts)
 	if r.remote != nil {
 		r.remoteInfo(rep)
 	}
@@ -73,6 +78,7 @@ func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao A
 		return rep
 	}
 	rep.Target.Incarnations, rep.Target.Restarts = incarnations(recs)
+	rep.Target.Stopped = model.StoppedSpans(recs)
 	rep.Resources, rep.CPU = Analyze(recs, sum, ao)
 	rep.Verdict = verdict.WithHealth(overall(rep.Resources), rep.Requests)
 	return rep

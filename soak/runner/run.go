@@ -50,6 +50,9 @@ type runner struct {
 	stopLoad    context.CancelFunc // stops the load early: the target died
 	goneSince   time.Time          // when the target was first seen gone, during the load
 	died        *time.Time         // goneSince, once the grace passed without it coming back
+	tally       tally              // what completed while the target was gone
+	stops       *stopWatch         // the spans in which the target was stopped
+	unsampled   []string           // the endpoints the sampled tree does not serve
 	stall       stallWatch
 }
 
@@ -71,6 +74,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 		return nil, err
 	}
 	r.eng = eng
+	r.stops = newStopWatch(o.Log, eng.Options().Timeout)
 	var tgt *probes.Target
 	if o.Remote.Enabled() && o.Target.Exec != "" { // started here, sampled through its metrics
 		if tgt, err = probes.Open(ctx, o.Target, o.Log); err != nil {
@@ -93,6 +97,9 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	if err := preflight(ctx, o.Load); err != nil {
 		return nil, err
 	}
+	if r.sampler != nil && tgt != nil {
+		r.unsampled = unsampled(ctx, tgt, o.Load.Endpoints, o.Log)
+	}
 	if o.Spool == nil || o.OutDir != "" {
 		if r.csv, err = newCSVSpool(o.OutDir); err != nil {
 			return nil, err
@@ -111,6 +118,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.settleLoad(sum, tgt)
 	if r.remote != nil {
 		r.fetchRemote(ctx)
 	}
@@ -142,6 +150,13 @@ func (r *runner) wireLoad() {
 	var progress func(load.Interval)
 	if o.Progress != nil {
 		progress = load.NewProgress(o.Progress, o.Load.Requests)
+	}
+	onResult := o.Load.OnResult
+	o.Load.OnResult = func(res load.Result) {
+		r.tally.observe(res)
+		if onResult != nil {
+			onResult(res)
+		}
 	}
 	user := o.Load.OnInterval
 	o.Load.OnInterval = func(iv load.Interval) {
@@ -247,6 +262,7 @@ func (r *runner) take() {
 	if r.o.OnRecord != nil {
 		r.o.OnRecord(rec)
 	}
+	r.stops.observe(rec, r.eng.Counters().Timeouts)
 	r.pace.observe(threadCPU() - cpu0)
 	runtime.UnlockOSThread()
 	if r.loadStarted && !r.loadDone {
@@ -257,27 +273,50 @@ func (r *runner) take() {
 			r.tick.Reset(d)
 		}
 		r.pace.ran()
+		r.paceSmaps(rec)
 	}
+}
+
+// paceSmaps sets, once, the PSS/USS cadence of a run bounded by requests
+// only, from the throughput seen by the warm-up's end: the default 30 s
+// left such runs with 0-3 PSS samples.
+func (r *runner) paceSmaps(rec model.Record) {
+	if !r.o.smapsByRequests {
+		return
+	}
+	d, ok := r.pace.smaps(rec.Elapsed-r.loadStart, rec.Requests, rec.Phase == verdict.Warmup)
+	s, can := r.sampler.(interface{ SetSmapsInterval(time.Duration) })
+	if !ok || !can {
+		return
+	}
+	s.SetSmapsInterval(d)
+	r.o.smapsByRequests = false
+	r.o.Log.Debug("PSS/USS paced to the throughput", zap.Duration("smaps_interval", d))
 }
 
 // watchDeath stops the load when the target has been gone for longer than
 // the grace period; a target back within it (a restart: a new
-// incarnation) goes on being soaked.
+// incarnation) goes on being soaked. The requests completed while it is
+// gone are counted apart (tally), not as the soak's.
 func (r *runner) watchDeath(rec model.Record) {
-	if r.sampler == nil || r.o.DeadGrace < 0 || r.died != nil {
+	if r.sampler == nil || r.died != nil {
 		return
 	}
 	if rec.Alive {
 		r.goneSince = time.Time{}
+		r.tally.gone.Store(false)
 		return
 	}
 	if r.goneSince.IsZero() {
 		r.goneSince = rec.Time
-		r.o.Log.Warn("the target is gone; the load stops unless it is back within the grace period",
-			zap.Duration("grace", r.o.DeadGrace))
+		r.tally.gone.Store(true)
+		if r.o.DeadGrace >= 0 {
+			r.o.Log.Warn("the target is gone; the load stops unless it is back within the grace period",
+				zap.Duration("grace", r.o.DeadGrace))
+		}
 		return
 	}
-	if rec.Time.Sub(r.goneSince) >= r.o.DeadGrace {
+	if r.o.DeadGrace >= 0 && rec.Time.Sub(r.goneSince) >= r.o.DeadGrace {
 		died := r.goneSince
 		r.died = &died
 		r.o.Log.Error("the target died and is not back: stopping the load",
@@ -298,13 +337,12 @@ func (r *runner) record() model.Record {
 	iv := r.last
 	r.mu.Unlock()
 	rec := model.Record{
-		Sample:   s,
-		Elapsed:  s.Time.Sub(r.start).Seconds(),
-		Requests: r.eng.Completed(),
-		Errors:   r.eng.Errors(),
-		P50:      iv.P50,
-		P99:      iv.P99,
+		Sample:  s,
+		Elapsed: s.Time.Sub(r.start).Seconds(),
+		P50:     iv.P50,
+		P99:     iv.P99,
 	}
+	rec.Requests, rec.Errors = r.soakCounts()
 	if prev := r.prev; prev != nil {
 		if dt := rec.Elapsed - prev.Elapsed; dt > 0 && rec.Requests >= prev.Requests {
 			rec.Rate = float64(rec.Requests-prev.Requests) / dt

@@ -41,10 +41,19 @@ var migrations = []string{
 		fingerprint TEXT PRIMARY KEY, -- alertname/job/resource
 		data        BLOB NOT NULL     -- an alerts.StoredAlert as JSON
 	);`,
+	// Version 3: the targets soakd started, so that a soakd killed in
+	// the middle of a run stops, at its next start, any that survived.
+	`CREATE TABLE started (
+		pid         INTEGER NOT NULL,
+		start_ticks INTEGER NOT NULL, -- field 22 of /proc/PID/stat
+		job         TEXT    NOT NULL,
+		run_id      INTEGER NOT NULL,
+		PRIMARY KEY (pid, start_ticks)
+	);`,
 }
 
 // SchemaVersion is the schema version this package writes: len(migrations).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrate brings the database up to SchemaVersion, one transaction per
 // step.

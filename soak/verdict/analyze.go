@@ -11,7 +11,10 @@ import (
 // ResourceOptions describe one resource to analyse.
 type ResourceOptions struct {
 	Name string // shown in the reason, e.g. "RSS"
-	Unit string // "bytes", "fds", "threads", "sockets"
+	// Setting is the option that samples the resource more often, named
+	// in the advice when there are too few samples; "" = "--interval".
+	Setting string
+	Unit    string // "bytes", "fds", "threads", "sockets"
 	// Quantum is the resolution of a reading, in Unit; 0 = the unit's
 	// (4 KiB for bytes, 1 otherwise).
 	Quantum    float64
@@ -314,7 +317,11 @@ func tooFew(res Resource, s *series, opt ResourceOptions) Resource {
 	}
 	res.Verdict = Inconclusive
 	res.Reason = opt.Name + ": only " + itoa(n) + " soak samples in one incarnation; a fit needs at least " + itoa(minSoakPoints)
-	res.Settle = "run a longer soak, or sample more often (--interval)"
+	setting := opt.Setting
+	if setting == "" {
+		setting = "--interval"
+	}
+	res.Settle = "run a longer soak, or sample more often (" + setting + ")"
 	if n >= minSoakPoints {
 		res.Reason = opt.Name + ": no requests completed during the soak, so there is nothing to fit growth against"
 		res.Settle = "run a soak that completes requests"

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// TestAnalyzeNamesTheStopInASamplesFile: samples.csv keeps the stopped
+// state of each sample, so `soakd analyze` names the span in which the
+// target was stopped, as the run did.
+func TestAnalyzeNamesTheStopInASamplesFile(t *testing.T) {
+	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var recs []model.Record
+	for i := range 60 {
+		r := model.Record{
+			Sample: probes.Sample{Time: start.Add(time.Duration(i) * time.Second), Alive: true, Incarnation: 1, RootPID: 42,
+				Procs: 1, RSS: 50 << 20, FDsValid: true, FDs: 12, Threads: 4},
+			Elapsed: float64(i), Phase: verdict.Soak, Requests: uint64(i) * 100,
+		}
+		if i >= 20 && i < 30 {
+			r.Stopped, r.RootStopped = 1, true
+		}
+		recs = append(recs, r)
+	}
+	path := filepath.Join(t.TempDir(), "samples.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := model.WriteCSV(f, recs); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, out, stderr := analyzeArgs(t, path)
+	want := "TARGET STOPPED: the target was stopped (SIGSTOP or a debugger) from 12:00:20 to 12:00:30 (10 s)."
+	if !strings.HasPrefix(out, want) {
+		t.Errorf("analyze's report does not start with %q:\n%s%s", want, out, stderr)
+	}
+}

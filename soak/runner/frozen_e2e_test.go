@@ -1,0 +1,85 @@
+package runner_test
+
+import (
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
+)
+
+// TestEndToEndStoppedTargetIsNamed: the target is stopped with SIGSTOP for
+// about 3 s in the middle of a load with a 1 s request timeout, then
+// continued. The report names the span, with plausible bounds and the
+// requests that timed out meanwhile, and the target is not taken for
+// dead. The bounds are loose: on a busy machine the stop, the samples and
+// the continue all come late.
+func TestEndToEndStoppedTargetIsNamed(t *testing.T) {
+	url, pid := startTarget(t)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) }) // a stopped target ignores SIGTERM
+	var once sync.Once
+	var stopAt, contAt time.Time
+	done := make(chan struct{})
+	rep := soakTuned(t, url, pid, load.Options{Rate: 200, Concurrency: 50, Duration: 12 * time.Second}, func(o *runner.Options) {
+		o.Load.Timeout = time.Second
+		o.Baseline, o.Cooldown = -1, 0
+		o.OnRecord = func(rec model.Record) {
+			if rec.Requests < 100 {
+				return
+			}
+			once.Do(func() {
+				go func() {
+					defer close(done)
+					stopAt = time.Now()
+					if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+						t.Errorf("SIGSTOP: %v", err)
+						return
+					}
+					time.Sleep(3 * time.Second)
+					contAt = time.Now()
+					if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+						t.Errorf("SIGCONT: %v", err)
+					}
+				}()
+			})
+		}
+	})
+	select {
+	case <-done:
+	default:
+		t.Fatal("the load never reached 100 requests: the target was not stopped")
+	}
+	if rep.Target.DiedAt != nil || rep.Target.Incarnations != 1 {
+		t.Errorf("target died at %v, %d incarnations; want alive all along, one incarnation", rep.Target.DiedAt, rep.Target.Incarnations)
+	}
+	spans := rep.Target.Stopped
+	if len(spans) != 1 {
+		t.Fatalf("stopped spans %+v; want one (stopped %s, continued %s)", spans, stopAt.Format(time.StampMilli), contAt.Format(time.StampMilli))
+	}
+	s := spans[0]
+	t.Logf("stopped %s to %s; span %+v", stopAt.Format(time.StampMilli), contAt.Format(time.StampMilli), s)
+	const slack = 5 * time.Second // a sample may come late on a busy machine
+	if s.From.Before(stopAt) || s.From.After(stopAt.Add(slack)) || s.To.Before(contAt) || s.To.After(contAt.Add(slack)) {
+		t.Errorf("span %s to %s; want it to start after the SIGSTOP at %s and end after the SIGCONT at %s, each within %s",
+			s.From.Format(time.StampMilli), s.To.Format(time.StampMilli), stopAt.Format(time.StampMilli), contAt.Format(time.StampMilli), slack)
+	}
+	if !s.Root || s.Procs != 1 || s.UntilEnd {
+		t.Errorf("span %+v; want the root stopped, one process, ended before the run", s)
+	}
+	// At 200 req/s, the requests sent during a 3 s stop time out after
+	// 1 s: hundreds; ask for a few.
+	if s.Timeouts < 4 || s.Timeouts > rep.Load.ErrorsByCause[load.CauseTimeout] {
+		t.Errorf("span timeouts %d (load: %d timeouts); want ≥ 4, and no more than the load's", s.Timeouts, rep.Load.ErrorsByCause[load.CauseTimeout])
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "TARGET STOPPED: the target was stopped (SIGSTOP or a debugger) from ") {
+		t.Errorf("report's first line does not name the stop:\n%s", b.String())
+	}
+}

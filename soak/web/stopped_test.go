@@ -1,0 +1,40 @@
+package web
+
+import (
+	"html"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+)
+
+// TestReportNamesStopsAndUnsampled: the page names a span in which the
+// target was stopped, an endpoint not sampled, the load's stop by the
+// target's death and the attempts while it was gone.
+func TestReportNamesStopsAndUnsampled(t *testing.T) {
+	rep := loadRun(t, "testdata/run1")
+	from := time.Date(2026, 12, 1, 12, 0, 5, 0, time.UTC)
+	rep.Target.Stopped = []model.StoppedSpan{{From: from, To: from.Add(10 * time.Second), Seconds: 10, Timeouts: 7, Root: true, Procs: 1}}
+	rep.Target.Unsampled = []string{"127.0.0.1:8081 (pid 1234 (nginx), not in the sampled tree)"}
+	if rep.Load == nil {
+		rep.Load = &load.Summary{}
+	}
+	rep.Load.StoppedBy, rep.Load.StopDetail, rep.Load.AttemptsWhileGone = load.StopTargetDied, "gone at 12:01:00, not back within 10s", 310
+	var b strings.Builder
+	if err := RunReport(&b, rep, PageOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(b.String())
+	for _, want := range []string{
+		"<dt>Target stopped</dt><dd>the target was stopped (SIGSTOP or a debugger) from 12:00:05 to 12:00:15 (10 s); 7 requests timed out meanwhile</dd>",
+		"<dt>Not sampled</dt><dd>endpoint 127.0.0.1:8081 (pid 1234 (nginx), not in the sampled tree): ",
+		"<td>the target died (gone at 12:01:00, not back within 10s)</td>",
+		"310 attempts, not counted above",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page does not hold %q", want)
+		}
+	}
+}

@@ -26,10 +26,7 @@ var (
 	verdicts  = []string{verdict.OverallFailing, verdict.OverallLeak, verdict.OverallClean, verdict.OverallInconclusive, verdictFailed}
 	results   = []string{resultOK, resultFailed, resultStopped}
 	classes   = []string{"1xx", "2xx", "3xx", "4xx", "5xx", codeClassNone}
-	causes    = []string{
-		load.CauseConnRefused, load.CauseReset, load.CauseTimeout, load.CauseAddress,
-		load.CauseFDUnavail, load.CauseStatus, load.CauseBody, load.CauseLength, load.CauseOther,
-	}
+	causes    = load.Causes() // the engine's own list: a new cause gets its series
 )
 
 // metrics are the daemon's Prometheus metrics. Every label value is

@@ -48,6 +48,7 @@ func fullRecord(i int) model.Record {
 			HotProcPID: 4242, HotProcName: "nginx", HotProcCores: 1.05,
 			CPUCapacity: 1.5, CPUCapacitySource: "cpu.max 1.5 cores (/system.slice/x.service)",
 			HostCPUValid: true, HostCPUBusy: 26.5, HostCPUTotal: 27.5, HostCPUs: 2,
+			Stopped: 1, RootStopped: true,
 			Top: []probes.ProcStat{{PID: 4242, Name: "nginx", RSS: 100, FDs: 5, Threads: 1, CPU: 0.75}},
 			Members: []probes.Member{
 				{PID: 4242, Start: 987654, PPID: 1, Name: "nginx", RSS: 100, FDs: 5, Threads: 1, CPU: 0.75},

@@ -25,6 +25,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -34,7 +35,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -240,15 +240,15 @@ func (s *server) handle(ctx context.Context, conn net.Conn) {
 		i := s.requests.Add(1) - 1
 		switch s.action(i) {
 		case actAnswer:
-			if writeResponse(conn, 200, "OK", false) != nil {
+			if _, err := conn.Write(answerOK); err != nil {
 				return
 			}
 		case actFail:
-			if writeResponse(conn, 500, "Internal Server Error", false) != nil {
+			if _, err := conn.Write(answerFail); err != nil {
 				return
 			}
 		case actNotFound:
-			if writeResponse(conn, 404, "Not Found", false) != nil {
+			if _, err := conn.Write(answerNotFound); err != nil {
 				return
 			}
 		case actHang:
@@ -259,7 +259,7 @@ func (s *server) handle(ctx context.Context, conn net.Conn) {
 			return
 		case actLeak:
 			// Answered, then kept open for ever: the leak.
-			if writeResponse(conn, 200, "OK", true) == nil {
+			if _, err := conn.Write(answerOKClose); err == nil {
 				s.leak(conn)
 				keep = true
 			}
@@ -361,41 +361,65 @@ func resetConn(conn net.Conn) {
 }
 
 // readRequest reads one request's head and discards its body (by
-// Content-Length; chunked bodies are not supported).
+// Content-Length; chunked bodies are not supported). It allocates
+// nothing, so that faultd's own memory stays flat under load and a fault
+// row's resource verdicts are about the fault.
 func readRequest(br *bufio.Reader) error {
 	length := int64(0)
 	for first := true; ; first = false {
-		line, err := br.ReadString('\n')
+		line, err := br.ReadSlice('\n')
 		if err != nil {
-			return err
+			return err // a head line over 4 KiB (bufio.ErrBufferFull) included
 		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
 			if first {
 				continue // a stray CRLF between requests
 			}
 			break
 		}
-		name, value, ok := strings.Cut(line, ":")
-		if ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			if length, err = strconv.ParseInt(strings.TrimSpace(value), 10, 64); err != nil || length < 0 {
-				return fmt.Errorf("bad Content-Length %q", value)
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
+			if length, err = parseLength(bytes.TrimSpace(value)); err != nil {
+				return err
 			}
 		}
 	}
-	_, err := io.CopyN(io.Discard, br, length)
+	_, err := br.Discard(int(length))
 	return err
 }
 
-// writeResponse writes a whole answer with a short body; closing says
+// parseLength parses a Content-Length value without allocating.
+func parseLength(v []byte) (int64, error) {
+	if len(v) == 0 || len(v) > 12 {
+		return 0, errors.New("bad Content-Length")
+	}
+	n := int64(0)
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, errors.New("bad Content-Length")
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, nil
+}
+
+// Whole answers, made once.
+var (
+	answerOK       = response(200, "OK", false)
+	answerOKClose  = response(200, "OK", true)
+	answerFail     = response(500, "Internal Server Error", false)
+	answerNotFound = response(404, "Not Found", false)
+)
+
+// response is a whole answer with a short body; closing says
 // "Connection: close".
-func writeResponse(w io.Writer, code int, reason string, closing bool) error {
+func response(code int, reason string, closing bool) []byte {
 	body := fmt.Sprintf("%d %s\n", code, reason)
 	conn := ""
 	if closing {
 		conn = "Connection: close\r\n"
 	}
-	_, err := fmt.Fprintf(w, "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n%s\r\n%s",
+	return fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n%s\r\n%s",
 		code, reason, len(body), conn, body)
-	return err
 }

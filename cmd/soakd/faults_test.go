@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -323,4 +324,103 @@ func firstLines(s string, n int) string {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
+}
+
+// netemScript runs in a network namespace of the test's own: it puts
+// delay and loss on the namespace's loopback with netem, starts faultd
+// there and soaks it; its exit code is soakd's.
+const netemScript = `set -e
+ip link set lo up
+tc qdisc add dev lo root netem delay 50ms 10ms loss 1%
+"$FAULTD" -mode ok --port-file "$OUT/port" >/dev/null &
+fpid=$!
+trap 'kill $fpid 2>/dev/null || true' EXIT
+i=0
+while [ ! -s "$OUT/port" ]; do i=$((i+1)); [ $i -lt 600 ]; sleep 0.05; done
+set +e
+"$SOAKD" run -q --json --out "$OUT/out" --timeout 3s --baseline 0 --cooldown 0 -d 8s --warmup 3s -c 32 \
+	--pid $fpid "http://$(cat "$OUT/port")/" >"$OUT/report.json"
+code=$?
+kill $fpid
+wait $fpid
+exit $code
+`
+
+// inNetns is sh -c script in a new network namespace, in a process group
+// of its own that the cleanup kills, so nothing it started outlives the
+// test.
+func inNetns(t *testing.T, ctx context.Context, script string, env ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "sh", "-c", script)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	t.Cleanup(func() {
+		if cmd.Process != nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	})
+	return cmd
+}
+
+// netemMissing says why netem cannot be used here ("" when it can): it
+// tries `tc qdisc add dev lo root netem delay 5ms` in a network namespace
+// of its own.
+func netemMissing(t *testing.T) string {
+	if os.Geteuid() != 0 {
+		return "not root: a network namespace and tc need CAP_SYS_ADMIN and CAP_NET_ADMIN"
+	}
+	for _, tool := range []string{"ip", "tc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return tool + " is not installed (Debian: iproute2)"
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := inNetns(t, ctx, "ip link set lo up && tc qdisc add dev lo root netem delay 5ms").CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("`tc qdisc add dev lo root netem delay 5ms` in a new network namespace: %v: %s",
+			err, strings.TrimSpace(string(out)))
+	}
+	return ""
+}
+
+// TestFaultsNetem: delay (50 ms ± 10 ms each way) and 1 % packet loss on
+// the loopback of a network namespace of the test's own, from the
+// kernel's netem qdisc: TCP retransmits what is lost, every request is
+// answered late, and the run is clean (exit 0) with the delay in its
+// latency. Where the kernel has no netem (these machines: "Error:
+// Specified qdisc kind is unknown."), it skips; the proxy rows of
+// TestFaults put the same faults on the wire from user space.
+func TestFaultsNetem(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs soakd for 8 s; not with -short")
+	}
+	if why := netemMissing(t); why != "" {
+		t.Skipf("no netem here, so no kernel-made loss and delay (the proxy rows of TestFaults cover them): %s", why)
+	}
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := inNetns(t, ctx, netemScript, "FAULTD="+soaktest.Binary(t, faultdPkg),
+		"SOAKD="+soaktest.Binary(t, soaktest.Soakd), "OUT="+out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	code := exitCode(cmd.Run())
+	t.Logf("soakd in a netem namespace → exit %d\nstderr: %s", code, lastLines(stderr.String(), 5))
+	var rep faultReport
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &rep)
+	}
+	if err != nil {
+		t.Fatalf("the JSON report: %v\n%s", err, b)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "out", "report.txt")); err == nil {
+		rep.text = string(b)
+	}
+	checkFault(t, faultRow{exit: exitOK, verdict: "clean", first: "clean", check: func(t *testing.T, r *faultReport) {
+		if r.Load.Latency.P50 < 0.040 {
+			t.Errorf("latency p50 %.4f s; want ≥ 0.040 s (netem's 50 ms ± 10 ms each way)", r.Load.Latency.P50)
+		}
+	}}, &rep, code)
 }

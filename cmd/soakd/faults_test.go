@@ -99,7 +99,8 @@ func faultRows() []faultRow {
 			exit: wantExitFailing, verdict: "failing", first: "failing", check: wasStopped},
 		{name: "hang", faultd: []string{"-mode", "hang"}, args: []string{"-n", "100", "-d", "10s"},
 			exit: exitUsage, first: "accepts connections but never answers"},
-		{name: "halfhang", faultd: []string{"-mode", "halfhang"}, args: []string{"-d", "4s", "-c", "2"},
+		// 8 clients: each hang holds a client for the 1 s timeout.
+		{name: "halfhang", faultd: []string{"-mode", "halfhang"}, args: []string{"-d", "5s", "-c", "8"},
 			exit: wantExitFailing, verdict: "failing", first: "failing", check: timedOut},
 		{name: "https-to-plain", faultd: []string{"-mode", "ok"}, https: true, args: []string{"-n", "100", "-d", "10s"},
 			exit: exitUsage, first: "plain http"},
@@ -114,7 +115,7 @@ func faultRows() []faultRow {
 		{name: "proxy-delay", faultd: []string{"-mode", "ok"}, args: []string{"-d", "8s", "--warmup", "3s", "-c", "32"},
 			proxy: &soaktest.Toxics{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Seed: 1},
 			exit:  exitOK, verdict: "clean", first: "clean", check: delayed},
-		{name: "proxy-stall", faultd: []string{"-mode", "ok"}, args: []string{"-d", "4s", "-c", "2"},
+		{name: "proxy-stall", faultd: []string{"-mode", "ok"}, args: []string{"-d", "4s", "-c", "8"},
 			proxy: &soaktest.Toxics{StallEvery: 20},
 			exit:  wantExitFailing, verdict: "failing", first: "failing", check: timedOut},
 	}

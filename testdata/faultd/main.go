@@ -235,6 +235,9 @@ func (s *server) handle(ctx context.Context, conn net.Conn) {
 	br := bufio.NewReader(conn)
 	for ctx.Err() == nil {
 		if err := readRequest(br); err != nil {
+			if errors.Is(err, errBadRequest) {
+				conn.Write(answerBadRequest)
+			}
 			return
 		}
 		i := s.requests.Add(1) - 1
@@ -365,6 +368,13 @@ func resetConn(conn net.Conn) {
 // nothing, so that faultd's own memory stays flat under load and a fault
 // row's resource verdicts are about the fault.
 func readRequest(br *bufio.Reader) error {
+	b, err := br.Peek(1)
+	if err != nil {
+		return err
+	}
+	if (b[0] < 'A' || b[0] > 'Z') && b[0] != '\r' && b[0] != '\n' {
+		return errBadRequest
+	}
 	length := int64(0)
 	for first := true; ; first = false {
 		line, err := br.ReadSlice('\n')
@@ -385,7 +395,7 @@ func readRequest(br *bufio.Reader) error {
 			}
 		}
 	}
-	_, err := br.Discard(int(length))
+	_, err = br.Discard(int(length))
 	return err
 }
 
@@ -404,12 +414,18 @@ func parseLength(v []byte) (int64, error) {
 	return n, nil
 }
 
+// errBadRequest is a request that does not start with a method: faultd
+// answers it with 400 and closes, as nginx does (a TLS ClientHello sent
+// to the plain port gets this answer).
+var errBadRequest = errors.New("not an HTTP request")
+
 // Whole answers, made once.
 var (
-	answerOK       = response(200, "OK", false)
-	answerOKClose  = response(200, "OK", true)
-	answerFail     = response(500, "Internal Server Error", false)
-	answerNotFound = response(404, "Not Found", false)
+	answerBadRequest = response(400, "Bad Request", true)
+	answerOK         = response(200, "OK", false)
+	answerOKClose    = response(200, "OK", true)
+	answerFail       = response(500, "Internal Server Error", false)
+	answerNotFound   = response(404, "Not Found", false)
 )
 
 // response is a whole answer with a short body; closing says

@@ -159,6 +159,20 @@ func TestReset(t *testing.T) {
 	}
 }
 
+// TestBadRequest: what does not start like a request (here a TLS
+// ClientHello's first bytes) gets 400 and a close, as from nginx.
+func TestBadRequest(t *testing.T) {
+	cl := dial(t, start(t, "-mode", "ok"))
+	cl.c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := cl.c.Write([]byte{0x16, 0x03, 0x01, 0x02, 0x00, 0x01}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(cl.br, nil)
+	if err != nil || resp.StatusCode != 400 || !resp.Close {
+		t.Fatalf("answer %+v, %v; want 400 and Connection: close", resp, err)
+	}
+}
+
 // TestChance: the same seed and request number give the same number, and
 // the numbers are uniform enough for the error rates above.
 func TestChance(t *testing.T) {

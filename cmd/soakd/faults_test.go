@@ -108,6 +108,11 @@ func faultRows() []faultRow {
 			exit: -1, check: resetsCounted},
 		{name: "reset-5pct", faultd: []string{"-mode", "reset", "-p", "0.05"}, args: []string{"-d", "3s", "-c", "2"},
 			exit: wantExitFailing, verdict: "failing", first: "failing", check: resetsCounted},
+		// Not in the list: the fault suite found it. Data and
+		// FIN arrive together; the event loop (-c ≥ 2) must not wait
+		// for more.
+		{name: "http10-close", faultd: []string{"-mode", "http10"}, args: []string{"-d", "3s", "-c", "2"},
+			exit: exitOK, verdict: "clean", first: "clean", check: noErrors},
 		{name: "emfile", faultd: []string{"-mode", "emfile", "-conns", "150"}, args: []string{"--rate", "100", "-d", "4s"},
 			exit: wantExitFailing, verdict: "failing", first: "failing", check: fdsRose},
 		// 32 clients: at 50 ms a request, enough requests after the warm-up for
@@ -294,12 +299,18 @@ func fdsRose(t *testing.T, r *faultReport) {
 	}
 }
 
+// noErrors: every request was answered.
+func noErrors(t *testing.T, r *faultReport) {
+	t.Helper()
+	if r.Load.Requests == 0 || r.Load.Errors != 0 {
+		t.Errorf("errors %v of %d requests; want none", r.Load.ErrorsByCause, r.Load.Requests)
+	}
+}
+
 // delayed: the proxy's 50 ms ± 10 ms shows in the median latency.
 func delayed(t *testing.T, r *faultReport) {
 	t.Helper()
-	if r.Load.Errors != 0 {
-		t.Errorf("errors %v; want none", r.Load.ErrorsByCause)
-	}
+	noErrors(t, r)
 	if r.Load.Latency.P50 < 0.040 {
 		t.Errorf("latency p50 %.4f s; want ≥ 0.040 s (50 ms ± 10 ms added)", r.Load.Latency.P50)
 	}

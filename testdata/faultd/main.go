@@ -18,6 +18,8 @@
 //	halfhang   answer the even-numbered requests, hang the odd ones
 //	reset      with probability -p, write the status line, then reset the
 //	           connection (SO_LINGER 0 and close: an RST, not a FIN)
+//	http10     answer HTTP/1.0 without Content-Length and close: the body
+//	           ends where the connection does (data and FIN together)
 //	emfile     never close a connection (one fd leaked per request), with
 //	           RLIMIT_NOFILE set so that accept fails with EMFILE after
 //	           -conns connections
@@ -70,13 +72,13 @@ type server struct {
 
 var modes = map[string]bool{
 	"ok": true, "status500": true, "status404": true, "rising": true,
-	"hang": true, "halfhang": true, "reset": true, "emfile": true,
+	"hang": true, "halfhang": true, "reset": true, "http10": true, "emfile": true,
 }
 
 func parseFlags(args []string) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("faultd", flag.ContinueOnError)
-	fs.StringVar(&c.mode, "mode", "ok", "ok, status500, status404, rising, hang, halfhang, reset or emfile")
+	fs.StringVar(&c.mode, "mode", "ok", "ok, status500, status404, rising, hang, halfhang, reset, http10 or emfile")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "listen address")
 	fs.StringVar(&c.portFile, "port-file", "", "write HOST:PORT and a newline to this file once listening")
 	fs.StringVar(&c.pidFile, "pid-file", "", "write the PID to this file")
@@ -90,7 +92,7 @@ func parseFlags(args []string) (config, error) {
 		return c, err
 	}
 	if !modes[c.mode] {
-		return c, fmt.Errorf("-mode %q: want one of ok, status500, status404, rising, hang, halfhang, reset, emfile", c.mode)
+		return c, fmt.Errorf("-mode %q: want one of ok, status500, status404, rising, hang, halfhang, reset, http10, emfile", c.mode)
 	}
 	if c.p < 0 || c.p > 1 || c.maxRate < 0 || c.maxRate > 1 {
 		return c, fmt.Errorf("-p %g, -max-rate %g: each must be within 0..1", c.p, c.maxRate)
@@ -260,6 +262,9 @@ func (s *server) handle(ctx context.Context, conn net.Conn) {
 		case actReset:
 			resetConn(conn)
 			return
+		case actHTTP10:
+			conn.Write(answerHTTP10)
+			return
 		case actLeak:
 			// Answered, then kept open for ever: the leak.
 			if _, err := conn.Write(answerOKClose); err == nil {
@@ -279,6 +284,7 @@ const (
 	actNotFound
 	actHang
 	actReset
+	actHTTP10
 	actLeak
 )
 
@@ -303,6 +309,8 @@ func (s *server) action(i uint64) action {
 		if chance(s.cfg.seed, i) < s.cfg.p {
 			return actReset
 		}
+	case "http10":
+		return actHTTP10
 	case "emfile":
 		return actLeak
 	}
@@ -426,6 +434,8 @@ var (
 	answerOKClose    = response(200, "OK", true)
 	answerFail       = response(500, "Internal Server Error", false)
 	answerNotFound   = response(404, "Not Found", false)
+	// answerHTTP10's body is delimited by the close.
+	answerHTTP10 = []byte("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n200 OK\n")
 )
 
 // response is a whole answer with a short body; closing says

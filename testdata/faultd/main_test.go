@@ -173,6 +173,19 @@ func TestBadRequest(t *testing.T) {
 	}
 }
 
+// TestHTTP10: an HTTP/1.0 answer without Content-Length, then a close.
+func TestHTTP10(t *testing.T) {
+	cl := dial(t, start(t, "-mode", "http10"))
+	cl.c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.WriteString(cl.c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(cl.c)
+	if err != nil || !strings.HasPrefix(string(got), "HTTP/1.0 200 OK\r\n") || strings.Contains(string(got), "Content-Length") {
+		t.Fatalf("read %q, %v; want an HTTP/1.0 answer without Content-Length, then EOF", got, err)
+	}
+}
+
 // TestChance: the same seed and request number give the same number, and
 // the numbers are uniform enough for the error rates above.
 func TestChance(t *testing.T) {

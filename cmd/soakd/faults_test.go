@@ -278,7 +278,7 @@ func wasStopped(t *testing.T, r *faultReport) {
 	if len(r.Target.Stopped) == 0 {
 		t.Error("target.stopped is empty; want the SIGSTOP's span")
 	}
-	if !strings.Contains(r.text, "stopped (SIGSTOP)") {
+	if !matchFold(`was stopped \(SIGSTOP`, r.text) {
 		t.Errorf("the report does not say the target was stopped (SIGSTOP):\n%s", r.text)
 	}
 }

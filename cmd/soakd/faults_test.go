@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -58,6 +59,10 @@ type faultReport struct {
 	Target  struct {
 		Stopped []json.RawMessage `json:"stopped"`
 	} `json:"target"`
+	Requests *struct {
+		Verdict   string   `json:"verdict"`
+		FailingBy []string `json:"failing_by"`
+	} `json:"requests"`
 	Resources map[string]struct {
 		Verdict string  `json:"verdict"`
 		Start   float64 `json:"start"`
@@ -78,7 +83,6 @@ type faultReport struct {
 			Max float64 `json:"max"`
 		} `json:"latency_seconds"`
 	} `json:"load"`
-	Requests json.RawMessage `json:"requests"`
 
 	text   string // report.txt
 	stderr string
@@ -115,14 +119,14 @@ func faultRows() []faultRow {
 		// FIN arrive together; the event loop (-c ≥ 2) must not wait
 		// for more.
 		{name: "http10-close", faultd: []string{"-mode", "http10"}, args: []string{"-d", "3s", "-c", "2"},
-			exit: exitOK, verdict: "clean", first: "clean", check: noErrors},
+			exit: exitOK, verdict: okVerdicts, first: okVerdicts, check: noErrors},
 		{name: "emfile", faultd: []string{"-mode", "emfile", "-conns", "150"}, args: []string{"--rate", "100", "-d", "4s"},
 			exit: wantExitFailing, verdict: "failing", first: "failing|stopped answering", check: fdsRose},
 		// 32 clients: at 50 ms a request, enough requests after the warm-up for
 		// the resource verdicts to settle on stable.
 		{name: "proxy-delay", faultd: []string{"-mode", "ok"}, args: []string{"-d", "8s", "--warmup", "3s", "-c", "32"},
 			proxy: &soaktest.Toxics{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Seed: 1},
-			exit:  exitOK, verdict: "clean", first: "clean", check: delayed},
+			exit:  exitOK, verdict: okVerdicts, first: okVerdicts, check: delayed},
 		{name: "proxy-stall", faultd: []string{"-mode", "ok"}, args: []string{"-d", "4s", "-c", "8"},
 			proxy: &soaktest.Toxics{StallEvery: 20},
 			exit:  wantExitFailing, verdict: "failing", first: "failing", check: timedOut},
@@ -195,6 +199,12 @@ func runFault(t *testing.T, soakd string, srv *soaktest.Server, row faultRow, ur
 	return rep, code
 }
 
+// okVerdicts are the verdicts of a row without a fault: its requests are
+// all answered and it is not failing, while the resources of a soak of a
+// few seconds may be left undecided on a busy machine (the resource
+// verdicts have their own tests).
+const okVerdicts = "clean|inconclusive"
+
 // checkFault compares soakd's outcome with the row's.
 func checkFault(t *testing.T, row faultRow, rep *faultReport, code int) {
 	t.Helper()
@@ -215,7 +225,7 @@ func checkFault(t *testing.T, row faultRow, rep *faultReport, code int) {
 		}
 		return
 	case row.verdict != "":
-		if rep.Verdict != row.verdict {
+		if !slices.Contains(strings.Split(row.verdict, "|"), rep.Verdict) {
 			t.Errorf("verdict %q; want %q; the report's head:\n%s", rep.Verdict, row.verdict, firstLines(rep.text, 12))
 		}
 		if !matchFold(row.first, rep.first()) {
@@ -252,8 +262,11 @@ func statusText(line string) func(*testing.T, *faultReport) {
 // hasRequests: the report has its request-health object.
 func hasRequests(t *testing.T, r *faultReport) {
 	t.Helper()
-	if len(r.Requests) == 0 || string(r.Requests) == "null" {
-		t.Error("the JSON report has no \"requests\" object")
+	if r.Requests == nil {
+		t.Fatal("the JSON report has no \"requests\" object")
+	}
+	if r.Requests.Verdict != "failing" {
+		t.Errorf("requests verdict %q; want failing", r.Requests.Verdict)
 	}
 }
 
@@ -312,6 +325,9 @@ func noErrors(t *testing.T, r *faultReport) {
 	t.Helper()
 	if r.Load.Requests == 0 || r.Load.Errors != 0 {
 		t.Errorf("errors %v of %d requests; want none", r.Load.ErrorsByCause, r.Load.Requests)
+	}
+	if r.Requests == nil || r.Requests.Verdict != "ok" {
+		t.Errorf("requests verdict %+v; want ok", r.Requests)
 	}
 }
 

@@ -192,7 +192,7 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines")
 	fs.BoolVar(&f.progress, "progress", false, "print progress lines even when stderr is not a terminal")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
-	fs.StringVar(&f.out, "out", "", "write samples.csv (as the run goes), report.json and report.txt into this directory")
+	fs.StringVar(&f.out, "out", "", "write samples.csv and procs.csv (as the run goes), then report.json, report.txt and report.html into this directory")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	return fs
 }

@@ -200,9 +200,3 @@ func (p *rowParser) f() float64 {
 }
 
 func (p *rowParser) n() int { return int(p.u()) }
-
-// on reads an optional whole-number cell; empty is 0.
-func (p *rowParser) on() int {
-	v, _ := p.ou()
-	return int(v)
-}

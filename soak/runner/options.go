@@ -1,4 +1,4 @@
-// Package soak runs a soak: it drives the load engine, samples the target's
+// Package runner runs a soak: it drives the load engine, samples the target's
 // process tree on a fixed cadence, splits the run into warm-up, soak and
 // cool-down phases, and turns the samples into a report with verdicts. It
 // wires the leaf packages (soak/load, probes, soak/verdict) and touches no
@@ -197,19 +197,4 @@ func ParseWarmup(s string) (Warmup, error) {
 		return Warmup{Duration: d}, nil
 	}
 	return Warmup{}, bad
-}
-
-// checkRemote checks that a remote source is the run's only way to sample.
-func (o *Options) checkRemote() error {
-	if !o.Remote.Enabled() {
-		return o.Remote.Validate()
-	}
-	t := o.Target
-	switch {
-	case o.NoProbe:
-		return fmt.Errorf("--no-probe samples nothing; it cannot go with a remote probe source")
-	case t.PID != 0 || t.PIDFile != "" || t.Match != "" || t.Unit != "":
-		return fmt.Errorf("a remote probe source samples the target through its metrics; --pid, --pidfile, --match and --unit pick a local process to sample instead: give one or the other")
-	}
-	return o.Remote.Validate()
 }

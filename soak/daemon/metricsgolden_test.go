@@ -21,8 +21,8 @@ import (
 
 	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/probes"
-	soakmodel "github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/load"
+	soakmodel "github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
 

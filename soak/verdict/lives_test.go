@@ -84,24 +84,3 @@ func TestFitLivesOneSidedP(t *testing.T) {
 		}
 	}
 }
-
-func TestFloorsExhaustion(t *testing.T) {
-	// 1 request a second; 10 000 left to a limit of 10⁶: reaching it
-	// within 7 days takes more than 10 000/604 800 per request. That is
-	// the lowest floor here, far under the per-request, horizon and
-	// limit-share ones.
-	th := Thresholds{MinPerRequest: 1000, Horizon: 86400, HorizonGrowth: 1e12, HorizonLimitShare: 0.5, Exhaustion: 7 * 86400}
-	fl := floorsFor(th, 3600, 1e6, 990e3)
-	want := 10e3 / (7 * 86400)
-	if math.Abs(fl.exhaust-want) > 1e-12 {
-		t.Errorf("exhaustion floor = %g; want %g", fl.exhaust, want)
-	}
-	if got := fl.leak(); math.Abs(got-want) > 1e-12 {
-		t.Errorf("leak floor = %g; want the exhaustion floor %g (floors %+v)", got, want, fl)
-	}
-	// Past the limit, any growth reaches it: the floor is zero, not in
-	// force, and the others decide.
-	if fl := floorsFor(th, 3600, 1e6, 2e6); fl.exhaust != 0 || fl.leak() != fl.limitShare {
-		t.Errorf("past the limit: floors %+v, leak %g; want exhaust 0 and the limit-share floor", fl, fl.leak())
-	}
-}

@@ -62,6 +62,14 @@ type ManagerOptions struct {
 	Restore []StoredAlert
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Sleep waits d, or until ctx is done, and reports whether d elapsed;
+	// the backoff between failed sends waits with it. Nil means a real
+	// timer. Tests pass one that records d and returns at once, so that
+	// the backoff is checked without sleeping. While a failing receiver
+	// is probed (a wait longer than ProbeInterval), the wait's end is kept
+	// by the wall clock: such a test sets ProbeInterval above the backoff
+	// or uses a sink that has no probe.
+	Sleep func(ctx context.Context, d time.Duration) bool
 	// Logger; nil means none.
 	Logger *zap.Logger
 	// Registerer gets soakd_alert_deliveries_total; nil means unregistered.
@@ -153,6 +161,9 @@ func fillManagerDefaults(o *ManagerOptions) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()

@@ -75,7 +75,7 @@ func (m *Manager) backoffWait(w *worker, d time.Duration, probing bool) bool {
 	p, ok := w.sink.(prober)
 	every := m.opts.ProbeInterval
 	if !ok || !probing || d <= every {
-		return sleep(m.ctx, d)
+		return m.opts.Sleep(m.ctx, d)
 	}
 	deadline := time.Now().Add(d)
 	for {
@@ -83,7 +83,7 @@ func (m *Manager) backoffWait(w *worker, d time.Duration, probing bool) bool {
 		if left <= 0 {
 			return true
 		}
-		if !sleep(m.ctx, min(left, every)) {
+		if !m.opts.Sleep(m.ctx, min(left, every)) {
 			return false
 		}
 		ctx, cancel := context.WithTimeout(m.ctx, every)

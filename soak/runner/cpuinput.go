@@ -41,7 +41,7 @@ func cpuInput(recs []model.Record, sum *load.Summary, ao AnalysisOptions) verdic
 	in.HotThread, in.HotProcess = hottest(win, b.Incarnation)
 	in.Capacity, in.CapacitySource = b.CPUCapacity, b.CPUCapacitySource
 	in.HostBusy, in.HostCPUs = hostBusy(recs, a, b)
-	in.CostAtSeconds, in.CostSeconds = costSeries(win, b.Incarnation)
+	in.CostAtSeconds, in.CostSeconds, in.CostContention = costSeries(win, b.Incarnation)
 	return in
 }
 
@@ -157,8 +157,10 @@ const (
 )
 
 // costSeries is the target's CPU seconds per request over successive
-// windows of one incarnation, at each window's middle.
-func costSeries(win []*model.Record, incarnation int) (at, cost []float64) {
+// windows of one incarnation, at each window's middle, and the machine's
+// cores busy with other work than the target's in each window (nil when a
+// window lacks the machine's CPU readings).
+func costSeries(win []*model.Record, incarnation int) (at, cost, contention []float64) {
 	var recs []*model.Record
 	for _, r := range win {
 		if r.Incarnation == incarnation {
@@ -166,11 +168,11 @@ func costSeries(win []*model.Record, incarnation int) (at, cost []float64) {
 		}
 	}
 	if len(recs) < 2 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	span := recs[len(recs)-1].Elapsed - recs[0].Elapsed
 	minSpan := max(costWindow, span/60)
-	start := recs[0]
+	start, known := recs[0], true
 	for _, r := range recs[1:] {
 		dt, dcpu := r.Elapsed-start.Elapsed, (r.CPUUser+r.CPUSystem)-(start.CPUUser+start.CPUSystem)
 		dreq := float64(r.Requests - start.Requests)
@@ -179,9 +181,26 @@ func costSeries(win []*model.Record, incarnation int) (at, cost []float64) {
 		}
 		at = append(at, (start.Elapsed+r.Elapsed)/2)
 		cost = append(cost, dcpu/dreq)
+		z, ok := othersBusy(start, r)
+		contention, known = append(contention, z), known && ok
 		start = r
 	}
-	return at, cost
+	if !known {
+		contention = nil
+	}
+	return at, cost, contention
+}
+
+// othersBusy is the machine's cores busy between a and b with other work
+// than the target's: soakd's, and every other process's.
+func othersBusy(a, b *model.Record) (float64, bool) {
+	total, dt := b.HostCPUTotal-a.HostCPUTotal, b.Elapsed-a.Elapsed
+	if !a.HostCPUValid || !b.HostCPUValid || total <= 0 || dt <= 0 || b.HostCPUs <= 0 {
+		return 0, false
+	}
+	busy := (b.HostCPUBusy - a.HostCPUBusy) / total * float64(b.HostCPUs)
+	target := ((b.CPUUser + b.CPUSystem) - (a.CPUUser + a.CPUSystem)) / dt
+	return max(busy-target, 0), true
 }
 
 // runqueueWaitRate is the target's time runnable but waiting for a CPU per

@@ -158,13 +158,16 @@ const (
 
 // costSeries is the target's CPU seconds per request over successive
 // windows of one incarnation, at each window's middle, and the machine's
-// cores busy with other work than the target's in each window (nil when a
-// window lacks the machine's CPU readings).
+// cores busy with other work than the target's over each window (nil
+// when the machine's CPU was read fewer than twice).
 func costSeries(win []*model.Record, incarnation int) (at, cost, contention []float64) {
-	var recs []*model.Record
+	var recs, host []*model.Record
 	for _, r := range win {
 		if r.Incarnation == incarnation {
 			recs = append(recs, r)
+			if r.HostCPUValid {
+				host = append(host, r)
+			}
 		}
 	}
 	if len(recs) < 2 {
@@ -172,7 +175,7 @@ func costSeries(win []*model.Record, incarnation int) (at, cost, contention []fl
 	}
 	span := recs[len(recs)-1].Elapsed - recs[0].Elapsed
 	minSpan := max(costWindow, span/60)
-	start, known := recs[0], true
+	start := recs[0]
 	for _, r := range recs[1:] {
 		dt, dcpu := r.Elapsed-start.Elapsed, (r.CPUUser+r.CPUSystem)-(start.CPUUser+start.CPUSystem)
 		dreq := float64(r.Requests - start.Requests)
@@ -181,26 +184,47 @@ func costSeries(win []*model.Record, incarnation int) (at, cost, contention []fl
 		}
 		at = append(at, (start.Elapsed+r.Elapsed)/2)
 		cost = append(cost, dcpu/dreq)
-		z, ok := othersBusy(start, r)
-		contention, known = append(contention, z), known && ok
+		if len(host) >= 2 {
+			contention = append(contention, othersBusy(bracket(host, start.Elapsed, r.Elapsed)))
+		}
 		start = r
-	}
-	if !known {
-		contention = nil
 	}
 	return at, cost, contention
 }
 
+// bracket returns the machine's CPU readings that most tightly cover
+// [from, to]: the last at or before from and the first at or after to,
+// the first and last readings where none does. The machine's CPU is read
+// with the thread pass only, every few seconds, so a cost window may lie
+// between two readings. host holds at least two readings.
+func bracket(host []*model.Record, from, to float64) (a, b *model.Record) {
+	a, b = host[0], host[len(host)-1]
+	for _, h := range host {
+		if h.Elapsed <= from {
+			a = h
+		}
+	}
+	for i := len(host) - 1; i >= 0; i-- {
+		if host[i].Elapsed >= to {
+			b = host[i]
+		}
+	}
+	if a == b { // a window past the last reading, or before the first
+		a, b = host[0], host[len(host)-1]
+	}
+	return a, b
+}
+
 // othersBusy is the machine's cores busy between a and b with other work
 // than the target's: soakd's, and every other process's.
-func othersBusy(a, b *model.Record) (float64, bool) {
+func othersBusy(a, b *model.Record) float64 {
 	total, dt := b.HostCPUTotal-a.HostCPUTotal, b.Elapsed-a.Elapsed
-	if !a.HostCPUValid || !b.HostCPUValid || total <= 0 || dt <= 0 || b.HostCPUs <= 0 {
-		return 0, false
+	if total <= 0 || dt <= 0 || b.HostCPUs <= 0 {
+		return 0
 	}
 	busy := (b.HostCPUBusy - a.HostCPUBusy) / total * float64(b.HostCPUs)
 	target := ((b.CPUUser + b.CPUSystem) - (a.CPUUser + a.CPUSystem)) / dt
-	return max(busy-target, 0), true
+	return max(busy-target, 0)
 }
 
 // runqueueWaitRate is the target's time runnable but waiting for a CPU per

@@ -41,7 +41,7 @@ func TestEndToEndBusyMachineNoFalseCPULeak(t *testing.T) {
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
 			url, pid := s.start(t)
-			busyLoops(t, runtime.NumCPU())
+			busyLoops(t, runtime.NumCPU(), busyNice)
 			rep := soakBusy(t, url, pid)
 			d := rep.CPU.Cost
 			t.Logf("cost windows %d, %+.0f %% (%+.0f %% beyond the contention, %.2f to %.2f cores), rising %v, inconclusive %v",
@@ -54,11 +54,14 @@ func TestEndToEndBusyMachineNoFalseCPULeak(t *testing.T) {
 	}
 }
 
+// busyNice is the busy loops' nice.
+var busyNice = 0
+
 // soakBusy soaks the target for 14 s with two workers, and starts one
 // more busy loop per core 6 s in.
 func soakBusy(t *testing.T, url string, pid int) *model.Report {
 	t.Helper()
-	more := time.AfterFunc(6*time.Second, func() { busyLoops(t, runtime.NumCPU()) })
+	more := time.AfterFunc(6*time.Second, func() { busyLoops(t, runtime.NumCPU(), busyNice) })
 	t.Cleanup(func() { more.Stop() })
 	return soakCPU(t, url, pid, load.Options{Concurrency: 2, Duration: 14 * time.Second})
 }
@@ -82,14 +85,14 @@ func wantVerdictAgrees(t *testing.T, rep *model.Report) {
 	}
 }
 
-// busyLoops starts n shell loops that spin, at nice −5 when soakd may
-// raise their priority (else at the default nice), each in a process
-// group of its own, killed and reaped when the test ends.
-func busyLoops(t *testing.T, n int) {
+// busyLoops starts n shell loops that spin at the given nice (raised
+// only when soakd may: as root), each in a process group of its own,
+// killed and reaped when the test ends.
+func busyLoops(t *testing.T, n, nice int) {
 	t.Helper()
 	args := []string{"sh", "-c", "while :; do :; done"}
-	if os.Geteuid() == 0 {
-		args = append([]string{"nice", "-n", "-5"}, args...)
+	if nice > 0 || os.Geteuid() == 0 {
+		args = append([]string{"nice", "-n", fmt.Sprint(nice)}, args...)
 	}
 	for range n {
 		cmd := exec.Command(args[0], args[1:]...)

@@ -158,20 +158,25 @@ const (
 
 // costSeries is the target's CPU seconds per request over successive
 // windows of one incarnation, at each window's middle, and the machine's
-// cores busy with other work than the target's over each window (nil
-// when the machine's CPU was read fewer than twice).
-func costSeries(win []*model.Record, incarnation int) (at, cost, contention []float64) {
-	var recs, host []*model.Record
+// contention over each window: the cores busy with other work than the
+// target's, and the target's run-queue wait per CPU second (each nil
+// when read fewer than twice).
+func costSeries(win []*model.Record, incarnation int) (at, cost []float64, c verdict.Contention) {
+	var recs, host, runq []*model.Record
 	for _, r := range win {
-		if r.Incarnation == incarnation {
-			recs = append(recs, r)
-			if r.HostCPUValid {
-				host = append(host, r)
-			}
+		if r.Incarnation != incarnation {
+			continue
+		}
+		recs = append(recs, r)
+		if r.HostCPUValid {
+			host = append(host, r)
+		}
+		if r.RunqueueValid {
+			runq = append(runq, r)
 		}
 	}
 	if len(recs) < 2 {
-		return nil, nil, nil
+		return nil, nil, c
 	}
 	span := recs[len(recs)-1].Elapsed - recs[0].Elapsed
 	minSpan := max(costWindow, span/60)
@@ -185,18 +190,31 @@ func costSeries(win []*model.Record, incarnation int) (at, cost, contention []fl
 		at = append(at, (start.Elapsed+r.Elapsed)/2)
 		cost = append(cost, dcpu/dreq)
 		if len(host) >= 2 {
-			contention = append(contention, othersBusy(bracket(host, start.Elapsed, r.Elapsed)))
+			c.Others = append(c.Others, othersBusy(bracket(host, start.Elapsed, r.Elapsed)))
+		}
+		if len(runq) >= 2 {
+			c.Wait = append(c.Wait, waitPerCPU(bracket(runq, start.Elapsed, r.Elapsed)))
 		}
 		start = r
 	}
-	return at, cost, contention
+	return at, cost, c
 }
 
-// bracket returns the machine's CPU readings that most tightly cover
-// [from, to]: the last at or before from and the first at or after to,
-// the first and last readings where none does. The machine's CPU is read
-// with the thread pass only, every few seconds, so a cost window may lie
-// between two readings. host holds at least two readings.
+// waitPerCPU is the target's run-queue wait per CPU second it got between
+// a and b: about the number of tasks it queues behind on its core.
+func waitPerCPU(a, b *model.Record) float64 {
+	cpu := (b.CPUUser + b.CPUSystem) - (a.CPUUser + a.CPUSystem)
+	if cpu <= 0 {
+		return 0
+	}
+	return max(b.RunqueueWait-a.RunqueueWait, 0) / cpu
+}
+
+// bracket returns the readings (of the machine's CPU, or of the run
+// queue) that most tightly cover [from, to]: the last at or before from
+// and the first at or after to, the first and last readings where none
+// does. Both are read with the thread pass only, every few seconds, so a
+// cost window may lie between two readings. host holds at least two.
 func bracket(host []*model.Record, from, to float64) (a, b *model.Record) {
 	a, b = host[0], host[len(host)-1]
 	for _, h := range host {

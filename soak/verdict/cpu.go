@@ -93,9 +93,8 @@ type CPUInput struct {
 	// windows of the soak, at CostAtSeconds (each window's middle).
 	CostSeconds   []float64
 	CostAtSeconds []float64
-	// CostContention is the machine's cores busy with other work than the
-	// target's (soakd's included) in each cost window; nil when unknown.
-	CostContention []float64
+	// CostContention is the machine's contention over each cost window.
+	CostContention Contention
 }
 
 // HotThread is the busiest thread of the target over the soak: the one
@@ -185,6 +184,10 @@ type CostDrift struct {
 	// the contention is fitted out.
 	ContentionStart float64 `json:"contention_start_cores"`
 	ContentionEnd   float64 `json:"contention_end_cores"`
+	// WaitStart and WaitEnd are the target's run-queue wait per CPU
+	// second it got, over the first and last third of the windows.
+	WaitStart float64 `json:"runqueue_wait_start"`
+	WaitEnd   float64 `json:"runqueue_wait_end"`
 	AdjustedChange  float64 `json:"adjusted_change"`
 	Reason          string  `json:"reason,omitempty"`
 }
@@ -471,24 +474,17 @@ func dur(s float64) string {
 // rose by ≥ 25 % over the soak, and, when the machine's contention of
 // each window is known, the rise stands apart from it
 // (adjustForContention).
-func costDrift(at, cost, contention []float64) CostDrift {
+func costDrift(at, cost []float64, c Contention) CostDrift {
 	n := min(len(at), len(cost))
-	if len(contention) < n {
-		contention = nil
-	}
 	d := CostDrift{Windows: n}
 	if n < costMinWindows {
 		return d
 	}
-	x, y, z := at[:n], cost[:n], contention
-	if z != nil {
-		z = z[:n]
-	}
+	x, y := at[:n], cost[:n]
+	c.Others, c.Wait = upTo(c.Others, n), upTo(c.Wait, n)
 	if n > 2000 {
 		b := trend.Bin(x, y, 500, trend.ByMedian)
-		if z != nil {
-			z = trend.Bin(x, z, 500, trend.ByMedian).Y
-		}
+		c.Others, c.Wait = binLike(x, c.Others), binLike(x, c.Wait)
 		x, y = b.X, b.Y
 	}
 	f := trend.TheilSen(x, y)
@@ -505,7 +501,23 @@ func costDrift(at, cost, contention []float64) CostDrift {
 		d.Reason = fmt.Sprintf("CPU per request rising: %s to %s (%+.0f %%) over the soak, %s/request per hour, %s: a CPU leak, like a structure that each request scans and that keeps growing",
 			dur(d.Start), dur(d.End), 100*d.Change, signedDur(d.SlopePerHour), pText(d.PValue))
 	}
-	return adjustForContention(d, x, y, z)
+	return adjustForContention(d, x, y, c)
+}
+
+// upTo is v's first n values, or nil when it holds fewer.
+func upTo(v []float64, n int) []float64 {
+	if len(v) < n {
+		return nil
+	}
+	return v[:n]
+}
+
+// binLike bins v at x as the cost series is binned; nil stays nil.
+func binLike(x, v []float64) []float64 {
+	if v == nil {
+		return nil
+	}
+	return trend.Bin(x, v, 500, trend.ByMedian).Y
 }
 
 func signedDur(s float64) string {

@@ -246,7 +246,7 @@ func TestCPUCostDrift(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			at, cost := series(tc.start, tc.perHour)
-			d := costDrift(at, cost, nil)
+			d := costDrift(at, cost, Contention{})
 			if d.Rising != tc.rising || !strings.Contains(d.Reason, tc.reason) {
 				t.Errorf("got rising %v (%q); want %v containing %q", d.Rising, d.Reason, tc.rising, tc.reason)
 			}
@@ -256,7 +256,7 @@ func TestCPUCostDrift(t *testing.T) {
 			t.Logf("%+v", d)
 		})
 	}
-	if d := costDrift([]float64{0, 1, 2}, []float64{1, 2, 3}, nil); d.Rising || d.Windows != 3 {
+	if d := costDrift([]float64{0, 1, 2}, []float64{1, 2, 3}, Contention{}); d.Rising || d.Windows != 3 {
 		t.Errorf("three windows: got %+v; want too few to judge", d)
 	}
 }

@@ -23,59 +23,90 @@ const (
 	contentionCollinear = 0.9
 )
 
+// Contention is the machine's contention over each cost window: Others,
+// the cores busy with other work than the target's (soakd's included);
+// Wait, the target's run-queue wait per CPU second it got (schedstat),
+// which still rises when Others is pinned at a full machine. Either may
+// be nil when unknown.
+type Contention struct {
+	Others, Wait []float64
+}
+
 // partialFit is the cost's time slope once the contention is regressed
-// out (Frisch–Waugh: both regressed on the contention, then the residual
-// cost on the residual time), with its standard error and the share of
-// the time's variance that the contention follows (R²).
+// out (Frisch–Waugh: time and cost are both regressed on the contention,
+// then the residual cost on the residual time), with its standard error
+// and the share of the time's variance that the contention follows (R²).
 type partialFit struct {
 	Slope, SE, R2 float64
 	DF            int
 	ok            bool
 }
 
-// fitPartial fits y = a + b·t + c·z by least squares and returns b.
-func fitPartial(t, z, y []float64) partialFit {
-	n := len(t)
-	if n < 4 || sd(z) < contentionMinSD {
+// fitPartial fits y = a + b·t + Σ cₖ·zₖ by least squares and returns b;
+// a covariate that barely varies, or that the others already span, is
+// left out.
+func fitPartial(t, y []float64, zs ...[]float64) partialFit {
+	basis := orthoBasis(zs, len(t))
+	if len(basis) == 0 {
 		return partialFit{}
 	}
-	tr, yr := residualOn(z, t), residualOn(z, y)
-	var stt, sty, tt float64
-	mt := mean(t)
-	for i := range n {
-		stt += tr[i] * tr[i]
-		sty += tr[i] * yr[i]
-		tt += (t[i] - mt) * (t[i] - mt)
-	}
-	if stt <= 0 || tt <= 0 {
-		return partialFit{R2: 1, ok: false}
+	tr, yr := residualOn(basis, t), residualOn(basis, y)
+	tc := residualOn(nil, t)
+	stt, sty, tt := dot(tr, tr), dot(tr, yr), dot(tc, tc)
+	df := len(t) - 2 - len(basis)
+	if df < 1 || tt <= 0 || stt <= 1e-9*tt {
+		return partialFit{R2: 1}
 	}
 	b := sty / stt
 	var ss float64
-	for i := range n {
+	for i := range yr {
 		e := yr[i] - b*tr[i]
 		ss += e * e
 	}
-	df := n - 3
 	return partialFit{Slope: b, SE: math.Sqrt(ss / float64(df) / stt), R2: 1 - stt/tt, DF: df, ok: true}
 }
 
-// residualOn is y less its least-squares line on x.
-func residualOn(x, y []float64) []float64 {
-	mx, my := mean(x), mean(y)
-	var sxy, sxx float64
-	for i := range x {
-		sxy += (x[i] - mx) * (y[i] - my)
-		sxx += (x[i] - mx) * (x[i] - mx)
+// orthoBasis centres the covariates of length n and orthogonalises them
+// (Gram–Schmidt), dropping one that is missing, barely varies
+// (contentionMinSD) or lies in the span of those before it.
+func orthoBasis(zs [][]float64, n int) [][]float64 {
+	var basis [][]float64
+	for _, z := range zs {
+		if len(z) != n || sd(z) < contentionMinSD {
+			continue
+		}
+		c := residualOn(nil, z)
+		r := residualOn(basis, z)
+		if dot(r, r) > 1e-6*dot(c, c) {
+			basis = append(basis, r)
+		}
 	}
+	return basis
+}
+
+// residualOn is y centred, less its projection on each of the orthogonal,
+// centred columns of basis.
+func residualOn(basis [][]float64, y []float64) []float64 {
+	m := mean(y)
 	r := make([]float64, len(y))
 	for i := range y {
-		r[i] = y[i] - my
-		if sxx > 0 {
-			r[i] -= sxy / sxx * (x[i] - mx)
+		r[i] = y[i] - m
+	}
+	for _, q := range basis {
+		f := dot(r, q) / dot(q, q)
+		for i := range r {
+			r[i] -= f * q[i]
 		}
 	}
 	return r
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
 }
 
 func mean(v []float64) float64 {
@@ -130,42 +161,52 @@ func edgeMeans(v []float64) (first, last float64) {
 	return mean(v[:k]), mean(v[len(v)-k:])
 }
 
-// adjustForContention rechecks a time-only rise against the contention z
+// adjustForContention rechecks a time-only rise against the contention
 // of each window. It keeps d rising when the time slope, with the
 // contention regressed out, is still significant (t at α = 0.001) and
 // still at least costRise over the soak; otherwise it makes the cost
 // inconclusive and says why. A constant or unknown contention leaves d as
 // it is.
-func adjustForContention(d CostDrift, x, y, z []float64) CostDrift {
-	if len(z) != len(x) {
-		return d
+func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
+	if len(c.Others) == len(x) {
+		d.ContentionStart, d.ContentionEnd = edgeMeans(c.Others)
 	}
-	d.ContentionStart, d.ContentionEnd = edgeMeans(z)
+	if len(c.Wait) == len(x) {
+		d.WaitStart, d.WaitEnd = edgeMeans(c.Wait)
+	}
 	if !d.Rising {
 		return d
 	}
-	f := fitPartial(x, z, y)
+	f := fitPartial(x, y, c.Others, c.Wait)
 	if !f.ok && f.R2 == 0 {
 		d.AdjustedChange = d.Change
-		return d // the contention held still: the time-only fit stands
+		return d // the contention held still, or is unknown: the time-only fit stands
 	}
 	t0, t1 := minMax(x)
-	base := mean(y) - f.Slope*(mean(x)-t0)
-	if base > 0 {
+	if base := mean(y) - f.Slope*(mean(x)-t0); base > 0 {
 		d.AdjustedChange = f.Slope * (t1 - t0) / base
 	}
+	machine := contentionText(d)
 	switch {
 	case !f.ok || f.R2 >= contentionCollinear:
-		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %+.0f %% while the machine's other work rose from %.2f to %.2f cores in step with it; cannot separate a CPU leak from the contention (soak on a quieter machine)",
-			100*d.Change, d.ContentionStart, d.ContentionEnd)
+		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %+.0f %% while %s, in step with it; cannot separate a CPU leak from the machine's contention (soak on a quieter machine)",
+			100*d.Change, machine)
 	case f.Slope/f.SE >= tQuantile001(f.DF) && d.AdjustedChange >= costRise:
-		d.Reason += fmt.Sprintf(" (%+.0f %% of it beyond what the machine's other work, %.2f to %.2f cores, explains)",
-			100*d.AdjustedChange, d.ContentionStart, d.ContentionEnd)
+		d.Reason += fmt.Sprintf(" (%+.0f %% of it beyond what the machine's contention explains: %s)", 100*d.AdjustedChange, machine)
 		return d
 	default:
-		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %+.0f %% while the machine's other work went from %.2f to %.2f cores; the contention explains the rise (%+.0f %% is left to time, not a CPU leak)",
-			100*d.Change, d.ContentionStart, d.ContentionEnd, 100*d.AdjustedChange)
+		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %+.0f %% while %s; the contention explains the rise (%+.0f %% is left to time, not a CPU leak)",
+			100*d.Change, machine, 100*d.AdjustedChange)
 	}
 	d.Rising, d.Inconclusive = false, true
 	return d
+}
+
+// contentionText says how the machine's contention went over the soak.
+func contentionText(d CostDrift) string {
+	s := fmt.Sprintf("the machine's other work went from %.2f to %.2f cores", d.ContentionStart, d.ContentionEnd)
+	if d.WaitStart > 0 || d.WaitEnd > 0 {
+		s += fmt.Sprintf(" and the target's run-queue wait from %.2f to %.2f s per CPU second", d.WaitStart, d.WaitEnd)
+	}
+	return s
 }

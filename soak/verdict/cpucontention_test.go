@@ -17,6 +17,21 @@ type contended struct {
 	z0, z1, jitter float64
 	slow           func(z float64) float64
 	rise           float64
+	// saturated: the machine is full, its other work pinned near 2 cores,
+	// and z is the target's run-queue wait per CPU second instead.
+	saturated bool
+}
+
+// contention is what the verdict sees of z.
+func (c contended) contention(rng *rand.Rand, z []float64) Contention {
+	if !c.saturated {
+		return Contention{Others: z}
+	}
+	others := make([]float64, len(z))
+	for i := range others {
+		others[i] = 1.95 + 0.02*rng.NormFloat64()
+	}
+	return Contention{Others: others, Wait: z}
 }
 
 func (c contended) series(rng *rand.Rand) (at, cost, z []float64) {
@@ -47,15 +62,16 @@ func rate(t *testing.T, c contended) (rising, inconclusive, timeOnly float64) {
 	const seeds = 200
 	var r, u, o int
 	for s := range seeds {
-		at, cost, z := c.series(rand.New(rand.NewPCG(uint64(s), 21)))
-		d := costDrift(at, cost, z)
+		rng := rand.New(rand.NewPCG(uint64(s), 21))
+		at, cost, z := c.series(rng)
+		d := costDrift(at, cost, c.contention(rng, z))
 		if d.Rising {
 			r++
 		}
 		if d.Inconclusive {
 			u++
 		}
-		if costDrift(at, cost, nil).Rising {
+		if costDrift(at, cost, Contention{}).Rising {
 			o++
 		}
 	}
@@ -75,6 +91,8 @@ func TestCostDriftUnderContention(t *testing.T) {
 		{name: "constant cost, contention 0.3 to 1.8 cores, convex effect", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: queueSlow}},
 		{name: "constant cost, contention 0.3 to 1.8 cores, 8 windows", c: contended{n: 8, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow}},
 		{name: "constant cost, a steady ramp of contention", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.05, slow: linearSlow}},
+		{name: "constant cost, a full machine, run-queue wait 0.3 to 1.8 s per CPU second", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, saturated: true}},
+		{name: "+50 %, a full machine, run-queue wait 0.3 to 1.8 s per CPU second", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, rise: 0.5, saturated: true}, leak: true},
 		{name: "+50 %, constant contention", c: contended{n: 30, z0: 0.5, z1: 0.5, jitter: 0.3, slow: linearSlow, rise: 0.5}, leak: true},
 		{name: "+50 %, no other work", c: contended{n: 30, slow: linearSlow, rise: 0.5}, leak: true},
 		{name: "+50 %, contention 0.3 to 1.8 cores", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, rise: 0.5}, leak: true},
@@ -98,12 +116,12 @@ func TestCostDriftUnderContention(t *testing.T) {
 func TestCostDriftContentionReasons(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 21))
 	at, cost, z := contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow}.series(rng)
-	d := costDrift(at, cost, z)
+	d := costDrift(at, cost, Contention{Others: z})
 	if d.Rising || !d.Inconclusive || !strings.Contains(d.Reason, "the contention explains the rise") || strings.Contains(d.Reason, "a CPU leak,") {
 		t.Errorf("explained: got %+v; want inconclusive, the contention named", d)
 	}
 	at, cost, z = contended{n: 30, z0: 0.3, z1: 1.8, slow: linearSlow}.series(rng) // no jitter: z follows time
-	d = costDrift(at, cost, z)
+	d = costDrift(at, cost, Contention{Others: z})
 	if d.Rising || !d.Inconclusive || !strings.Contains(d.Reason, "cannot separate") {
 		t.Errorf("in step: got %+v; want inconclusive, cannot separate", d)
 	}

@@ -186,10 +186,10 @@ type CostDrift struct {
 	ContentionEnd   float64 `json:"contention_end_cores"`
 	// WaitStart and WaitEnd are the target's run-queue wait per CPU
 	// second it got, over the first and last third of the windows.
-	WaitStart float64 `json:"runqueue_wait_start"`
-	WaitEnd   float64 `json:"runqueue_wait_end"`
-	AdjustedChange  float64 `json:"adjusted_change"`
-	Reason          string  `json:"reason,omitempty"`
+	WaitStart      float64 `json:"runqueue_wait_start"`
+	WaitEnd        float64 `json:"runqueue_wait_end"`
+	AdjustedChange float64 `json:"adjusted_change"`
+	Reason         string  `json:"reason,omitempty"`
 }
 
 // AnalyzeCPU says whether the target was CPU-bound, waited on I/O, or was

@@ -189,14 +189,14 @@ func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
 	machine := contentionText(d)
 	switch {
 	case !f.ok || f.R2 >= contentionCollinear:
-		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %+.0f %% while %s, in step with it; cannot separate a CPU leak from the machine's contention (soak on a quieter machine)",
+		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %+.0f %% while %s, in step with it; cannot tell a leak from the machine's contention (soak on a quieter machine)",
 			100*d.Change, machine)
 	case f.Slope/f.SE >= tQuantile001(f.DF) && d.AdjustedChange >= costRise:
 		d.Reason += fmt.Sprintf(" (%+.0f %% of it beyond what the machine's contention explains: %s)", 100*d.AdjustedChange, machine)
 		return d
 	default:
-		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %+.0f %% while %s; the contention explains the rise (%+.0f %% is left to time, not a CPU leak)",
-			100*d.Change, machine, 100*d.AdjustedChange)
+		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %+.0f %% while %s; the contention explains the rise (what is left to time, %+.0f %%, is not significant or under %.0f %%)",
+			100*d.Change, machine, 100*d.AdjustedChange, 100*costRise)
 	}
 	d.Rising, d.Inconclusive = false, true
 	return d

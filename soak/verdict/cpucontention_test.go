@@ -122,8 +122,8 @@ func TestCostDriftContentionReasons(t *testing.T) {
 	}
 	at, cost, z = contended{n: 30, z0: 0.3, z1: 1.8, slow: linearSlow}.series(rng) // no jitter: z follows time
 	d = costDrift(at, cost, Contention{Others: z})
-	if d.Rising || !d.Inconclusive || !strings.Contains(d.Reason, "cannot separate") {
-		t.Errorf("in step: got %+v; want inconclusive, cannot separate", d)
+	if d.Rising || !d.Inconclusive || !strings.Contains(d.Reason, "cannot tell a leak from the machine") {
+		t.Errorf("in step: got %+v; want inconclusive, cannot tell a leak from the contention", d)
 	}
 	if d.ContentionStart >= d.ContentionEnd || d.ContentionEnd < 1.5 {
 		t.Errorf("contention %.2f to %.2f cores; want about 0.5 to 1.6", d.ContentionStart, d.ContentionEnd)

@@ -30,8 +30,8 @@ func TestTextReportCPUCostLines(t *testing.T) {
 			if !strings.Contains(block, "\n  "+tc.cost.Reason+"\n") && !strings.HasSuffix(block, "\n  "+tc.cost.Reason) {
 				t.Errorf("verdict block:\n%s\nwant the cost's line %q", block, tc.cost.Reason)
 			}
-			if got := slices.Contains(rep.Leaks(), CPUCostName); got != tc.leak {
-				t.Errorf("leaks %v; want %q among them: %v", rep.Leaks(), CPUCostName, tc.leak)
+			if got := slices.Contains(rep.Leaks(), CPUCostName); got != tc.leak || rep.HasLeak() != tc.leak {
+				t.Errorf("leaks %v, has a leak %v; want %q among them (exit 1): %v", rep.Leaks(), rep.HasLeak(), CPUCostName, tc.leak)
 			}
 		})
 	}

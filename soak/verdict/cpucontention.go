@@ -10,13 +10,13 @@ import (
 // work: caches and SMT siblings are shared, the clock drops, kernel locks
 // and softirqs charged to the target are contended, and a fixed
 // background cost is spread over fewer requests. The cost is therefore
-// fitted jointly against time and the machine's contention, the cores
-// busy with other work than the target's (soakd's included), and called
-// rising only when the time trend stands apart from what the contention
-// explains.
+// fitted jointly against time and the machine's contention (Contention),
+// and called rising only when the time trend stands apart from what the
+// contention explains.
 const (
-	// contentionMinSD is the spread of the contention, in cores, under
-	// which it counts as constant and the time-only fit decides alone.
+	// contentionMinSD is the spread of a contention figure (cores, or
+	// seconds of wait per CPU second) under which it counts as constant
+	// and is left out of the fit.
 	contentionMinSD = 0.02
 	// contentionCollinear is the share of the time's variance that the
 	// contention follows at or above which the two cannot be separated.

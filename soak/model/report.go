@@ -131,7 +131,8 @@ func (r *Report) HasLeak() bool { return r.Verdict == verdict.Leak || len(r.Leak
 // "failing".
 func (r *Report) Failing() bool { return r.Verdict == verdict.OverallFailing }
 
-// Leaks names the resources called a leak, in display order.
+// Leaks names the resources called a leak, in display order, and the CPU
+// cost per request when it keeps rising (a CPU leak).
 func (r *Report) Leaks() []string {
 	var l []string
 	for _, n := range r.ResourceNames() {
@@ -139,8 +140,14 @@ func (r *Report) Leaks() []string {
 			l = append(l, n)
 		}
 	}
+	if r.CPU.Cost.Rising {
+		l = append(l, CPUCostName)
+	}
 	return l
 }
+
+// CPUCostName names the CPU cost per request among a report's leaks.
+const CPUCostName = "cpu per request"
 
 // VerdictLine is the report's first line (after a death): the verdict,
 // and for a failing run how many requests failed, why and when, and any
@@ -225,8 +232,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.Target.Remote.writeAbsent(tw)
 	tw.Flush()
 	r.Target.writeUnsampled(w)
-	if r.CPU.Cost.Rising {
-		fmt.Fprintf(w, "  %s\n", r.CPU.Cost.Reason)
+	if d := r.CPU.Cost; d.Rising || d.Inconclusive {
+		fmt.Fprintf(w, "  %s\n", d.Reason)
 	}
 	for _, n := range r.ResourceNames() {
 		res := r.Resources[n]

@@ -121,4 +121,7 @@ func TestEndToEndCPUCostPerRequestRising(t *testing.T) {
 	if !d.Rising || d.SlopePerHour <= 0 || !strings.Contains(d.Reason, "CPU per request rising") {
 		t.Errorf("cost drift = %+v; want rising with a positive slope", d)
 	}
+	if d.Rising && (rep.Verdict != verdict.OverallLeak || !slices.Contains(rep.Leaks(), model.CPUCostName)) {
+		t.Errorf("verdict %s, leaks %v; want leak naming %q: a CPU leak is a leak", rep.Verdict, rep.Leaks(), model.CPUCostName)
+	}
 }

@@ -41,7 +41,7 @@ func cpuInput(recs []model.Record, sum *load.Summary, ao AnalysisOptions) verdic
 	in.HotThread, in.HotProcess = hottest(win, b.Incarnation)
 	in.Capacity, in.CapacitySource = b.CPUCapacity, b.CPUCapacitySource
 	in.HostBusy, in.HostCPUs = hostBusy(recs, a, b)
-	in.CostAtSeconds, in.CostSeconds = costSeries(win, b.Incarnation)
+	in.CostAtSeconds, in.CostSeconds, in.CostContention = costSeries(win, b.Incarnation)
 	return in
 }
 
@@ -157,16 +157,26 @@ const (
 )
 
 // costSeries is the target's CPU seconds per request over successive
-// windows of one incarnation, at each window's middle.
-func costSeries(win []*model.Record, incarnation int) (at, cost []float64) {
-	var recs []*model.Record
+// windows of one incarnation, at each window's middle, and the machine's
+// contention over each window: the cores busy with other work than the
+// target's, and the target's run-queue wait per CPU second (each nil
+// when read fewer than twice).
+func costSeries(win []*model.Record, incarnation int) (at, cost []float64, c verdict.Contention) {
+	var recs, host, runq []*model.Record
 	for _, r := range win {
-		if r.Incarnation == incarnation {
-			recs = append(recs, r)
+		if r.Incarnation != incarnation {
+			continue
+		}
+		recs = append(recs, r)
+		if r.HostCPUValid {
+			host = append(host, r)
+		}
+		if r.RunqueueValid {
+			runq = append(runq, r)
 		}
 	}
 	if len(recs) < 2 {
-		return nil, nil
+		return nil, nil, c
 	}
 	span := recs[len(recs)-1].Elapsed - recs[0].Elapsed
 	minSpan := max(costWindow, span/60)
@@ -179,9 +189,60 @@ func costSeries(win []*model.Record, incarnation int) (at, cost []float64) {
 		}
 		at = append(at, (start.Elapsed+r.Elapsed)/2)
 		cost = append(cost, dcpu/dreq)
+		if len(host) >= 2 {
+			c.Others = append(c.Others, othersBusy(bracket(host, start.Elapsed, r.Elapsed)))
+		}
+		if len(runq) >= 2 {
+			c.Wait = append(c.Wait, waitPerCPU(bracket(runq, start.Elapsed, r.Elapsed)))
+		}
 		start = r
 	}
-	return at, cost
+	return at, cost, c
+}
+
+// waitPerCPU is the target's run-queue wait per CPU second it got between
+// a and b: about the number of tasks it queues behind on its core.
+func waitPerCPU(a, b *model.Record) float64 {
+	cpu := (b.CPUUser + b.CPUSystem) - (a.CPUUser + a.CPUSystem)
+	if cpu <= 0 {
+		return 0
+	}
+	return max(b.RunqueueWait-a.RunqueueWait, 0) / cpu
+}
+
+// bracket returns the readings (of the machine's CPU, or of the run
+// queue) that most tightly cover [from, to]: the last at or before from
+// and the first at or after to, the first and last readings where none
+// does. Both are read with the thread pass only, every few seconds, so a
+// cost window may lie between two readings. host holds at least two.
+func bracket(host []*model.Record, from, to float64) (a, b *model.Record) {
+	a, b = host[0], host[len(host)-1]
+	for _, h := range host {
+		if h.Elapsed <= from {
+			a = h
+		}
+	}
+	for i := len(host) - 1; i >= 0; i-- {
+		if host[i].Elapsed >= to {
+			b = host[i]
+		}
+	}
+	if a == b { // a window past the last reading, or before the first
+		a, b = host[0], host[len(host)-1]
+	}
+	return a, b
+}
+
+// othersBusy is the machine's cores busy between a and b with other work
+// than the target's: soakd's, and every other process's.
+func othersBusy(a, b *model.Record) float64 {
+	total, dt := b.HostCPUTotal-a.HostCPUTotal, b.Elapsed-a.Elapsed
+	if total <= 0 || dt <= 0 || b.HostCPUs <= 0 {
+		return 0
+	}
+	busy := (b.HostCPUBusy - a.HostCPUBusy) / total * float64(b.HostCPUs)
+	target := ((b.CPUUser + b.CPUSystem) - (a.CPUUser + a.CPUSystem)) / dt
+	return max(busy-target, 0)
 }
 
 // runqueueWaitRate is the target's time runnable but waiting for a CPU per

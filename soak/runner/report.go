@@ -80,7 +80,7 @@ func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao A
 	rep.Target.Incarnations, rep.Target.Restarts = incarnations(recs)
 	rep.Target.Stopped = model.StoppedSpans(recs)
 	rep.Resources, rep.CPU = Analyze(recs, sum, ao)
-	rep.Verdict = verdict.WithHealth(overall(rep.Resources), rep.Requests)
+	rep.Verdict = verdict.WithHealth(verdict.WithCPU(overall(rep.Resources), rep.CPU), rep.Requests)
 	return rep
 }
 

@@ -20,7 +20,7 @@ const (
 	machineSaturated = 0.9  // the machine's busy share at which it is full
 	clientShare      = 0.25 // soakd must use this share of the machine's cores to be blamed for filling it
 	kernelHeavy      = 0.5  // system share above which the work is in the kernel
-	costRise         = 0.2  // a rise of the CPU per request over the soak that is a CPU leak
+	costRise         = 0.25 // a rise of the CPU per request over the soak that is a CPU leak
 	costAlpha        = 0.001
 	costMinWindows   = 6
 )
@@ -93,6 +93,8 @@ type CPUInput struct {
 	// windows of the soak, at CostAtSeconds (each window's middle).
 	CostSeconds   []float64
 	CostAtSeconds []float64
+	// CostContention is the machine's contention over each cost window.
+	CostContention Contention
 }
 
 // HotThread is the busiest thread of the target over the soak: the one
@@ -173,7 +175,21 @@ type CostDrift struct {
 	Change float64    `json:"change"`  // End/Start − 1
 	PValue float64    `json:"p_value"` // Mann–Kendall, one-sided, increasing
 	Rising bool       `json:"rising"`
-	Reason string     `json:"reason,omitempty"`
+	// Inconclusive says the cost rose over time but the machine's
+	// contention explains the rise or cannot be told from it (Reason).
+	Inconclusive bool `json:"inconclusive,omitempty"`
+	// ContentionStart and ContentionEnd are the machine's cores busy with
+	// other work than the target's over the first and last third of the
+	// windows; AdjustedChange is the rise over the soak left to time once
+	// the contention is fitted out.
+	ContentionStart float64 `json:"contention_start_cores"`
+	ContentionEnd   float64 `json:"contention_end_cores"`
+	// WaitStart and WaitEnd are the target's run-queue wait per CPU
+	// second it got, over the first and last third of the windows.
+	WaitStart      float64 `json:"runqueue_wait_start"`
+	WaitEnd        float64 `json:"runqueue_wait_end"`
+	AdjustedChange float64 `json:"adjusted_change"`
+	Reason         string  `json:"reason,omitempty"`
 }
 
 // AnalyzeCPU says whether the target was CPU-bound, waited on I/O, or was
@@ -218,7 +234,7 @@ func AnalyzeCPU(in CPUInput) CPU {
 	c.Capacity, c.CapacitySource = capacity(in)
 	c.P99SlopePerHour = p99Slope(in)
 	c.ThroughputDecay = decay(in.RateAtSeconds, in.RateSeries)
-	c.Cost = costDrift(in.CostAtSeconds, in.CostSeconds)
+	c.Cost = costDrift(in.CostAtSeconds, in.CostSeconds, in.CostContention)
 	if in.WallSeconds <= 0 || in.Requests <= 0 {
 		c.Reason = "inconclusive: no soak window or no completed requests"
 		return c
@@ -454,17 +470,21 @@ func dur(s float64) string {
 
 // costDrift fits the CPU seconds per request against time: a Theil–Sen
 // slope and a one-sided Mann–Kendall test. It is rising (a CPU leak) when
-// p < 0.001, the slope's 95 % interval is above zero, and the fitted cost
-// rose by ≥ 20 % over the soak.
-func costDrift(at, cost []float64) CostDrift {
+// p < 0.001, the slope's 95 % interval is above zero, the fitted cost
+// rose by ≥ 25 % over the soak, and, when the machine's contention of
+// each window is known, the rise stands apart from it
+// (adjustForContention).
+func costDrift(at, cost []float64, c Contention) CostDrift {
 	n := min(len(at), len(cost))
 	d := CostDrift{Windows: n}
 	if n < costMinWindows {
 		return d
 	}
 	x, y := at[:n], cost[:n]
+	c.Others, c.Wait = upTo(c.Others, n), upTo(c.Wait, n)
 	if n > 2000 {
 		b := trend.Bin(x, y, 500, trend.ByMedian)
+		c.Others, c.Wait = binLike(x, c.Others), binLike(x, c.Wait)
 		x, y = b.X, b.Y
 	}
 	f := trend.TheilSen(x, y)
@@ -481,7 +501,23 @@ func costDrift(at, cost []float64) CostDrift {
 		d.Reason = fmt.Sprintf("CPU per request rising: %s to %s (%+.0f %%) over the soak, %s/request per hour, %s: a CPU leak, like a structure that each request scans and that keeps growing",
 			dur(d.Start), dur(d.End), 100*d.Change, signedDur(d.SlopePerHour), pText(d.PValue))
 	}
-	return d
+	return adjustForContention(d, x, y, c)
+}
+
+// upTo is v's first n values, or nil when it holds fewer.
+func upTo(v []float64, n int) []float64 {
+	if len(v) < n {
+		return nil
+	}
+	return v[:n]
+}
+
+// binLike bins v at x as the cost series is binned; nil stays nil.
+func binLike(x, v []float64) []float64 {
+	if v == nil {
+		return nil
+	}
+	return trend.Bin(x, v, 500, trend.ByMedian).Y
 }
 
 func signedDur(s float64) string {
@@ -526,4 +562,14 @@ func decay(at, rate []float64) float64 {
 		return 0
 	}
 	return (last/nl)/(first/nf) - 1
+}
+
+// WithCPU is the run's verdict once the CPU cost per request is judged: a
+// cost that keeps rising is a CPU leak, so a run otherwise clean or
+// inconclusive is "leak"; a failing run stays failing.
+func WithCPU(overall string, c CPU) string {
+	if c.Cost.Rising && (overall == OverallClean || overall == OverallInconclusive) {
+		return OverallLeak
+	}
+	return overall
 }

@@ -240,13 +240,13 @@ func TestCPUCostDrift(t *testing.T) {
 		{name: "a list scanned per request grows: 50 µs to 400 µs", start: 50e-6, perHour: 350e-6, rising: true,
 			reason: "CPU per request rising: 49.5 µs to 397 µs (+703 %) over the soak, +353 µs/request per hour"},
 		{name: "flat cost", start: 50e-6},
-		{name: "a slow rise under the 20 % floor", start: 50e-6, perHour: 5e-6},
+		{name: "a slow rise under the 25 % floor", start: 50e-6, perHour: 5e-6},
 		{name: "falling cost (a cache warming)", start: 80e-6, perHour: -30e-6},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			at, cost := series(tc.start, tc.perHour)
-			d := costDrift(at, cost)
+			d := costDrift(at, cost, Contention{})
 			if d.Rising != tc.rising || !strings.Contains(d.Reason, tc.reason) {
 				t.Errorf("got rising %v (%q); want %v containing %q", d.Rising, d.Reason, tc.rising, tc.reason)
 			}
@@ -256,7 +256,7 @@ func TestCPUCostDrift(t *testing.T) {
 			t.Logf("%+v", d)
 		})
 	}
-	if d := costDrift([]float64{0, 1, 2}, []float64{1, 2, 3}); d.Rising || d.Windows != 3 {
+	if d := costDrift([]float64{0, 1, 2}, []float64{1, 2, 3}, Contention{}); d.Rising || d.Windows != 3 {
 		t.Errorf("three windows: got %+v; want too few to judge", d)
 	}
 }

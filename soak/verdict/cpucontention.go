@@ -1,0 +1,212 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+)
+
+// Contention correction of the CPU cost drift. On a busy machine the CPU
+// seconds a request costs truly rise without any leak in the target's
+// work: caches and SMT siblings are shared, the clock drops, kernel locks
+// and softirqs charged to the target are contended, and a fixed
+// background cost is spread over fewer requests. The cost is therefore
+// fitted jointly against time and the machine's contention (Contention),
+// and called rising only when the time trend stands apart from what the
+// contention explains.
+const (
+	// contentionMinSD is the spread of a contention figure (cores, or
+	// seconds of wait per CPU second) under which it counts as constant
+	// and is left out of the fit.
+	contentionMinSD = 0.02
+	// contentionCollinear is the share of the time's variance that the
+	// contention follows at or above which the two cannot be separated.
+	contentionCollinear = 0.9
+)
+
+// Contention is the machine's contention over each cost window: Others,
+// the cores busy with other work than the target's (soakd's included);
+// Wait, the target's run-queue wait per CPU second it got (schedstat),
+// which still rises when Others is pinned at a full machine. Either may
+// be nil when unknown.
+type Contention struct {
+	Others, Wait []float64
+}
+
+// partialFit is the cost's time slope once the contention is regressed
+// out (Frisch–Waugh: time and cost are both regressed on the contention,
+// then the residual cost on the residual time), with its standard error
+// and the share of the time's variance that the contention follows (R²).
+type partialFit struct {
+	Slope, SE, R2 float64
+	DF            int
+	ok            bool
+}
+
+// fitPartial fits y = a + b·t + Σ cₖ·zₖ by least squares and returns b;
+// a covariate that barely varies, or that the others already span, is
+// left out.
+func fitPartial(t, y []float64, zs ...[]float64) partialFit {
+	basis := orthoBasis(zs, len(t))
+	if len(basis) == 0 {
+		return partialFit{}
+	}
+	tr, yr := residualOn(basis, t), residualOn(basis, y)
+	tc := residualOn(nil, t)
+	stt, sty, tt := dot(tr, tr), dot(tr, yr), dot(tc, tc)
+	df := len(t) - 2 - len(basis)
+	if df < 1 || tt <= 0 || stt <= 1e-9*tt {
+		return partialFit{R2: 1}
+	}
+	b := sty / stt
+	var ss float64
+	for i := range yr {
+		e := yr[i] - b*tr[i]
+		ss += e * e
+	}
+	return partialFit{Slope: b, SE: math.Sqrt(ss / float64(df) / stt), R2: 1 - stt/tt, DF: df, ok: true}
+}
+
+// orthoBasis centres the covariates of length n and orthogonalises them
+// (Gram–Schmidt), dropping one that is missing, barely varies
+// (contentionMinSD) or lies in the span of those before it.
+func orthoBasis(zs [][]float64, n int) [][]float64 {
+	var basis [][]float64
+	for _, z := range zs {
+		if len(z) != n || sd(z) < contentionMinSD {
+			continue
+		}
+		c := residualOn(nil, z)
+		r := residualOn(basis, z)
+		if dot(r, r) > 1e-6*dot(c, c) {
+			basis = append(basis, r)
+		}
+	}
+	return basis
+}
+
+// residualOn is y centred, less its projection on each of the orthogonal,
+// centred columns of basis.
+func residualOn(basis [][]float64, y []float64) []float64 {
+	m := mean(y)
+	r := make([]float64, len(y))
+	for i := range y {
+		r[i] = y[i] - m
+	}
+	for _, q := range basis {
+		f := dot(r, q) / dot(q, q)
+		for i := range r {
+			r[i] -= f * q[i]
+		}
+	}
+	return r
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+func mean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(max(len(v), 1))
+}
+
+func sd(v []float64) float64 {
+	if len(v) < 2 {
+		return 0
+	}
+	m := mean(v)
+	var s float64
+	for _, x := range v {
+		s += (x - m) * (x - m)
+	}
+	return math.Sqrt(s / float64(len(v)-1))
+}
+
+// tCritical001 is Student's t at one-sided α = 0.001 by degrees of
+// freedom; tQuantile001 interpolates it in 1/df.
+var tCritical001 = []struct {
+	df int
+	t  float64
+}{{1, 318.3}, {2, 22.33}, {3, 10.21}, {4, 7.173}, {5, 5.893}, {6, 5.208}, {7, 4.785}, {8, 4.501},
+	{9, 4.297}, {10, 4.144}, {12, 3.930}, {15, 3.733}, {20, 3.552}, {30, 3.385}, {60, 3.232}, {120, 3.160}}
+
+func tQuantile001(df int) float64 {
+	if df < 1 {
+		return math.Inf(1)
+	}
+	for i, c := range tCritical001 {
+		if df == c.df {
+			return c.t
+		}
+		if df < c.df {
+			p := tCritical001[i-1]
+			f := (1/float64(p.df) - 1/float64(df)) / (1/float64(p.df) - 1/float64(c.df))
+			return p.t + f*(c.t-p.t)
+		}
+	}
+	return 3.090 // the normal's
+}
+
+// edgeMeans is the mean of v over the first and the last third of the
+// windows, in time order.
+func edgeMeans(v []float64) (first, last float64) {
+	k := max(len(v)/3, 1)
+	return mean(v[:k]), mean(v[len(v)-k:])
+}
+
+// adjustForContention rechecks a time-only rise against the contention
+// of each window. It keeps d rising when the time slope, with the
+// contention regressed out, is still significant (t at α = 0.001) and
+// still at least costRise over the soak; otherwise it makes the cost
+// inconclusive and says why. A constant or unknown contention leaves d as
+// it is.
+func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
+	if len(c.Others) == len(x) {
+		d.ContentionStart, d.ContentionEnd = edgeMeans(c.Others)
+	}
+	if len(c.Wait) == len(x) {
+		d.WaitStart, d.WaitEnd = edgeMeans(c.Wait)
+	}
+	if !d.Rising {
+		return d
+	}
+	f := fitPartial(x, y, c.Others, c.Wait)
+	if !f.ok && f.R2 == 0 {
+		d.AdjustedChange = d.Change
+		return d // the contention held still, or is unknown: the time-only fit stands
+	}
+	t0, t1 := minMax(x)
+	if base := mean(y) - f.Slope*(mean(x)-t0); base > 0 {
+		d.AdjustedChange = f.Slope * (t1 - t0) / base
+	}
+	machine := contentionText(d)
+	switch {
+	case !f.ok || f.R2 >= contentionCollinear:
+		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %+.0f %% while %s, in step with it; cannot tell a leak from the machine's contention (soak on a quieter machine)",
+			100*d.Change, machine)
+	case f.Slope/f.SE >= tQuantile001(f.DF) && d.AdjustedChange >= costRise:
+		d.Reason += fmt.Sprintf(" (%+.0f %% of it beyond what the machine's contention explains: %s)", 100*d.AdjustedChange, machine)
+		return d
+	default:
+		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %+.0f %% while %s; the contention explains the rise (what is left to time, %+.0f %%, is not significant or under %.0f %%)",
+			100*d.Change, machine, 100*d.AdjustedChange, 100*costRise)
+	}
+	d.Rising, d.Inconclusive = false, true
+	return d
+}
+
+// contentionText says how the machine's contention went over the soak.
+func contentionText(d CostDrift) string {
+	s := fmt.Sprintf("the machine's other work went from %.2f to %.2f cores", d.ContentionStart, d.ContentionEnd)
+	if d.WaitStart > 0 || d.WaitEnd > 0 {
+		s += fmt.Sprintf(" and the target's run-queue wait from %.2f to %.2f s per CPU second", d.WaitStart, d.WaitEnd)
+	}
+	return s
+}

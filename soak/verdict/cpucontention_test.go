@@ -1,0 +1,150 @@
+package verdict
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// contended is a synthetic soak of n cost windows over a minute: the
+// machine's other work z rises from z0 to z1 cores with an AR(1)
+// fluctuation of sd jitter; the cost per request is 100 µs, raised by
+// slow(z) (the contention's own effect) and by rise over the soak (a
+// leak), with 5 % noise.
+type contended struct {
+	n              int
+	z0, z1, jitter float64
+	slow           func(z float64) float64
+	rise           float64
+	// saturated: the machine is full, its other work pinned near 2 cores,
+	// and z is the target's run-queue wait per CPU second instead.
+	saturated bool
+}
+
+// contention is what the verdict sees of z.
+func (c contended) contention(rng *rand.Rand, z []float64) Contention {
+	if !c.saturated {
+		return Contention{Others: z}
+	}
+	others := make([]float64, len(z))
+	for i := range others {
+		others[i] = 1.95 + 0.02*rng.NormFloat64()
+	}
+	return Contention{Others: others, Wait: z}
+}
+
+func (c contended) series(rng *rand.Rand) (at, cost, z []float64) {
+	var ar float64
+	for i := range c.n {
+		f := float64(i) / float64(c.n-1)
+		ar = 0.5*ar + c.jitter*math.Sqrt(0.75)*rng.NormFloat64()
+		zi := max(c.z0+(c.z1-c.z0)*f+ar, 0)
+		at = append(at, 60*f)
+		z = append(z, zi)
+		cost = append(cost, 100e-6*c.slow(zi)*(1+c.rise*f)*(1+0.05*rng.NormFloat64()))
+	}
+	return at, cost, z
+}
+
+// linearSlow: each core of other work costs the target 30 % more CPU per
+// request (shared caches, SMT siblings, a lower clock).
+func linearSlow(z float64) float64 { return 1 + 0.3*z }
+
+// queueSlow grows faster as the two cores fill: 1/(1 − z/2.5).
+func queueSlow(z float64) float64 { return 1 / (1 - math.Min(z, 2.2)/2.5) }
+
+// rate is the share of 200 seeds whose cost drift is rising and
+// inconclusive, and the share rising by the time-only fit (the
+// contention unknown).
+func rate(t *testing.T, c contended) (rising, inconclusive, timeOnly float64) {
+	t.Helper()
+	const seeds = 200
+	var r, u, o int
+	for s := range seeds {
+		rng := rand.New(rand.NewPCG(uint64(s), 21))
+		at, cost, z := c.series(rng)
+		d := costDrift(at, cost, c.contention(rng, z))
+		if d.Rising {
+			r++
+		}
+		if d.Inconclusive {
+			u++
+		}
+		if costDrift(at, cost, Contention{}).Rising {
+			o++
+		}
+	}
+	return float64(r) / seeds, float64(u) / seeds, float64(o) / seeds
+}
+
+// TestCostDriftUnderContention measures the false alarms of a constant
+// cost under rising contention and the finds of a +50 % rise under
+// constant and rising contention, over 200 seeds each.
+func TestCostDriftUnderContention(t *testing.T) {
+	tests := []struct {
+		name string
+		c    contended
+		leak bool
+	}{
+		{name: "constant cost, contention 0.3 to 1.8 cores", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow}},
+		{name: "constant cost, contention 0.3 to 1.8 cores, convex effect", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: queueSlow}},
+		{name: "constant cost, contention 0.3 to 1.8 cores, 8 windows", c: contended{n: 8, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow}},
+		{name: "constant cost, a steady ramp of contention", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.05, slow: linearSlow}},
+		{name: "constant cost, a full machine, run-queue wait 0.3 to 1.8 s per CPU second", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, saturated: true}},
+		{name: "+50 %, a full machine, run-queue wait 0.3 to 1.8 s per CPU second", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, rise: 0.5, saturated: true}, leak: true},
+		{name: "+50 %, constant contention", c: contended{n: 30, z0: 0.5, z1: 0.5, jitter: 0.3, slow: linearSlow, rise: 0.5}, leak: true},
+		{name: "+50 %, no other work", c: contended{n: 30, slow: linearSlow, rise: 0.5}, leak: true},
+		{name: "+50 %, contention 0.3 to 1.8 cores", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, rise: 0.5}, leak: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, u, o := rate(t, tc.c)
+			t.Logf("rising %.1f %%, inconclusive %.1f %% of 200 seeds (time-only fit: rising %.1f %%)", 100*r, 100*u, 100*o)
+			if !tc.leak && r > 0.01 {
+				t.Errorf("false alarms: %.1f %% of seeds rising; want ≤ 1 %%", 100*r)
+			}
+			if tc.leak && r < 0.9 {
+				t.Errorf("finds: %.1f %% of seeds rising; want ≥ 90 %%", 100*r)
+			}
+		})
+	}
+}
+
+// TestCostDriftContentionReasons checks the reasons of a rise the
+// contention explains and of one in step with it.
+func TestCostDriftContentionReasons(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 21))
+	at, cost, z := contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow}.series(rng)
+	d := costDrift(at, cost, Contention{Others: z})
+	if d.Rising || !d.Inconclusive || !strings.Contains(d.Reason, "the contention explains the rise") || strings.Contains(d.Reason, "a CPU leak,") {
+		t.Errorf("explained: got %+v; want inconclusive, the contention named", d)
+	}
+	at, cost, z = contended{n: 30, z0: 0.3, z1: 1.8, slow: linearSlow}.series(rng) // no jitter: z follows time
+	d = costDrift(at, cost, Contention{Others: z})
+	if d.Rising || !d.Inconclusive || !strings.Contains(d.Reason, "cannot tell a leak from the machine") {
+		t.Errorf("in step: got %+v; want inconclusive, cannot tell a leak from the contention", d)
+	}
+	if d.ContentionStart >= d.ContentionEnd || d.ContentionEnd < 1.5 {
+		t.Errorf("contention %.2f to %.2f cores; want about 0.5 to 1.6", d.ContentionStart, d.ContentionEnd)
+	}
+}
+
+func TestWithCPU(t *testing.T) {
+	rising := CPU{Cost: CostDrift{Rising: true}}
+	for _, tc := range []struct {
+		overall string
+		c       CPU
+		want    string
+	}{
+		{OverallClean, rising, OverallLeak},
+		{OverallInconclusive, rising, OverallLeak},
+		{OverallFailing, rising, OverallFailing},
+		{OverallClean, CPU{Cost: CostDrift{Inconclusive: true}}, OverallClean},
+		{OverallInconclusive, CPU{}, OverallInconclusive},
+	} {
+		if got := WithCPU(tc.overall, tc.c); got != tc.want {
+			t.Errorf("WithCPU(%s, rising %v) = %s; want %s", tc.overall, tc.c.Cost.Rising, got, tc.want)
+		}
+	}
+}

@@ -130,15 +130,33 @@ func (h *alertHub) evaluate(job string, runID int64, rep *model.Report, gate *ve
 	if gate == nil {
 		firing = append(firing, h.keepUnmeasured(job, runID, rep, active)...)
 	}
-	rising := rep.CPU.Cost.Rising
-	h.set(alerts.AlertLeak, rising, h.annotate(alerts.LeakAlert(costLeakOf(job, runID, rep.CPU)), job, rep.Target.Description))
-	if rising {
+	if h.cost(job, runID, rep, gate, active) {
 		firing = append(firing, costResource)
 	}
 	if h.requests(job, runID, rep, gate, active) {
 		firing = append(firing, alerts.ResourceRequests)
 	}
 	return firing
+}
+
+// cost fires the leak alert of a CPU cost per request that keeps rising.
+// As a memory leak's, it resolves on evidence only: a final report whose
+// cost was judged and is not rising; a live look, or a cost left
+// inconclusive (a busy machine's contention explained the rise), keeps it.
+// It returns whether the alert fires now.
+func (h *alertHub) cost(job string, runID int64, rep *model.Report, gate *verdict.Gate, active map[alerts.Fingerprint]alerts.Alert) bool {
+	c := rep.CPU.Cost
+	a := h.annotate(alerts.LeakAlert(costLeakOf(job, runID, rep.CPU)), job, rep.Target.Description)
+	if c.Rising {
+		h.mgr.Fire(a)
+		return true
+	}
+	_, was := active[a.Fingerprint()]
+	if was && gate == nil && !c.Inconclusive && c.Windows > 0 {
+		h.set(alerts.AlertLeak, false, a)
+		return false
+	}
+	return was
 }
 
 // requests fires SoakdRequestsFailing when rep's requests are failing

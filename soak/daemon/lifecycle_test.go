@@ -51,7 +51,8 @@ func TestExhaustionAtLimit(t *testing.T) {
 }
 
 // TestCPUCostRisingFiresALeak: a rising CPU cost per request fires the
-// leak alert for resource cpu_per_request, and a flat one resolves it.
+// leak alert for resource cpu_per_request; a flat one in a final analysis
+// resolves it, an inconclusive one or a live look does not.
 func TestCPUCostRisingFiresALeak(t *testing.T) {
 	mgr, err := alerts.NewManager(alerts.ManagerOptions{Logger: zaptest.NewLogger(t)})
 	if err != nil {
@@ -72,8 +73,19 @@ func TestCPUCostRisingFiresALeak(t *testing.T) {
 	if got, want := active[0].Annotations[alerts.AnnotationPerRequest], "1 ns CPU/request"; got != want {
 		t.Errorf("per-request annotation = %q; want %q", got, want)
 	}
+	// Not evidence that the cost stopped rising: a live look, and a final
+	// analysis that left the cost inconclusive (the machine's contention
+	// explained the rise). Both keep the alert.
 	rep.CPU.Cost.Rising = false
-	if got := h.evaluate("web", 2, rep, nil); len(got) != 0 || len(mgr.Active()) != 0 {
+	rep.CPU.Cost.Inconclusive = true
+	if got := h.evaluate("web", 2, rep, nil); len(got) != 1 || len(mgr.Active()) != 1 {
+		t.Errorf("inconclusive cost: got firing %v, active %v; want the alert kept", got, mgr.Active())
+	}
+	rep.CPU.Cost.Inconclusive = false
+	if got := h.evaluate("web", 3, rep, verdict.NewGate(5, 600)); len(got) != 1 || len(mgr.Active()) != 1 {
+		t.Errorf("live look: got firing %v, active %v; want the alert kept", got, mgr.Active())
+	}
+	if got := h.evaluate("web", 4, rep, nil); len(got) != 0 || len(mgr.Active()) != 0 {
 		t.Errorf("flat cost: got firing %v, active %v; want none", got, mgr.Active())
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"strconv"
 )
 
@@ -48,6 +50,9 @@ func parseStat(b []byte) (statInfo, error) {
 	ppid, err := statField(f, 4)
 	if err != nil {
 		return s, err
+	}
+	if ppid > math.MaxInt32 {
+		return s, fmt.Errorf("stat: field 4 (ppid) %d: not a PID", ppid)
 	}
 	s.PPID = int32(ppid)
 	dst := []*uint64{&s.UTime, &s.STime, &s.NumThreads, &s.StartTime, &s.VSize, &s.RSSPages}
@@ -121,7 +126,7 @@ func (s *statusInfo) parseLine(line []byte) error {
 		return nil
 	case "Uid":
 		var u uint64
-		u, err = parseUintField(firstField(val))
+		u, err = strconv.ParseUint(string(firstField(val)), 10, 32)
 		s.UID = uint32(u)
 	default:
 		return nil
@@ -139,6 +144,9 @@ func parseKB(val []byte) (uint64, error) {
 		return 0, fmt.Errorf("%q: want \"N kB\"", bytes.TrimSpace(val))
 	}
 	n, err := strconv.ParseUint(string(f[0]), 10, 64)
+	if err == nil && n > math.MaxUint64/1024 {
+		return 0, fmt.Errorf("%q: more than 2^64 bytes", bytes.TrimSpace(val))
+	}
 	return n * 1024, err
 }
 
@@ -227,6 +235,7 @@ type smapsInfo struct {
 // parseSmapsRollup returns Pss and Private_Clean + Private_Dirty (USS).
 func parseSmapsRollup(b []byte) (smapsInfo, error) {
 	var s smapsInfo
+	var carry uint64
 	seen := 0
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		key, val, ok := bytes.Cut(line, []byte(":"))
@@ -244,8 +253,8 @@ func parseSmapsRollup(b []byte) (smapsInfo, error) {
 		}
 		if string(key) == "Pss" {
 			s.PSS = v
-		} else {
-			s.USS += v
+		} else if s.USS, carry = bits.Add64(s.USS, v, 0); carry != 0 {
+			return s, fmt.Errorf("smaps_rollup: Private_Clean + Private_Dirty: more than 2^64 bytes")
 		}
 		seen++
 	}

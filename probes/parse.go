@@ -43,7 +43,7 @@ func parseStat(b []byte) (statInfo, error) {
 	if len(f) < 24-2 {
 		return s, errStatShort
 	}
-	if len(f[0]) != 1 {
+	if len(f[0]) != 1 || !isLetter(f[0][0]) {
 		return s, fmt.Errorf("stat: field 3 (state) %q: not one letter", f[0])
 	}
 	s.State = f[0][0]
@@ -63,6 +63,8 @@ func parseStat(b []byte) (statInfo, error) {
 	}
 	return s, nil
 }
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // statField parses field n (1-based, as in proc(5)) of a stat line split
 // after the comm.

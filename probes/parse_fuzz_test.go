@@ -23,7 +23,7 @@ func FuzzParseStat(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if s.State == 0 || s.State == ' ' {
+		if !isLetter(s.State) {
 			t.Fatalf("%q: state %q", b, s.State)
 		}
 		if !bytes.Contains(b, []byte("("+s.Comm+")")) {

@@ -141,8 +141,8 @@ func checkUSS(t *testing.T, b []byte, got uint64) {
 	t.Helper()
 	var sum float64
 	for line := range bytes.Lines(b) {
-		key, val, _ := bytes.Cut(line, []byte(":"))
-		if string(key) != "Private_Clean" && string(key) != "Private_Dirty" {
+		key, val, ok := bytes.Cut(line, []byte(":"))
+		if !ok || string(key) != "Private_Clean" && string(key) != "Private_Dirty" {
 			continue
 		}
 		n, _ := strconv.ParseUint(string(bytes.Fields(val)[0]), 10, 64)

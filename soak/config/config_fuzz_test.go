@@ -31,7 +31,7 @@ func FuzzParseErrors(f *testing.F) {
 		if err == nil {
 			return
 		}
-		lines := bytes.Count(data, []byte("\n")) + 1
+		lines := yamlLines(data)
 		errs := configErrors(err)
 		if len(errs) == 0 {
 			t.Fatalf("%q: error %v is no config error", data, err)
@@ -42,6 +42,17 @@ func FuzzParseErrors(f *testing.F) {
 			}
 		}
 	})
+}
+
+// yamlLines counts data's lines as YAML does: CR LF, CR, LF, NEL, LS and
+// PS each end one.
+func yamlLines(data []byte) int {
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	n := 1
+	for _, brk := range []string{"\r", "\n", "\u0085", "\u2028", "\u2029"} {
+		n += bytes.Count(data, []byte(brk))
+	}
+	return n
 }
 
 // configErrors returns the *Error values in err's tree.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -78,10 +79,17 @@ func countCPUList(b []byte) (int, bool) {
 				return 0, false
 			}
 		}
+		if z >= maxCPUs {
+			return 0, false
+		}
 		n += int(z-a) + 1
 	}
-	return n, true
+	return n, n <= maxCPUs
 }
+
+// maxCPUs bounds the CPU numbers of a list (the kernel's NR_CPUS is at
+// most 8192), so that a garbled list cannot count billions of CPUs.
+const maxCPUs = 1 << 20
 
 // parseCPUMax parses cgroup v2 cpu.max, "max 100000" or "150000 100000":
 // the cores the quota allows, or +Inf without a quota.
@@ -135,14 +143,29 @@ func parseProcStat(b []byte) (hostCPU, error) {
 			}
 		}
 		user, nice, system, idle, iowait, irq, softirq, steal := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
-		h.Busy = user + nice + system + irq + softirq + steal
-		h.Total = h.Busy + idle + iowait
+		var wrapped bool
+		h.Busy, wrapped = addNoWrap(user, nice, system, irq, softirq, steal)
+		total, wrapped2 := addNoWrap(h.Busy, idle, iowait)
+		if wrapped || wrapped2 {
+			return h, fmt.Errorf("stat: cpu line: more than 2^64 ticks")
+		}
+		h.Total = total
 		seen = true
 	}
 	if !seen {
 		return h, fmt.Errorf("stat: no cpu line")
 	}
 	return h, nil
+}
+
+// addNoWrap adds vs and says whether the sum wrapped.
+func addNoWrap(vs ...uint64) (s uint64, wrapped bool) {
+	var carry, c uint64
+	for _, v := range vs {
+		s, c = bits.Add64(s, v, 0)
+		carry |= c
+	}
+	return s, carry != 0
 }
 
 // capacity is the CPU the target may use, and what limits it.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"strconv"
 )
 
@@ -41,13 +43,16 @@ func parseStat(b []byte) (statInfo, error) {
 	if len(f) < 24-2 {
 		return s, errStatShort
 	}
-	if len(f[0]) != 1 {
+	if len(f[0]) != 1 || !isLetter(f[0][0]) {
 		return s, fmt.Errorf("stat: field 3 (state) %q: not one letter", f[0])
 	}
 	s.State = f[0][0]
 	ppid, err := statField(f, 4)
 	if err != nil {
 		return s, err
+	}
+	if ppid > math.MaxInt32 {
+		return s, fmt.Errorf("stat: field 4 (ppid) %d: not a PID", ppid)
 	}
 	s.PPID = int32(ppid)
 	dst := []*uint64{&s.UTime, &s.STime, &s.NumThreads, &s.StartTime, &s.VSize, &s.RSSPages}
@@ -58,6 +63,8 @@ func parseStat(b []byte) (statInfo, error) {
 	}
 	return s, nil
 }
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // statField parses field n (1-based, as in proc(5)) of a stat line split
 // after the comm.
@@ -121,7 +128,7 @@ func (s *statusInfo) parseLine(line []byte) error {
 		return nil
 	case "Uid":
 		var u uint64
-		u, err = parseUintField(firstField(val))
+		u, err = strconv.ParseUint(string(firstField(val)), 10, 32)
 		s.UID = uint32(u)
 	default:
 		return nil
@@ -139,6 +146,9 @@ func parseKB(val []byte) (uint64, error) {
 		return 0, fmt.Errorf("%q: want \"N kB\"", bytes.TrimSpace(val))
 	}
 	n, err := strconv.ParseUint(string(f[0]), 10, 64)
+	if err == nil && n > math.MaxUint64/1024 {
+		return 0, fmt.Errorf("%q: more than 2^64 bytes", bytes.TrimSpace(val))
+	}
 	return n * 1024, err
 }
 
@@ -227,6 +237,7 @@ type smapsInfo struct {
 // parseSmapsRollup returns Pss and Private_Clean + Private_Dirty (USS).
 func parseSmapsRollup(b []byte) (smapsInfo, error) {
 	var s smapsInfo
+	var carry uint64
 	seen := 0
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		key, val, ok := bytes.Cut(line, []byte(":"))
@@ -244,8 +255,8 @@ func parseSmapsRollup(b []byte) (smapsInfo, error) {
 		}
 		if string(key) == "Pss" {
 			s.PSS = v
-		} else {
-			s.USS += v
+		} else if s.USS, carry = bits.Add64(s.USS, v, 0); carry != 0 {
+			return s, fmt.Errorf("smaps_rollup: Private_Clean + Private_Dirty: more than 2^64 bytes")
 		}
 		seen++
 	}

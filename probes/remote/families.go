@@ -242,6 +242,24 @@ func read(s snapshot, f *family, extras []Extra) (r reading, ambiguous []string)
 	return r, ambiguous
 }
 
+// whole returns the value of key as a count or a byte size; ok is false
+// when the key is missing or its value is not a number a uint64 holds
+// (NaN, negative, infinite, 2^64 or more), which is taken as not read.
+func (r reading) whole(key string) (uint64, bool) {
+	v, ok := r[key]
+	if !ok {
+		return 0, false
+	}
+	return wholeOf(v)
+}
+
+func wholeOf(v float64) (uint64, bool) {
+	if !(v >= 0 && v < math.MaxUint64) { // float64(MaxUint64) is 2^64
+		return 0, false
+	}
+	return uint64(v), true
+}
+
 // builder turns readings into samples: it follows incarnations (a start
 // time that changes) and keeps CPU counters monotonic across resets.
 type builder struct {
@@ -296,24 +314,24 @@ func (b *builder) sample(t time.Time, r reading) probes.Sample {
 	s.Alive = true
 	s.Incarnation = b.incarnation
 	s.Procs = 1
-	if v, ok := r[kProcs]; ok {
+	if v, ok := r.whole(kProcs); ok && v < math.MaxInt32 {
 		s.Procs = int(v)
 	}
-	s.RootStart = uint64(b.start)
-	if v, ok := r[kRSS]; ok {
-		s.RSS = uint64(v)
+	s.RootStart, _ = wholeOf(b.start)
+	if v, ok := r.whole(kRSS); ok {
+		s.RSS = v
 	} else {
 		s.NoRSS = true
 	}
-	s.VMS = uint64(r[kVMS])
-	if v, ok := r[kFDs]; ok {
-		s.FDs, s.FDsValid = uint64(v), true
+	s.VMS, _ = r.whole(kVMS)
+	if v, ok := r.whole(kFDs); ok {
+		s.FDs, s.FDsValid = v, true
 	}
 	if v := r[kFDLimit]; v > 0 && v < math.MaxInt64 {
 		s.FDLimit = uint64(v)
 	}
-	if v, ok := r[kThreads]; ok {
-		s.Threads = uint64(v)
+	if v, ok := r.whole(kThreads); ok {
+		s.Threads = v
 	} else {
 		s.NoThreads = true
 	}

@@ -15,6 +15,7 @@ import (
 	promcfg "github.com/prometheus/common/config"
 	"github.com/prometheus/common/expfmt"
 	"go.uber.org/zap"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/field"
@@ -163,6 +164,16 @@ func decode(r io.Reader, f expfmt.Format) (snapshot, error) {
 	if f.FormatType() == expfmt.TypeUnknown {
 		f = expfmt.NewFormat(expfmt.TypeTextPlain)
 	}
+	if f.FormatType() == expfmt.TypeProtoDelim {
+		body, err := io.ReadAll(r)
+		if err != nil {
+			return nil, fmt.Errorf("reading the metrics (%s): %w", f, err)
+		}
+		if err := checkDelimited(body); err != nil {
+			return nil, fmt.Errorf("reading the metrics (%s): %w", f, err)
+		}
+		r = bytes.NewReader(body)
+	}
 	dec := expfmt.NewDecoder(r, f)
 	snap := snapshot{}
 	for {
@@ -187,6 +198,23 @@ func decode(r io.Reader, f expfmt.Format) (snapshot, error) {
 			snap[name] = append(snap[name], point{labels: ls, value: v})
 		}
 	}
+}
+
+// checkDelimited checks that each length-delimited message of b fits in
+// what is left of b. expfmt's decoder allocates whatever length a
+// message declares, up to 2^63 bytes, before it reads a byte of it.
+func checkDelimited(b []byte) error {
+	for len(b) > 0 {
+		size, n := protowire.ConsumeVarint(b)
+		if n < 0 {
+			return fmt.Errorf("a message length: %w", protowire.ParseError(n))
+		}
+		if size > uint64(len(b)-n) {
+			return fmt.Errorf("a message declares %d bytes, and %d are left", size, len(b)-n)
+		}
+		b = b[n+int(size):]
+	}
+	return nil
 }
 
 func value(t dto.MetricType, m *dto.Metric) (float64, bool) {

@@ -324,6 +324,19 @@ func fillTimes(recs []Record, cols []Column) {
 	}
 }
 
+// parseTime parses a time cell. Its year in UTC must have four digits,
+// as RFC 3339 writes it, so that the time can be written back.
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return t, fmt.Errorf("%q is not an RFC 3339 time such as 2026-11-30T02:00:00Z", s)
+	}
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		return t, fmt.Errorf("%q is year %d in UTC: give a time between years 0 and 9999", s, y)
+	}
+	return t, nil
+}
+
 // errEmpty is the error of an empty cell in a column that has no "not
 // sampled" state.
 var errEmpty = errors.New("empty: give a value in every row, or remove the column")
@@ -511,10 +524,8 @@ var headColumns = []Column{
 	{Name: "time",
 		Format: func(r Record) string { return r.Time.UTC().Format(time.RFC3339Nano) },
 		Parse: func(r *Record, s string) (err error) {
-			if r.Time, err = time.Parse(time.RFC3339Nano, s); err != nil {
-				return fmt.Errorf("%q is not an RFC 3339 time such as 2026-11-30T02:00:00Z", s)
-			}
-			return nil
+			r.Time, err = parseTime(s)
+			return err
 		}},
 	floatCol("elapsed_seconds", func(r *Record) *float64 { return &r.Elapsed }),
 	{Name: "phase",

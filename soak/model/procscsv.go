@@ -103,7 +103,7 @@ func ReadProcsCSV(r io.Reader) ([]ProcRow, error) {
 func parseProcRow(row []string) (ProcRow, error) {
 	p := &rowParser{head: ProcsCSVHeader, row: row}
 	var r ProcRow
-	t, err := time.Parse(time.RFC3339Nano, p.next())
+	t, err := parseTime(p.next())
 	if err != nil {
 		p.fail(err)
 	}

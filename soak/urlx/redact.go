@@ -8,9 +8,11 @@ import (
 // Mark replaces a secret.
 const Mark = "REDACTED"
 
-// minTokenLen is the length from which a path segment is taken for a token:
-// Slack's and Discord's webhook URLs carry their secret as a path segment
-// of 24 and more characters, while API paths have short segments.
+// minTokenLen is the length from which a path segment without a dot is
+// taken for a token: Slack's and Discord's webhook URLs carry their secret
+// as a path segment of 24 and more characters, while API paths have short
+// segments. A dot marks a file or host name ("soakd.example.com" written
+// without its scheme), which stays.
 const minTokenLen = 16
 
 // Redact returns raw with its secrets replaced by Mark: the userinfo,
@@ -48,7 +50,7 @@ func Redact(raw string) string {
 func redactPath(p string) string {
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
-		if len(s) >= minTokenLen {
+		if len(s) >= minTokenLen && !strings.Contains(s, ".") {
 			segs[i] = Mark
 		}
 	}

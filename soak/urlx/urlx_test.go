@@ -127,3 +127,15 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestRedactKeepsNames(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"soakd.example.com", "soakd.example.com"},
+		{"http://h/static/application-bundle.js", "http://h/static/application-bundle.js"},
+		{"https://discord.com/api/webhooks/123456789012345678/abcDEF-ghi_jklMNOpqr", "https://discord.com/api/webhooks/REDACTED/REDACTED"},
+	} {
+		if got := Redact(c.in); got != c.want {
+			t.Errorf("Redact(%q) = %q; want %q", c.in, got, c.want)
+		}
+	}
+}

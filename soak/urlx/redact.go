@@ -16,9 +16,10 @@ const Mark = "REDACTED"
 const minTokenLen = 16
 
 // Redact returns raw with its secrets replaced by Mark: the userinfo,
-// every query value, the fragment, and path segments long enough to be
-// tokens. The scheme, host, short path segments and query keys stay, so
-// the URL can still be recognised. A string that does not parse as a URL
+// every query value, the fragment, what comes before an @ in an opaque
+// URL (mailto:, or user:pw@host written without a scheme), and path
+// segments long enough to be tokens. The scheme, host, short path
+// segments and query keys stay, so the URL can still be recognised. A string that does not parse as a URL
 // is replaced whole.
 func Redact(raw string) string {
 	u, err := url.Parse(raw)
@@ -39,9 +40,10 @@ func Redact(raw string) string {
 		u.Fragment = Mark
 		u.RawFragment = ""
 	}
-	if u.Opaque != "" {
-		u.Opaque = Mark
+	if i := strings.LastIndex(u.Opaque, "@"); i >= 0 { // "user:pw@host" read as scheme "user"
+		u.Opaque = Mark + u.Opaque[i:]
 	}
+	u.Opaque = redactPath(u.Opaque)
 	u.Path = redactPath(u.Path)
 	u.RawPath = ""
 	return u.String()

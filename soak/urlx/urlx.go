@@ -60,6 +60,9 @@ func Parse(raw string, o Options) (*URL, error) {
 		schemes = HTTP.Schemes
 	}
 	u, err := url.Parse(raw)
+	if err != nil && !strings.Contains(raw, "://") {
+		return nil, fmt.Errorf("%q has no scheme: %s", Redact(raw), want(schemes))
+	}
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {

@@ -19,7 +19,8 @@ func TestParseAddr(t *testing.T) {
 		{raw: "http://127.0.0.1:65535/", want: "127.0.0.1:65535"},
 		{raw: "ftp://127.0.0.1/", err: `scheme "ftp" is not taken here: want an absolute http:// or https:// URL`},
 		{raw: "localhost:80", err: "has no scheme: want an absolute http:// or https:// URL"},
-		{raw: "127.0.0.1:80", err: "is not a URL"},
+		{raw: "127.0.0.1:80", err: "has no scheme"},
+		{raw: "http://h:x/", err: "is not a URL"},
 		{raw: "http:///x", err: "no host: write it as SCHEME://HOST[:PORT]/PATH"},
 		{raw: "http://:8080/", err: "no host"},
 		{raw: "http://127.0.0.1:0/", err: `port "0" is out of range: give 1-65535`},
@@ -85,7 +86,9 @@ func TestRedact(t *testing.T) {
 		{"http://u@[::1]:80/", "http://REDACTED@[::1]:80/"},
 		{"https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXXXXXXXXXX", "https://hooks.slack.com/services/T0000/B0000/REDACTED"},
 		{"https://example.invalid/hook#frag", "https://example.invalid/hook#REDACTED"},
-		{"mailto:someone@example.invalid", "mailto:REDACTED"},
+		{"mailto:someone@example.invalid", "mailto:REDACTED@example.invalid"},
+		{"user:PASSW0RD@h:80", "user:REDACTED@h:80"},
+		{"localhost:9090", "localhost:9090"},
 		{"::not a url", Mark},
 	} {
 		if got := Redact(c.in); got != c.want {

@@ -19,12 +19,11 @@ const minTokenLen = 16
 // every query value, the fragment, what comes before an @ in an opaque
 // URL (mailto:, or user:pw@host written without a scheme), and path
 // segments long enough to be tokens. The scheme, host, short path
-// segments and query keys stay, so the URL can still be recognised. A string that does not parse as a URL
-// is replaced whole.
+// segments and query keys stay, so the URL can still be recognised.
 func Redact(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return Mark
+		return redactUnparsed(raw)
 	}
 	if u.User != nil {
 		u.User = url.User(Mark)
@@ -47,6 +46,16 @@ func Redact(raw string) string {
 	u.Path = redactPath(u.Path)
 	u.RawPath = ""
 	return u.String()
+}
+
+// redactUnparsed hides a string that is not a URL: whole when it has an
+// @, ? or # (a secret may ride there), else its long tokens only, so that
+// "127.0.0.1:8080" can be quoted in the error that says it lacks a scheme.
+func redactUnparsed(raw string) string {
+	if strings.ContainsAny(raw, "@?#") {
+		return Mark
+	}
+	return redactPath(raw)
 }
 
 func redactPath(p string) string {

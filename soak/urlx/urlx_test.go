@@ -89,7 +89,10 @@ func TestRedact(t *testing.T) {
 		{"mailto:someone@example.invalid", "mailto:REDACTED@example.invalid"},
 		{"user:PASSW0RD@h:80", "user:REDACTED@h:80"},
 		{"localhost:9090", "localhost:9090"},
-		{"::not a url", Mark},
+		{"::not a url?token=x", Mark},
+		{"http://u:p@a b/", Mark},
+		{"127.0.0.1:8080", "127.0.0.1:8080"},
+		{"::x/abcdefghijklmnopqrstuvwxyz", "::x/REDACTED"},
 	} {
 		if got := Redact(c.in); got != c.want {
 			t.Errorf("Redact(%q) = %q; want %q", c.in, got, c.want)

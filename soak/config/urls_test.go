@@ -143,3 +143,20 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestDefaultExternalURLPassesTheURLRule checks that the external_url
+// derived from listen is one the alerts take: none for port 0.
+func TestDefaultExternalURLPassesTheURLRule(t *testing.T) {
+	for _, c := range []struct{ listen, want string }{
+		{"127.0.0.1:7797", "http://127.0.0.1:7797"},
+		{"[::1]:7797", "http://[::1]:7797"},
+		{"127.0.0.1:0", ""},
+	} {
+		cfg, err := Parse("soakd.yaml", []byte("listen: "+quote(c.listen)+"\n"+job("")))
+		if err != nil {
+			t.Errorf("listen %s: %v", c.listen, err)
+		} else if cfg.ExternalURL != c.want || cfg.Alerts.ExternalURL != c.want {
+			t.Errorf("listen %s: external_url %q, alerts %q; want %q", c.listen, cfg.ExternalURL, cfg.Alerts.ExternalURL, c.want)
+		}
+	}
+}

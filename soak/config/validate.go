@@ -150,11 +150,15 @@ func validHostPort(s string) bool {
 }
 
 // defaultExternalURL is http://<listen>, with the host name for an
-// unspecified address.
+// unspecified address; "" (no links in alerts) when listen leaves the
+// port to the kernel (port 0), which no reader can reach.
 func defaultExternalURL(listen string) string {
 	host, port, err := net.SplitHostPort(listen)
 	if err != nil {
 		return "http://" + listen
+	}
+	if port == "0" {
+		return ""
 	}
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		if h, err := os.Hostname(); err == nil {

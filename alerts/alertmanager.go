@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // Alertmanager posts alerts to Alertmanager's API v2 (POST /api/v2/alerts)
@@ -71,7 +73,7 @@ func NewAlertmanager(name string, baseURLs []string, opts HTTPOptions) (*Alertma
 	for i, b := range baseURLs {
 		u, err := url.Parse(b)
 		if err != nil {
-			return nil, fmt.Errorf("alertmanager %s: urls[%d] %s: invalid URL", name, i, RedactURL(b))
+			return nil, fmt.Errorf("alertmanager %s: urls[%d] %s: invalid URL", name, i, urlx.Redact(b))
 		}
 		am.urls = append(am.urls, u.JoinPath("api", "v2", "alerts").String())
 		am.bases = append(am.bases, u)

@@ -3,7 +3,7 @@ package alerts
 import (
 	"errors"
 	"fmt"
-	"net/url"
+	"github.com/soakd/soakd/soak/urlx"
 	"regexp"
 	"time"
 )
@@ -213,11 +213,10 @@ func (s SinkConfig) unused(p string, add addFunc, pairs ...any) {
 	}
 }
 
-// checkHTTPURL reports raw unless it is an absolute http(s) URL. The
-// message shows the URL redacted.
+// checkHTTPURL reports raw unless it is an absolute http(s) URL by
+// urlx's rule. The message shows the URL redacted.
 func checkHTTPURL(path, raw string, add addFunc) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		add(path, "%s: want an absolute http:// or https:// URL", RedactURL(raw))
+	if _, err := urlx.Parse(raw, urlx.HTTP); err != nil {
+		add(path, "%v", err)
 	}
 }

@@ -104,7 +104,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad name", "alerts:\n  sinks:\n    - {name: 'a b', type: slack, url: http://x/}\n", `alerts.sinks[0].name: "a b"`},
 		{"no urls", "alerts:\n  sinks:\n    - {name: a, type: alertmanager}\n", "alerts.sinks[0].urls: required for type alertmanager"},
 		{"url scheme, redacted", "alerts:\n  sinks:\n    - {name: a, type: alertmanager, urls: ['ftp://u:pw@h/']}\n",
-			"alerts.sinks[0].urls[0]: ftp://REDACTED@h/: want an absolute http:// or https:// URL"},
+			`alerts.sinks[0].urls[0]: "ftp://REDACTED@h/": scheme "ftp" is not taken here: want an absolute http:// or https:// URL`},
 		{"field of another type", "alerts:\n  sinks:\n    - {name: a, type: webhook, url: http://x/, command: [/bin/true]}\n",
 			"alerts.sinks[0].command: not used by type webhook"},
 		{"slack secret", "alerts:\n  sinks:\n    - {name: a, type: slack, url: http://x/, secret: s}\n",
@@ -114,7 +114,7 @@ func TestConfigErrors(t *testing.T) {
 		{"exec without command", "alerts:\n  sinks:\n    - {name: a, type: exec}\n", "alerts.sinks[0].command: required for type exec"},
 		{"negative timeout", "alerts:\n  sinks:\n    - {name: a, type: exec, command: [x], timeout: -1s}\n", "alerts.sinks[0].timeout: must be >= 0"},
 		{"negative repeat", "alerts:\n  repeat_interval: -1h\n", "alerts.repeat_interval: must be > 0"},
-		{"bad external url", "alerts:\n  external_url: soakhost\n", "alerts.external_url: soakhost: want an absolute"},
+		{"bad external url", "alerts:\n  external_url: soakhost\n", `alerts.external_url: "soakhost" has no scheme: want an absolute`},
 		{"retry order", "alerts:\n  retry: {initial: 1m, max: 1s}\n", "alerts.retry: need 0 < initial <= max"},
 	}
 	for _, c := range cases {

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"time"
+
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // DefaultProbeInterval is how often the Manager checks, during a failing
@@ -39,7 +40,7 @@ func (am *Alertmanager) probe(ctx context.Context) error {
 		if resp.StatusCode == http.StatusOK {
 			return nil
 		}
-		last = fmt.Errorf("%s: status %d", RedactURL(b.String()), resp.StatusCode)
+		last = fmt.Errorf("%s: status %d", urlx.Redact(b.String()), resp.StatusCode)
 	}
 	return last
 }
@@ -49,19 +50,12 @@ func (s *Slack) probe(ctx context.Context) error   { return dialProbe(ctx, s.url
 
 // dialProbe tells whether rawURL's host accepts a TCP connection.
 func dialProbe(ctx context.Context, rawURL string) error {
-	u, err := url.Parse(rawURL)
+	a, err := urlx.ParseAddr(rawURL)
 	if err != nil {
 		return err
 	}
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-	}
 	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	c, err := d.DialContext(ctx, "tcp", a.String())
 	if err != nil {
 		return err
 	}

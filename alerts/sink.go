@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // Sink delivers alerts to one destination. Send returns retryable = true
@@ -25,7 +27,7 @@ const maxErrorBody = 256
 // post sends body to rawURL and classifies the outcome. Errors carry the
 // redacted URL only.
 func post(ctx context.Context, c *http.Client, rawURL string, body []byte, headers http.Header) (bool, error) {
-	safe := RedactURL(rawURL)
+	safe := urlx.Redact(rawURL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
 	if err != nil {
 		return false, fmt.Errorf("post %s: %w", safe, redactErr(err, rawURL))
@@ -54,16 +56,9 @@ func post(ctx context.Context, c *http.Client, rawURL string, body []byte, heade
 func redactErr(err error, rawURL string) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return &redactedError{msg: ue.Op + ": " + scrub(ue.Err.Error(), rawURL), err: ue.Err}
+		return &redactedError{msg: ue.Op + ": " + urlx.Scrub(ue.Err.Error(), rawURL), err: ue.Err}
 	}
-	return &redactedError{msg: scrub(err.Error(), rawURL), err: err}
-}
-
-func scrub(s, rawURL string) string {
-	if rawURL == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, rawURL, RedactURL(rawURL))
+	return &redactedError{msg: urlx.Scrub(err.Error(), rawURL), err: err}
 }
 
 // redactedError is an error whose message has been scrubbed of secrets; it

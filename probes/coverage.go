@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/soakd/soakd/soak/dialaddr"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // Coverage says whether the sampled process tree serves one endpoint.
@@ -40,7 +40,7 @@ const resolveTimeout = 2 * time.Second
 // lookup by port does, so it is meant for the start of a run, once per
 // host:port.
 func (t *Target) Cover(ctx context.Context, rawURL string) Coverage {
-	a, err := dialaddr.Parse(rawURL)
+	a, err := urlx.ParseAddr(rawURL)
 	if err != nil {
 		return Coverage{Addr: rawURL, Why: fmt.Sprintf("URL %v", err)}
 	}

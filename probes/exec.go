@@ -14,8 +14,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/soakd/soakd/soak/dialaddr"
 	"github.com/soakd/soakd/soak/field"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // start runs Spec.Exec in its own process group, starts the goroutine that
@@ -83,7 +83,7 @@ func readyAddr(rawURL string) (string, error) {
 	if rawURL == "" {
 		return "", nil
 	}
-	a, err := dialaddr.Parse(rawURL)
+	a, err := urlx.ParseAddr(rawURL)
 	if err != nil {
 		return "", fmt.Errorf("URL %w", err)
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/soakd/soakd/soak/dialaddr"
 	"github.com/soakd/soakd/soak/field"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // localPort returns the port of rawURL when its host is on this machine
@@ -15,7 +15,7 @@ func localPort(rawURL string) (uint16, error) {
 	if rawURL == "" {
 		return 0, fmt.Errorf("no URL to find the server by its port")
 	}
-	a, err := dialaddr.Parse(rawURL)
+	a, err := urlx.ParseAddr(rawURL)
 	if err != nil {
 		return 0, fmt.Errorf("URL %w", err)
 	}

@@ -15,7 +15,7 @@ func TestRemoteFlagErrors(t *testing.T) {
 		{[]string{"--probe-selector", `{pod="a"}`}, "--probe-selector: a selector only applies to a Prometheus source"},
 		{[]string{"--probe-metrics", "http://127.0.0.1:1/metrics", "--probe-metric", "heap"}, "--probe-metric: \"heap\": want NAME=SERIES"},
 		{[]string{"--probe-metrics", "http://127.0.0.1:1/metrics", "--probe-bearer-token-file", "a", "--probe-basic-auth-file", "b"}, "--probe-bearer-token-file: give a bearer token file or a basic auth file, not both"},
-		{[]string{"--probe-metrics", "127.0.0.1:1"}, "--probe-metrics: \"127.0.0.1:1\" is not an http:// or https:// URL"},
+		{[]string{"--probe-metrics", "127.0.0.1:1"}, "--probe-metrics: \"127.0.0.1:1\" has no scheme: want an absolute http:// or https:// URL"},
 	}
 	for _, tc := range tests {
 		_, _, err := parseRun(append(tc.args, "-d", "1m", "http://127.0.0.1:1/"), io.Discard)

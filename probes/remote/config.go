@@ -10,7 +10,6 @@ package remote
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"regexp"
 	"strconv"
@@ -19,6 +18,8 @@ import (
 
 	promcfg "github.com/prometheus/common/config"
 	"github.com/soakd/soakd/soak/field"
+
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // Config selects a remote source and says how to reach it. It is also the
@@ -73,12 +74,12 @@ func (c Config) Validate() error {
 		if f.v == "" {
 			continue
 		}
-		u, err := url.Parse(f.v)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return field.Errorf(remotePath(f.name), "%q is not an http:// or https:// URL", redactURL(f.v))
+		u, err := urlx.Parse(f.v, urlx.HTTP)
+		if err != nil {
+			return field.Errorf(remotePath(f.name), "%w", err)
 		}
-		if u.User != nil {
-			return field.Errorf(remotePath(f.name), "put credentials in basic_auth_file, not in the URL")
+		if u.User != nil && (c.BasicAuthFile != "" || c.BearerTokenFile != "") {
+			return field.Errorf(remotePath(f.name), "has credentials, and so does {%s}: give them in one place (the file keeps them out of the config)", remotePath(credFile(c)))
 		}
 	}
 	if c.Selector != "" {
@@ -161,20 +162,12 @@ func parseSelector(s string) (map[string]string, error) {
 	return out, nil
 }
 
-// redactURL hides a URL's password and query string (a token may ride
-// there).
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		if strings.ContainsAny(s, "@?") {
-			return "(an unparsable URL)"
-		}
-		return s
+// credFile is the name of the credential file c gives.
+func credFile(c Config) string {
+	if c.BasicAuthFile != "" {
+		return "basic_auth_file"
 	}
-	if u.RawQuery != "" {
-		u.RawQuery = "REDACTED"
-	}
-	return u.Redacted()
+	return "bearer_token_file"
 }
 
 // httpConfig builds the HTTP client settings from the credential fields,

@@ -17,6 +17,8 @@ import (
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/field"
+
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // prom takes the target's series from a Prometheus server: live instant
@@ -70,7 +72,7 @@ func openProm(ctx context.Context, cfg Config, log *zap.Logger) (*prom, error) {
 	if err != nil {
 		return nil, field.Errorf(remotePath("prometheus_url"), "%w", err)
 	}
-	where := fmt.Sprintf("Prometheus at %s, under the selector %s,", redactURL(cfg.PrometheusURL), cfg.Selector)
+	where := fmt.Sprintf("Prometheus at %s, under the selector %s,", urlx.Redact(cfg.PrometheusURL), cfg.Selector)
 	if p.fam, err = detect(snap, where); err != nil {
 		return nil, field.Errorf(remotePath("selector"), "%w", fmt.Errorf("%w; add labels to the selector so that it picks exactly one (container=, pod=, instance=, groupname=)", err))
 	}
@@ -124,7 +126,7 @@ func (p *prom) instant(ctx context.Context, t time.Time) (snapshot, error) {
 }
 
 func (p *prom) queryErr(err error) error {
-	return fmt.Errorf("querying Prometheus at %s: %w", redactURL(p.cfg.PrometheusURL), unwrapURLError(err))
+	return fmt.Errorf("querying Prometheus at %s: %w", urlx.Redact(p.cfg.PrometheusURL), unwrapURLError(err))
 }
 
 func splitMetric(m model.Metric) (string, map[string]string) {
@@ -281,7 +283,7 @@ func (p *prom) Describe() string {
 	if p.interval > 0 {
 		every = "scraped every " + p.interval.String()
 	}
-	return fmt.Sprintf("%s %s in Prometheus at %s (%s, %s)", p.fam.name, p.cfg.Selector, redactURL(p.cfg.PrometheusURL), every, "range query at the end")
+	return fmt.Sprintf("%s %s in Prometheus at %s (%s, %s)", p.fam.name, p.cfg.Selector, urlx.Redact(p.cfg.PrometheusURL), every, "range query at the end")
 }
 
 // Absent says why each resource the series cannot give is absent.

@@ -121,8 +121,8 @@ func TestOpenErrors(t *testing.T) {
 		{"both", Config{MetricsURL: ok.URL, PrometheusURL: ok.URL}, "metrics_url", "not both"},
 		{"no selector", Config{PrometheusURL: ok.URL}, "selector", "needs a selector"},
 		{"bad selector", Config{PrometheusURL: ok.URL, Selector: "pod=x"}, "selector", "want {label"},
-		{"not a URL", Config{MetricsURL: "localhost:9090"}, "metrics_url", "not an http"},
-		{"password in URL", Config{MetricsURL: "http://u:hunter2@127.0.0.1/"}, "metrics_url", "basic_auth_file"},
+		{"not a URL", Config{MetricsURL: "localhost:9090"}, "metrics_url", "has no scheme: want an absolute http:// or https:// URL"},
+		{"password in URL and file", Config{MetricsURL: "http://u:hunter2@127.0.0.1/", BasicAuthFile: "/x"}, "metrics_url", "give them in one place"},
 		{"no such token file", Config{MetricsURL: ok.URL, BearerTokenFile: "/nonexistent/token"}, "bearer_token_file", "no such file"},
 		{"credentials alone", Config{CAFile: "/x"}, "metrics_url", "need a remote source"},
 	}

@@ -19,6 +19,8 @@ import (
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/field"
+
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // scrape reads the target's own metrics endpoint at each sample.
@@ -61,7 +63,7 @@ func openScrape(ctx context.Context, cfg Config, log *zap.Logger) (*scrape, erro
 	if err != nil {
 		return nil, field.Errorf(remotePath("metrics_url"), "%w", err)
 	}
-	where := redactURL(s.url)
+	where := urlx.Redact(s.url)
 	fam, err := detect(snap, where)
 	if err != nil {
 		return nil, field.Errorf(remotePath("metrics_url"), "%w", err)
@@ -91,7 +93,7 @@ func (s *scrape) get(ctx context.Context) (snapshot, error) {
 	req.Header.Set("Accept", acceptHeader)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("cannot scrape %s: %w", redactURL(s.url), unwrapURLError(err))
+		return nil, fmt.Errorf("cannot scrape %s: %w", urlx.Redact(s.url), unwrapURLError(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -100,12 +102,12 @@ func (s *scrape) get(ctx context.Context) (snapshot, error) {
 		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 			hint = " (check the bearer token or basic auth file)"
 		}
-		return nil, fmt.Errorf("scraping %s: HTTP %s%s", redactURL(s.url), resp.Status, hint)
+		return nil, fmt.Errorf("scraping %s: HTTP %s%s", urlx.Redact(s.url), resp.Status, hint)
 	}
 	if isOpenMetrics(resp.Header.Get("Content-Type")) {
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 		if err != nil {
-			return nil, fmt.Errorf("scraping %s: %w", redactURL(s.url), err)
+			return nil, fmt.Errorf("scraping %s: %w", urlx.Redact(s.url), err)
 		}
 		return decode(bytes.NewReader(openMetricsAsText(body)), expfmt.NewFormat(expfmt.TypeTextPlain))
 	}
@@ -270,7 +272,7 @@ func (s *scrape) Sample() probes.Sample {
 
 // Describe names the endpoint, without credentials.
 func (s *scrape) Describe() string {
-	return fmt.Sprintf("%s, scraped at each sample (%s)", redactURL(s.url), s.b.fam.name)
+	return fmt.Sprintf("%s, scraped at each sample (%s)", urlx.Redact(s.url), s.b.fam.name)
 }
 
 // Absent says why each resource the endpoint cannot give is absent.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,7 +13,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/soakd/soakd/alerts"
-	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // validator checks a decoded config field by field, reporting at each
@@ -138,19 +137,11 @@ func (v validator) checkToken() {
 // lastName words a spec's field path as the file's key: its last name.
 func lastName(path string) string { return path[strings.LastIndex(path, ".")+1:] }
 
-func (v validator) checkHTTPURL(path, raw string) *url.URL {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		v.errs.add(path, "%q: want an absolute http:// or https:// URL", runner.ShownURL(raw))
-		return nil
+// checkHTTPURL checks an absolute http(s) URL by urlx's rule.
+func (v validator) checkHTTPURL(path, raw string) {
+	if _, err := urlx.Parse(raw, urlx.HTTP); err != nil {
+		v.errs.add(path, "%v", err)
 	}
-	if p := u.Port(); p != "" {
-		if _, err := strconv.ParseUint(p, 10, 16); err != nil {
-			v.errs.add(path, "%q: port %q: want 1-65535", runner.ShownURL(raw), p)
-			return nil
-		}
-	}
-	return u
 }
 
 func validHostPort(s string) bool {
@@ -159,11 +150,15 @@ func validHostPort(s string) bool {
 }
 
 // defaultExternalURL is http://<listen>, with the host name for an
-// unspecified address.
+// unspecified address; "" (no links in alerts) when listen leaves the
+// port to the kernel (port 0), which no reader can reach.
 func defaultExternalURL(listen string) string {
 	host, port, err := net.SplitHostPort(listen)
 	if err != nil {
 		return "http://" + listen
+	}
+	if port == "0" {
+		return ""
 	}
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		if h, err := os.Hostname(); err == nil {

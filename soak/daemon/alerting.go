@@ -10,7 +10,7 @@ import (
 	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/redact"
+	"github.com/soakd/soakd/soak/urlx"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -62,7 +62,7 @@ func (h *alertHub) update(cfg *config.Config) {
 	h.routes.Store(&routes)
 	urls := make(map[string]string, len(cfg.Jobs))
 	for _, j := range cfg.Jobs {
-		urls[j.Name] = redact.URL(j.Load.URL)
+		urls[j.Name] = urlx.Redact(j.Load.URL)
 		if j.Load.URL == "" {
 			urls[j.Name] = "targets file " + j.Load.TargetsFile
 		}

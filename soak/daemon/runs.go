@@ -15,9 +15,9 @@ import (
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/redact"
 	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
+	"github.com/soakd/soakd/soak/urlx"
 	"github.com/soakd/soakd/soak/verdict"
 	"github.com/soakd/soakd/soak/web"
 )
@@ -351,7 +351,7 @@ func targetOf(j config.Job) string {
 	case t.Exec != "":
 		return "exec " + t.Exec
 	}
-	return redact.URL(j.Load.URL)
+	return urlx.Redact(j.Load.URL)
 }
 
 // StopRun stops a running run; it ends "stopped" with its analysis.

@@ -321,7 +321,7 @@ func TestNewValidates(t *testing.T) {
 		{"rate", Options{Endpoints: ep, Rate: -5, Requests: 1}, "load: rate must be > 0, got -5"},
 		{"no stop", Options{Endpoints: ep}, "load: requests and duration are both 0: set at least one so the run stops by itself"},
 		{"no endpoints", Options{Requests: 1}, "load: endpoints: need at least one target URL"},
-		{"scheme", Options{Endpoints: endpoints("ftp://x/"), Requests: 1}, `load: endpoints[0].url: "ftp://x/": scheme must be http or https`},
+		{"scheme", Options{Endpoints: endpoints("ftp://x/"), Requests: 1}, `load: endpoints[0].url: "ftp://x/": scheme "ftp" is not taken here: want an absolute http:// or https:// URL`},
 		{"status", Options{Endpoints: ep, Requests: 1, ExpectStatus: []string{"2x"}}, `load: expect status[0]: "2x" is not a status code (100-599) or class like 2xx`},
 		{"header", Options{Endpoints: ep, Requests: 1, Headers: []Header{{"A B", "c"}}}, `load: headers[0]: header name "A B": must be a non-empty token without spaces or colons`},
 	}

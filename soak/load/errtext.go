@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/soakd/soakd/soak/redact"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // maxTextLen bounds one error text, status lines included.
@@ -146,7 +146,7 @@ func mergeTexts(all []textEntry, urls []string) map[string][]ErrorText {
 // (a status line comes from the server) and bounds its length.
 func cleanText(s string, urls []string) string {
 	for _, u := range urls {
-		s = redact.In(s, u)
+		s = urlx.Scrub(s, u)
 	}
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == unicode.ReplacementChar {

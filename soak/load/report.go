@@ -6,7 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/soakd/soakd/soak/redact"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // maAlpha is the weight of the newest interval in MovingRate, an
@@ -108,7 +108,7 @@ func (e *Engine) summary(start, end time.Time) *Summary {
 	s.Endpoints = make([]EndpointCount, len(e.eps))
 	urls := make([]string, len(e.eps))
 	for i, ep := range e.opts.Endpoints {
-		s.Endpoints[i] = EndpointCount{Method: ep.Method, URL: redact.URL(ep.URL)}
+		s.Endpoints[i] = EndpointCount{Method: ep.Method, URL: urlx.Redact(ep.URL)}
 		urls[i] = ep.URL
 	}
 	h := newHist()

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/soakd/soakd/soak/dialaddr"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // target is where requests for one endpoint go: one connection per worker
@@ -27,13 +27,13 @@ type endpoint struct {
 }
 
 // parseTarget checks an http:// or https:// URL and returns where to dial
-// (see dialaddr.Parse for the rule).
+// (see urlx.Parse for the rule).
 func parseTarget(raw string) (target, error) {
-	a, err := dialaddr.Parse(raw)
+	u, err := urlx.Parse(raw, urlx.HTTP)
 	if err != nil {
 		return target{}, err
 	}
-	u, _ := url.Parse(raw) // dialaddr.Parse has parsed it already
+	a := u.Addr
 	return target{tls: a.TLS, addr: a.String(), hostHeader: u.Host, serverName: a.Host}, nil
 }
 

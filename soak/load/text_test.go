@@ -100,7 +100,7 @@ func TestParseTargetsFile(t *testing.T) {
 			"[{1 GET http://127.0.0.1:8080/ []} {3 POST http://127.0.0.1:8080/f [97 61 98]}]"},
 		{"missing url", "GET\n", `FILE:1: "GET": want "[weight] METHOD URL [@bodyfile]"`},
 		{"bad weight", "GET http://x/\n0 GET http://x/\n", "FILE:2: weight 0: must be a positive integer"},
-		{"bad scheme", "GET ftp://x/\n", `FILE:1: url "ftp://x/": scheme must be http or https`},
+		{"bad scheme", "GET ftp://x/\n", `FILE:1: url "ftp://x/": scheme "ftp" is not taken here: want an absolute http:// or https:// URL`},
 		{"body without @", "POST http://x/ body.txt\n", `FILE:1: "body.txt": a body must be a file written @FILE`},
 		{"missing body", "POST http://x/ @nope.txt\n", "FILE:1: body file (relative to the targets file): open DIR/nope.txt: no such file or directory"},
 		{"empty", "# nothing\n", `FILE: no targets: add lines like "GET http://127.0.0.1:8080/"`},

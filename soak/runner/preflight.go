@@ -15,9 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/soakd/soakd/soak/dialaddr"
 	"github.com/soakd/soakd/soak/load"
-	"github.com/soakd/soakd/soak/redact"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // preflightWait bounds the pre-flight's wait for an answer (and for the
@@ -34,11 +33,11 @@ const preflightWait = 5 * time.Second
 // fine: the run judges statuses. The request is not part of the soak.
 func preflight(ctx context.Context, lo load.Options) error {
 	wait := min(cmp.Or(lo.Timeout, load.DefaultTimeout), preflightWait)
-	seen := map[dialaddr.Addr]bool{}
+	seen := map[urlx.Addr]bool{}
 	for _, ep := range lo.Endpoints {
-		a, err := dialaddr.Parse(ep.URL)
+		a, err := urlx.ParseAddr(ep.URL)
 		if err != nil {
-			return errors.New(redact.In(fmt.Sprintf("URL %v", err), ep.URL))
+			return errors.New(urlx.Scrub(fmt.Sprintf("URL %v", err), ep.URL))
 		}
 		if seen[a] {
 			continue
@@ -52,8 +51,8 @@ func preflight(ctx context.Context, lo load.Options) error {
 }
 
 // preflightOne makes the pre-flight request of one address.
-func preflightOne(ctx context.Context, a dialaddr.Addr, ep load.Endpoint, lo load.Options, wait time.Duration) error {
-	u := redact.URL(ep.URL)
+func preflightOne(ctx context.Context, a urlx.Addr, ep load.Endpoint, lo load.Options, wait time.Duration) error {
+	u := urlx.Redact(ep.URL)
 	d := net.Dialer{Timeout: preflightWait}
 	c, err := d.DialContext(ctx, "tcp", a.String())
 	if err != nil {
@@ -72,7 +71,7 @@ func preflightOne(ctx context.Context, a dialaddr.Addr, ep load.Endpoint, lo loa
 	}
 	req, err := preflightRequest(ctx, ep, lo)
 	if err != nil {
-		return errors.New(redact.In(fmt.Sprintf("URL %v", err), ep.URL))
+		return errors.New(urlx.Scrub(fmt.Sprintf("URL %v", err), ep.URL))
 	}
 	if err := req.Write(conn); err != nil {
 		return ctx.Err() // a write that fails is the run's to count
@@ -113,7 +112,7 @@ func preflightRequest(ctx context.Context, ep load.Endpoint, lo load.Options) (*
 
 // checkAnswer reads the start of the answer: none within wait is a hung
 // target, a TLS record (or a 400 that says so) a TLS port.
-func checkAnswer(br *bufio.Reader, u string, a dialaddr.Addr, wait time.Duration) error {
+func checkAnswer(br *bufio.Reader, u string, a urlx.Addr, wait time.Duration) error {
 	head, err := br.Peek(5)
 	switch {
 	case len(head) == 0 && isTimeout(err):

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"net/url"
 	"os"
 	"regexp"
 	"regexp/syntax"
@@ -16,6 +15,7 @@ import (
 	"github.com/soakd/soakd/probes/remote"
 	"github.com/soakd/soakd/soak/field"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/urlx"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -335,27 +335,11 @@ func (l *LoadSpec) checkEndpoints(es *field.Errors) {
 	}
 }
 
-// checkHTTPURL checks an absolute http(s) URL, and shows it with any
-// password redacted.
+// checkHTTPURL checks an absolute http(s) URL by urlx's rule.
 func checkHTTPURL(es *field.Errors, path, raw string) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		es.Add(path, "%q: want an absolute http:// or https:// URL", ShownURL(raw))
-		return
+	if _, err := urlx.Parse(raw, urlx.HTTP); err != nil {
+		es.Add(path, "%v", err)
 	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.ParseUint(p, 10, 16); err != nil || n == 0 {
-			es.Add(path, "%q: port %q: want 1-65535", ShownURL(raw), p)
-		}
-	}
-}
-
-// ShownURL is raw with any password redacted.
-func ShownURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return raw
 }
 
 // readable says why the file at path cannot be read, or nil.

@@ -6,8 +6,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/probes"
-	"github.com/soakd/soakd/soak/dialaddr"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // unsampled names each host:port of the load that the sampled tree does
@@ -18,7 +18,7 @@ func unsampled(ctx context.Context, tgt *probes.Target, eps []load.Endpoint, log
 	var out []string
 	seen := map[string]bool{}
 	for _, ep := range eps {
-		a, err := dialaddr.Parse(ep.URL)
+		a, err := urlx.ParseAddr(ep.URL)
 		if err != nil || seen[a.String()] {
 			continue // preflight names a bad URL
 		}

@@ -59,9 +59,14 @@ func Dir(t testing.TB) string {
 	return dir
 }
 
+// tempRoot is $TMPDIR as the test binary started: a test that sets TMPDIR
+// for itself (t.Setenv) must not decide where the shared builds go, or
+// they vanish with its folder and land in what it checks is left behind.
+var tempRoot = os.TempDir()
+
 func buildDir() (string, error) {
 	if builds.dir == "" {
-		dir, err := os.MkdirTemp("", "soakd-test-bin-")
+		dir, err := os.MkdirTemp(tempRoot, "soakd-test-bin-")
 		if err != nil {
 			return "", err
 		}

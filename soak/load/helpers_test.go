@@ -7,10 +7,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/soakd/soakd/soak/soaktest"
 )
 
 // testServer is an httptest server that counts requests and accepted
@@ -61,40 +62,9 @@ func run(t *testing.T, o Options) *Summary {
 
 func endpoints(url string) []Endpoint { return []Endpoint{{URL: url}} }
 
-// rawServer accepts connections on 127.0.0.1:0 and hands each to serve in
-// its own goroutine; everything is closed and waited for at cleanup.
-func rawServer(t testing.TB, serve func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("listen: %v", err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var open []net.Conn
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			open = append(open, c)
-			mu.Unlock()
-			wg.Go(func() { defer c.Close(); serve(c) })
-		}
-	})
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range open {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return "http://" + ln.Addr().String() + "/"
-}
+// rawServer accepts connections on 127.0.0.1:0 and hands each to serve
+// (soaktest.RawServer).
+func rawServer(t testing.TB, serve func(net.Conn)) string { return soaktest.RawServer(t, serve) }
 
 // serveStatic answers every request on c with resp until c closes. It
 // reads headers only, so requests must have no body.

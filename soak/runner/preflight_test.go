@@ -13,41 +13,14 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/soaktest"
 )
 
 // silentListener accepts connections on 127.0.0.1:0, reads what comes and
 // never writes a byte.
 func silentListener(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Go(func() { _, _ = io.Copy(io.Discard, c) })
-		}
-	})
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return "http://" + ln.Addr().String() + "/"
+	return soaktest.RawServer(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
 }
 
 func TestPreflight(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/soaktest"
 )
 
 func TestStallWatch(t *testing.T) {
@@ -67,15 +67,8 @@ func TestStallWatch(t *testing.T) {
 // answers again.
 func hangAfter(t *testing.T, n int64) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var served atomic.Int64
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	serve := func(c net.Conn) {
+	return soaktest.RawServer(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
 		for {
 			for {
@@ -95,29 +88,7 @@ func hangAfter(t *testing.T, n int64) string {
 				return
 			}
 		}
-	}
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Go(func() { defer c.Close(); serve(c) })
-		}
 	})
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return "http://" + ln.Addr().String() + "/"
 }
 
 // A target that stops answering in the middle of the load is a finding

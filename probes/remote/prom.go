@@ -115,7 +115,7 @@ func (p *prom) instant(ctx context.Context, t time.Time) (snapshot, error) {
 	}
 	vec, ok := v.(model.Vector)
 	if !ok {
-		return nil, fmt.Errorf("Prometheus answered a %s, not a vector", v.Type())
+		return nil, fmt.Errorf("Prometheus answered %s, not a vector", resultType(v))
 	}
 	snap := snapshot{}
 	for _, s := range vec {
@@ -123,6 +123,15 @@ func (p *prom) instant(ctx context.Context, t time.Time) (snapshot, error) {
 		snap[name] = append(snap[name], point{labels: ls, value: float64(s.Value)})
 	}
 	return snap, nil
+}
+
+// resultType names what a query answered: "a scalar", …, or "no result"
+// when the answer had none (a nil value: calling its Type would panic).
+func resultType(v model.Value) string {
+	if v == nil {
+		return "no result"
+	}
+	return "a " + v.Type().String()
 }
 
 func (p *prom) queryErr(err error) error {
@@ -228,7 +237,7 @@ func (p *prom) Fetch(ctx context.Context, start, end time.Time) ([]probes.Sample
 	}
 	m, ok := v.(model.Matrix)
 	if !ok {
-		return nil, fmt.Errorf("Prometheus answered a %s to the range query, not a matrix", v.Type())
+		return nil, fmt.Errorf("Prometheus answered %s to the range query, not a matrix", resultType(v))
 	}
 	byTime := map[model.Time]snapshot{}
 	for _, ss := range m {

@@ -1,0 +1,162 @@
+package daemon
+
+import (
+	"fmt"
+	"maps"
+	"sync"
+
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// processID is a process's identity: a PID the kernel reuses is another
+// process, told apart by its start time (clock ticks since boot).
+type processID struct {
+	pid   int32
+	start uint64
+}
+
+func (p processID) String() string { return fmt.Sprintf("pid %d", p.pid) }
+
+// processEvidence is what a job's runs of one process found, by resource.
+type processEvidence struct {
+	proc processID
+	res  map[string]verdict.Earlier
+}
+
+// evidence keeps, for each job, the evidence of its runs of the process
+// it soaked last: a long-lived server soaked every few minutes is one body
+// of evidence (see verdict.Earlier). It lives in memory: a restart of
+// soakd starts each job afresh.
+type evidence struct {
+	mu   sync.Mutex // guards jobs
+	jobs map[string]processEvidence
+}
+
+// of returns the evidence of job's earlier runs of proc, nil when they
+// soaked another process or none.
+func (e *evidence) of(job string, proc processID) map[string]verdict.Earlier {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	pe, ok := e.jobs[job]
+	if !ok || pe.proc != proc {
+		return nil
+	}
+	return maps.Clone(pe.res)
+}
+
+// last returns the evidence of job's runs, whatever process they soaked.
+func (e *evidence) last(job string) (processEvidence, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	pe, ok := e.jobs[job]
+	if ok {
+		pe.res = maps.Clone(pe.res)
+	}
+	return pe, ok
+}
+
+// forget drops job's evidence: its run soaked no one process, or the job
+// is gone.
+func (e *evidence) forget(job string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.jobs, job)
+}
+
+// record adds run runID's report of proc to job's evidence, starting
+// afresh when proc is a new process.
+func (e *evidence) record(job string, runID int64, proc processID, rep *model.Report) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.jobs == nil {
+		e.jobs = map[string]processEvidence{}
+	}
+	pe, ok := e.jobs[job]
+	if !ok || pe.proc != proc {
+		pe = processEvidence{proc: proc, res: map[string]verdict.Earlier{}}
+	}
+	for name, res := range rep.Resources {
+		pe.res[name] = nextEarlier(pe.res[name], runID, res, proc.String())
+	}
+	e.jobs[job] = pe
+}
+
+// nextEarlier is a resource's evidence after a run that read res. The
+// first-seen level is the first run's (its idle baseline, else the soak's
+// start). A leak the run decided stays decided, and a run that reads
+// stable or plateau, or whose level fell, turns it; a run that merely did
+// not decide keeps it.
+func nextEarlier(e verdict.Earlier, runID int64, res verdict.Resource, proc string) verdict.Earlier {
+	if e.Level <= 0 {
+		e.Level = res.Baseline
+		if e.Level <= 0 {
+			e.Level = res.Start
+		}
+	}
+	e.Process = proc
+	switch {
+	case res.Verdict == verdict.Leak:
+		if e.LeakRun == 0 {
+			e.LeakRun = runID
+		}
+	case res.Verdict == verdict.Stable, res.Verdict == verdict.Plateau, res.Growth < 0:
+		e.LeakRun = 0
+	}
+	return e
+}
+
+// rootOf returns the one root process that every live sample of recs
+// names, false when there is none or more than one (the target restarted,
+// or was not sampled through /proc).
+func rootOf(recs []model.Record) (processID, bool) {
+	var id processID
+	for _, r := range recs {
+		if !r.Alive || r.RootPID <= 0 || r.RootStart == 0 {
+			continue
+		}
+		p := processID{r.RootPID, r.RootStart}
+		if id.pid != 0 && p != id {
+			return processID{}, false
+		}
+		id = p
+	}
+	return id, id.pid != 0
+}
+
+// crossRun judges rep against the job's earlier runs of the same process
+// (see verdict.Earlier) and adds the run to the job's evidence. It
+// analyses the records again, with the evidence, only when there is some;
+// a run of a new process starts the evidence afresh.
+func (d *Daemon) crossRun(ar *activeRun, rep *model.Report) {
+	if rep == nil || !rep.Target.Probed || rep.Target.Remote != nil {
+		d.ev.forget(ar.job)
+		return
+	}
+	proc, ok := rootOf(rep.Records)
+	if !ok {
+		d.ev.forget(ar.job)
+		return
+	}
+	if earlier := d.ev.of(ar.job, proc); earlier != nil {
+		ar.mu.Lock()
+		ao := ar.ao
+		ar.mu.Unlock()
+		ao.Earlier = earlier
+		again := runner.NewReport(rep.Records, rep.Load, rep.Target, ao)
+		rep.Resources, rep.Verdict = again.Resources, again.Verdict
+	}
+	d.ev.record(ar.job, ar.id, proc, rep)
+}
+
+// earlierFor returns the evidence the live analysis of recs may use: the
+// job's earlier runs of the process recs sample, nil when none.
+func (d *Daemon) earlierFor(job string, recs []model.Record) map[string]verdict.Earlier {
+	proc, ok := rootOf(recs)
+	if !ok {
+		return nil
+	}
+	return d.ev.of(job, proc)
+}
+

@@ -159,4 +159,3 @@ func (d *Daemon) earlierFor(job string, recs []model.Record) map[string]verdict.
 	}
 	return d.ev.of(job, proc)
 }
-

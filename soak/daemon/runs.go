@@ -68,8 +68,8 @@ type activeRun struct {
 	// earlier returns the job's evidence of earlier runs of the process
 	// the records sample, for the live analysis (see Daemon.earlierFor).
 	earlier func([]model.Record) map[string]verdict.Earlier
-	spec         string     // the job's target, for the live report until a sample names the root
-	root         liveTarget // the root process the live report last described
+	spec    string     // the job's target, for the live report until a sample names the root
+	root    liveTarget // the root process the live report last described
 
 	storeFailed atomic.Pointer[error] // the first failed sample write
 

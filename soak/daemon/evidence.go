@@ -125,29 +125,37 @@ func rootOf(recs []model.Record) (processID, bool) {
 	return id, id.pid != 0
 }
 
-// crossRun judges rep against the job's earlier runs of the same process
-// (see verdict.Earlier) and adds the run to the job's evidence. It
-// analyses the records again, with the evidence, only when there is some;
-// a run of a new process starts the evidence afresh.
+// crossRun judges the run's report against the job's earlier runs of the
+// same process and adds the run to the job's evidence (see judge).
 func (d *Daemon) crossRun(ar *activeRun, rep *model.Report) {
+	ar.mu.Lock()
+	ao := ar.ao
+	ar.mu.Unlock()
+	d.ev.judge(ar.job, ar.id, ao, rep)
+}
+
+// judge judges rep, run runID of job analysed with ao, against the job's
+// earlier runs of the same process (see verdict.Earlier), and adds the
+// run to the job's evidence. It analyses the records again, with the
+// evidence, only when there is some; a run of a new process starts the
+// evidence afresh, and a run of no one process (a restart, a remote
+// source) clears it.
+func (e *evidence) judge(job string, runID int64, ao runner.AnalysisOptions, rep *model.Report) {
 	if rep == nil || !rep.Target.Probed || rep.Target.Remote != nil {
-		d.ev.forget(ar.job)
+		e.forget(job)
 		return
 	}
 	proc, ok := rootOf(rep.Records)
 	if !ok {
-		d.ev.forget(ar.job)
+		e.forget(job)
 		return
 	}
-	if earlier := d.ev.of(ar.job, proc); earlier != nil {
-		ar.mu.Lock()
-		ao := ar.ao
-		ar.mu.Unlock()
+	if earlier := e.of(job, proc); earlier != nil {
 		ao.Earlier = earlier
 		again := runner.NewReport(rep.Records, rep.Load, rep.Target, ao)
 		rep.Resources, rep.Verdict = again.Resources, again.Verdict
 	}
-	d.ev.record(ar.job, ar.id, proc, rep)
+	e.record(job, runID, proc, rep)
 }
 
 // earlierFor returns the evidence the live analysis of recs may use: the

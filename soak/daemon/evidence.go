@@ -3,6 +3,7 @@ package daemon
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 
 	"github.com/soakd/soakd/soak/model"
@@ -78,7 +79,12 @@ func (e *evidence) record(job string, runID int64, proc processID, rep *model.Re
 		pe = processEvidence{proc: proc, res: map[string]verdict.Earlier{}}
 	}
 	for name, res := range rep.Resources {
-		pe.res[name] = nextEarlier(pe.res[name], runID, res, proc.String())
+		e := nextEarlier(pe.res[name], runID, res, proc.String())
+		if r, ok := model.ResourceNamed(name); ok {
+			e.Points = joinPoints(e.Points, runPoints(rep.Records, r.Value, e.Runs == 0))
+			e.Runs++
+		}
+		pe.res[name] = e
 	}
 	e.jobs[job] = pe
 }
@@ -105,6 +111,97 @@ func nextEarlier(e verdict.Earlier, runID int64, res verdict.Resource, proc stri
 		e.LeakRun = 0
 	}
 	return e
+}
+
+// Bounds of a resource's joined soak (verdict.Earlier.Points): each run
+// adds at most perRunPoints (the lowest of each bin, as the fit's lower
+// envelope keeps), and the whole is thinned by half past maxJoined.
+const (
+	perRunPoints = 64
+	maxJoined    = 4096
+)
+
+// runPoints returns a run's soak points of one resource, their requests
+// and seconds counted from the soak's start, at most perRunPoints of
+// them (the lowest of each bin); with the baseline's points first when
+// withBaseline is set (the first run: its baseline is the first-seen
+// level).
+func runPoints(recs []model.Record, value func(model.Record) (float64, bool), withBaseline bool) []verdict.Point {
+	var base, soak []verdict.Point
+	req0, sec0 := -1.0, 0.0
+	for _, r := range recs {
+		v, ok := value(r)
+		if !ok || !r.Alive {
+			continue
+		}
+		switch {
+		case r.Phase == verdict.Baseline && withBaseline:
+			base = append(base, verdict.Point{Value: v, Phase: verdict.Baseline})
+		case r.Phase == verdict.Soak:
+			if req0 < 0 {
+				req0, sec0 = float64(r.Requests), r.Elapsed
+			}
+			soak = append(soak, verdict.Point{Requests: float64(r.Requests) - req0, Seconds: r.Elapsed - sec0, Value: v, Phase: verdict.Soak})
+		}
+	}
+	return append(base, envelope(soak, perRunPoints)...)
+}
+
+// envelope keeps the lowest point of each of at most n bins of equal
+// counts.
+func envelope(pts []verdict.Point, n int) []verdict.Point {
+	if len(pts) <= n {
+		return pts
+	}
+	out := make([]verdict.Point, 0, n)
+	for b := range n {
+		lo, hi := b*len(pts)/n, (b+1)*len(pts)/n
+		m := lo
+		for i := lo; i < hi; i++ {
+			if pts[i].Value < pts[m].Value {
+				m = i
+			}
+		}
+		out = append(out, pts[m])
+	}
+	return out
+}
+
+// joinPoints appends a run's points to the joined soak, its soak counted
+// on from where the joined soak ends (see verdict.Earlier.Points).
+func joinPoints(joined, run []verdict.Point) []verdict.Point {
+	var req, sec float64
+	for _, p := range joined {
+		req, sec = max(req, p.Requests), max(sec, p.Seconds)
+	}
+	out := slices.Clip(joined)
+	for _, p := range run {
+		if p.Phase == verdict.Soak {
+			p.Requests, p.Seconds = req+p.Requests, sec+p.Seconds
+		}
+		out = append(out, p)
+	}
+	if len(out) > maxJoined {
+		out = thin(out)
+	}
+	return out
+}
+
+// thin halves the soak points of a joined soak, keeping the lower of
+// each pair, and keeps the baseline's.
+func thin(pts []verdict.Point) []verdict.Point {
+	var out []verdict.Point
+	for i := 0; i < len(pts); i++ {
+		p := pts[i]
+		if p.Phase == verdict.Soak && i+1 < len(pts) && pts[i+1].Phase == verdict.Soak {
+			if pts[i+1].Value < p.Value {
+				p = pts[i+1]
+			}
+			i++
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // rootOf returns the one root process that every live sample of recs

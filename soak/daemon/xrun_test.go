@@ -90,6 +90,21 @@ func rssOf(t *testing.T, base string, id int64) (string, int64, string) {
 	return r.Verdict, r.CarriedFromRun, r.Reason
 }
 
+// serve sends n requests to addr, one at a time, as the traffic a
+// long-lived server had before soakd first saw it.
+func serve(t *testing.T, addr string, n int) {
+	t.Helper()
+	c := &http.Client{Timeout: 5 * time.Second}
+	for i := range n {
+		resp, err := c.Get("http://" + addr + "/")
+		if err != nil {
+			t.Fatalf("request %d to %s: %v", i, addr, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+	}
+}
+
 // xrunRuns is how many scheduled runs of each job TestLeakAcrossRuns
 // waits for: one every 20 s, 10 s of load each.
 const xrunRuns = 10
@@ -113,6 +128,10 @@ func TestLeakAcrossRuns(t *testing.T) {
 	addr := freePort(t)
 	leaky := startTarget(t, "--leak-bytes", "16384")
 	clean := startTarget(t)
+	// Long-lived: both have served before soakd first sees them, the
+	// clean one long enough for its runtime to have sized itself.
+	serve(t, leaky.addr, 500)
+	serve(t, clean.addr, 3000)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "soakd.yaml")
 	extra := fmt.Sprintf("alerts:\n  retry: {initial: 100ms, max: 1s}\n  sinks:\n    - name: am\n      type: alertmanager\n      urls: [http://%s]\n", addr)

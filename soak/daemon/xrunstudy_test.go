@@ -30,20 +30,32 @@ const (
 // sec of its life (both since soakd first saw it).
 type shape func(rng *rand.Rand, req, sec float64) float64
 
-// soakRuns soaks one process of shape n times, each run judged with the
-// earlier runs' evidence, and returns each run's rss verdict and its
-// overall verdict. alone judges every run as if the process were new.
-func soakRuns(seed uint64, n int, s shape, alone bool) (rss, overall []string) {
+// Ways to judge a study's runs.
+const (
+	withEvidence = iota // the daemon's way
+	noJoined            // the evidence without the joined soak
+	alone               // every run as if the process were new
+)
+
+// soakRuns soaks one process of shape n times, each run judged as mode
+// says, and returns each run's rss verdict and its overall verdict.
+func soakRuns(seed uint64, n int, s shape, mode int) (rss, overall []string) {
 	rng := rand.New(rand.NewPCG(seed, 0x21))
 	ev := &evidence{}
 	var life, lifeSec float64
 	for run := range n {
 		recs := studyRun(rng, s, &life, &lifeSec)
 		rep := runner.NewReport(recs, nil, model.TargetInfo{Probed: true}, runner.AnalysisOptions{})
-		if alone {
+		if mode == alone {
 			ev.forget("job")
 		}
 		ev.judge("job", int64(run+1), runner.AnalysisOptions{}, rep)
+		if mode == noJoined {
+			for name, e := range ev.jobs["job"].res {
+				e.Points = nil
+				ev.jobs["job"].res[name] = e
+			}
+		}
 		rss = append(rss, rep.Resources["rss"].Verdict)
 		overall = append(overall, rep.Verdict)
 		lifeSec += 100 // idle between runs
@@ -99,6 +111,14 @@ func leaking(perReq float64) shape {
 	return func(rng *rand.Rand, req, _ float64) float64 { return 10<<20 + perReq*req + jitter(rng) }
 }
 
+// sawLeak is a leak of perReq under a GC sawtooth of 8 MiB every 4 s,
+// from 10 MiB.
+func sawLeak(perReq float64) shape {
+	return func(rng *rand.Rand, req, sec float64) float64 {
+		return 10<<20 + perReq*req + 8<<20*math.Mod(sec, 4)/4 + jitter(rng)
+	}
+}
+
 // studyCase is a process soaked studyRuns times over seeds.
 type studyCase struct {
 	name  string
@@ -114,13 +134,14 @@ var studyCases = []studyCase{
 	{"sizing to 3x over 4 runs", sizing(3, 5300), true},
 	{"leak 2.8 KiB/request", leaking(2800), false},
 	{"leak 512 B/request", leaking(512), false},
+	{"leak 2.8 KiB/request under a sawtooth", sawLeak(2800), false},
 }
 
 // countLeaks soaks c over seeds and returns the runs that read leak and
 // the processes with at least one.
-func countLeaks(c studyCase, seeds int, alone bool) (runs, procs int) {
+func countLeaks(c studyCase, seeds, mode int) (runs, procs int) {
 	for seed := range uint64(seeds) {
-		rss, _ := soakRuns(seed, studyRuns, c.shape, alone)
+		rss, _ := soakRuns(seed, studyRuns, c.shape, mode)
 		any := false
 		for _, v := range rss {
 			if v == verdict.Leak {
@@ -149,10 +170,11 @@ func TestCrossRunStudy(t *testing.T) {
 	}
 	for _, c := range studyCases {
 		t.Run(c.name, func(t *testing.T) {
-			with, withProcs := countLeaks(c, seeds, false)
-			alone, aloneProcs := countLeaks(c, seeds, true)
-			t.Logf("%-28s leak runs with evidence %3d/%d (%d/%d processes), alone %3d/%d (%d/%d processes)",
-				c.name, with, seeds*studyRuns, withProcs, seeds, alone, seeds*studyRuns, aloneProcs, seeds)
+			with, withProcs := countLeaks(c, seeds, withEvidence)
+			nj, njProcs := countLeaks(c, seeds, noJoined)
+			alone, aloneProcs := countLeaks(c, seeds, alone)
+			t.Logf("%-36s leak runs with evidence %3d/%d (%d/%d processes), without the joined soak %3d (%d), alone %3d (%d)",
+				c.name, with, seeds*studyRuns, withProcs, seeds, nj, njProcs, alone, aloneProcs)
 			switch {
 			case c.clean && c.name != "sizing to 3x over 4 runs" && with > 0:
 				t.Errorf("%d runs of a clean process read leak; want none", with)
@@ -168,7 +190,7 @@ func TestCrossRunStudy(t *testing.T) {
 // starts afresh.
 func TestLeakStaysDecided(t *testing.T) {
 	for seed := range uint64(4) {
-		rss, _ := soakRuns(seed, studyRuns, leaking(2800), false)
+		rss, _ := soakRuns(seed, studyRuns, leaking(2800), withEvidence)
 		decided := false
 		for i, v := range rss {
 			if decided && v != verdict.Leak {

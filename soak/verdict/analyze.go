@@ -142,7 +142,7 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	s := driving(by)
 	if s == nil || len(s.x) < minSoakPoints || s.span() <= 0 {
 		res = tooFew(res, s, opt)
-		return finite(carry(checkLives(res, pts, opt, by, 0, floors{perRequest: th.MinPerRequest}), opt.Earlier))
+		return finite(carry(across(checkLives(res, pts, opt, by, 0, floors{perRequest: th.MinPerRequest}), pts, opt), opt.Earlier))
 	}
 	f := fitSeries(s, r, opt.Quantum)
 	res.Points = len(s.x)
@@ -187,7 +187,7 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	}
 	res.TimeToExhaustionSeconds = exhaustion(f, opt, res.PerHour, rel, d)
 	res.Reason = reason(opt, res, f, d, idle)
-	return finite(carry(checkLives(res, pts, opt, by, rph, fl), opt.Earlier))
+	return finite(carry(across(checkLives(res, pts, opt, by, rph, fl), pts, opt), opt.Earlier))
 }
 
 // transientBase is the level for transient, as a baseline: see

@@ -116,9 +116,13 @@ type Resource struct {
 	// CarriedFromRun is the earlier run of the same process whose leak
 	// this run's verdict carries: this run alone did not decide, but its
 	// growth did not stop (see Earlier).
-	CarriedFromRun int64  `json:"carried_from_run,omitempty"`
-	Method         string `json:"method"` // which series the verdict fit, e.g. "lower-envelope"
-	Reason         string `json:"reason"`
+	CarriedFromRun int64 `json:"carried_from_run,omitempty"`
+	// AcrossRuns is the number of runs of the same process whose soaks,
+	// joined, decided this run's leak (see Earlier.Points); 0 = this
+	// run's own points did.
+	AcrossRuns int    `json:"across_runs,omitempty"`
+	Method     string `json:"method"` // which series the verdict fit, e.g. "lower-envelope"
+	Reason     string `json:"reason"`
 	// Settle says what would settle an inconclusive verdict.
 	Settle string `json:"settle,omitempty"`
 	// SettleRequests is the number behind Settle: the extra requests

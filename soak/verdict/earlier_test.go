@@ -93,3 +93,58 @@ func TestLeakCarriedWhileGrowthGoesOn(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinRunCountsOn: a run's soak points join the earlier runs' soak
+// with their requests and seconds counted on from its end; the run's
+// other points stay out.
+func TestJoinRunCountsOn(t *testing.T) {
+	earlier := []Point{{Phase: Baseline, Value: 1}, {Phase: Soak, Requests: 0, Seconds: 0}, {Phase: Soak, Requests: 100, Seconds: 10}}
+	run := []Point{{Phase: Baseline, Requests: 0, Seconds: 1}, {Phase: Soak, Requests: 5, Seconds: 3}, {Phase: Soak, Requests: 55, Seconds: 8}, {Phase: Cooldown, Requests: 55, Seconds: 9}}
+	got := joinRun(earlier, run)
+	if len(got) != 5 {
+		t.Fatalf("got %d points; want 5: %+v", len(got), got)
+	}
+	if a, b := got[3], got[4]; a.Requests != 100 || a.Seconds != 10 || b.Requests != 150 || b.Seconds != 15 {
+		t.Errorf("joined points %+v, %+v; want requests 100 and 150 at 10 s and 15 s", a, b)
+	}
+}
+
+// TestGrowthAcrossRuns: four short runs of one leaking process each grow
+// less than their own level at the load's start (inconclusive alone),
+// and their soaks joined decide the leak.
+func TestGrowthAcrossRuns(t *testing.T) {
+	var joined []Point
+	var level float64
+	for run := range 3 {
+		pts := shifted(goShortRun(uint64(run), 9, 2800), level)
+		if run == 0 {
+			joined = append(joined, baselineOnly(pts)...)
+		}
+		joined = joinRun(joined, pts)
+		level = pts[len(pts)-1].Value - 7*mib
+	}
+	this := shifted(goShortRun(9, 9, 2800), level)
+	alone := AnalyzeResource(this, rss)
+	if alone.Verdict != Inconclusive {
+		t.Fatalf("alone: got %s (%s); want inconclusive", alone.Verdict, alone.Reason)
+	}
+	opt := rss
+	opt.Earlier = &Earlier{Points: joined, Runs: 3, Process: "pid 42"}
+	res := AnalyzeResource(this, opt)
+	if res.Verdict != Leak || res.AcrossRuns != 4 || !strings.HasPrefix(res.Reason, "growth across the 4 runs of the same process (pid 42)") {
+		t.Fatalf("got %s across %d runs (%s); want a leak across 4 runs", res.Verdict, res.AcrossRuns, res.Reason)
+	}
+	if res.PerRequest < 2500 || res.PerRequest > 3100 {
+		t.Errorf("per request %.0f B; want about 2800", res.PerRequest)
+	}
+}
+
+func baselineOnly(pts []Point) []Point {
+	var out []Point
+	for _, p := range pts {
+		if p.Phase == Baseline {
+			out = append(out, p)
+		}
+	}
+	return out
+}

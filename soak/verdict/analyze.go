@@ -175,8 +175,13 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		res.CI95 = [2]float64{math.Min(f.whole.Lo, h.Lo), math.Max(f.whole.Hi, h.Hi)}
 	}
 	if d.verdict == Leak {
+		own := transient(d, f, th, base, res.PerRequest, rph)
 		d = transient(d, f, th, transientBase(f, base, opt.Earlier), res.PerRequest, rph)
-		d.seen = d.why == whyTransient && opt.Earlier != nil && opt.Earlier.Level > 0
+		seen := opt.Earlier != nil && opt.Earlier.Level > 0
+		d.seen = d.why == whyTransient && seen
+		if seen && d.verdict == Leak && own.why == whyTransient {
+			res.FirstSeenLevel = opt.Earlier.Level
+		}
 	}
 	res.Verdict, res.Settle = d.verdict, settleText(d.more, rph)
 	if res.Settle != "" {

@@ -39,6 +39,9 @@ func TestEarlierLevelJudgesTheTransientRule(t *testing.T) {
 		if seen.Verdict != Leak || seen.CarriedFromRun != 0 {
 			t.Fatalf("seed %d seen at 7 MiB: got %s carried %d (%s); want a leak of this run's own", seed, seen.Verdict, seen.CarriedFromRun, seen.Reason)
 		}
+		if seen.FirstSeenLevel != 7*mib || !strings.Contains(seen.Reason, "past twice the 7 MiB it had when soakd first saw the process") {
+			t.Errorf("seed %d: first_seen_level %.0f, reason %q; want 7 MiB, named", seed, seen.FirstSeenLevel, seen.Reason)
+		}
 	}
 }
 

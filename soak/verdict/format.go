@@ -24,6 +24,9 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 				opt.Name, perReq(f.whole.Slope, u), ciText(res.CI95[0], res.CI95[1], u), f.pText(), perDayText(res.PerDay, th, u))
 		}
 		s += cooldownText(res.ReleasedAfterCooldown, idle)
+		if res.FirstSeenLevel > 0 {
+			s += ", past twice the " + amount(res.FirstSeenLevel, u) + " it had when soakd first saw the process, in an earlier run"
+		}
 		if tte := res.TimeToExhaustionSeconds; tte != nil {
 			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
 		}

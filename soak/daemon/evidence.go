@@ -47,17 +47,6 @@ func (e *evidence) of(job string, proc processID) map[string]verdict.Earlier {
 	return maps.Clone(pe.res)
 }
 
-// last returns the evidence of job's runs, whatever process they soaked.
-func (e *evidence) last(job string) (processEvidence, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	pe, ok := e.jobs[job]
-	if ok {
-		pe.res = maps.Clone(pe.res)
-	}
-	return pe, ok
-}
-
 // forget drops job's evidence: its run soaked no one process, or the job
 // is gone.
 func (e *evidence) forget(job string) {

@@ -138,6 +138,8 @@ type Daemon struct {
 	closing bool
 
 	addr string // the API's address, once listening
+
+	ev evidence // each job's runs of one process, across runs
 }
 
 // New checks cfg, opens the store in cfg.StateDir, stops the targets a

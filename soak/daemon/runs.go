@@ -65,8 +65,11 @@ type activeRun struct {
 	planRequests uint64
 	ti           model.TargetInfo
 	ao           runner.AnalysisOptions
-	spec         string     // the job's target, for the live report until a sample names the root
-	root         liveTarget // the root process the live report last described
+	// earlier returns the job's evidence of earlier runs of the process
+	// the records sample, for the live analysis (see Daemon.earlierFor).
+	earlier func([]model.Record) map[string]verdict.Earlier
+	spec    string     // the job's target, for the live report until a sample names the root
+	root    liveTarget // the root process the live report last described
 
 	storeFailed atomic.Pointer[error] // the first failed sample write
 
@@ -81,7 +84,7 @@ type activeRun struct {
 	charts   *web.Charts
 	chartsOf *model.Report
 
-	mu sync.Mutex // guards the plan, ti, ao, spec, root, res, live, alive and inc
+	mu sync.Mutex // guards the plan, ti, ao, earlier, spec, root, res, live, alive and inc
 	// res holds the records for the live analysis, in bounded memory; the
 	// full series is in the store only.
 	res   reservoir
@@ -128,10 +131,13 @@ func (a *activeRun) analyzeWith(ao runner.AnalysisOptions) *model.Report {
 	a.mu.Lock()
 	recs := a.res.snapshot()
 	n, soakN := a.res.n, a.res.soakN
-	ti := a.ti
+	ti, earlier := a.ti, a.earlier
 	a.mu.Unlock()
 	if ti.Probed {
 		ti.Description = a.describe(recs)
+	}
+	if earlier != nil {
+		ao.Earlier = earlier(recs)
 	}
 	rep := runner.NewReport(recs, nil, ti, ao)
 	rep.Samples, rep.Phases.SoakSamples = n, soakN // the run's, not the reservoir's
@@ -325,6 +331,7 @@ func (d *Daemon) release(ar *activeRun) {
 		delete(d.active, ar.job)
 	}
 	if d.cfg.Job(ar.job) == nil {
+		d.ev.forget(ar.job)
 		d.m.dropJob(ar.job)
 		if d.alerts != nil {
 			d.alerts.jobRemoved(ar.job)
@@ -426,6 +433,7 @@ func (d *Daemon) wire(ar *activeRun, o *runner.Options) {
 		ar.ti.HostMemoryBytes, _ = probes.HostMemory("/proc") // 0 when unreadable: the alerts say less
 	}
 	ar.ao = analysisOf(o)
+	ar.earlier = func(recs []model.Record) map[string]verdict.Earlier { return d.earlierFor(ar.job, recs) }
 	ar.mu.Unlock()
 }
 
@@ -486,6 +494,7 @@ func (d *Daemon) finish(ar *activeRun, rep *model.Report, runErr error) {
 	if rep == nil && ar.samples() > 0 {
 		rep = d.analyzeStored(ar)
 	}
+	d.crossRun(ar, rep)
 	if rep != nil && rep.TargetDied() {
 		runErr = errors.Join(runErr, errors.New(rep.DeathFinding()))
 		d.hub().targetDown(ar.job, ar.id, rep.Target.Description,

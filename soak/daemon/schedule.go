@@ -56,6 +56,7 @@ func (d *Daemon) reschedule(old, cfg *config.Config) (added, removed, changed []
 			d.unschedule(j.Name)
 			if _, running := d.active[j.Name]; !running {
 				d.m.dropJob(j.Name)
+				d.ev.forget(j.Name)
 			}
 			removed = append(removed, j.Name)
 		}

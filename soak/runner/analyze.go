@@ -22,6 +22,9 @@ type AnalysisOptions struct {
 	// e.g. "rss"); nil analyses every one the records hold. A samples.csv
 	// without a resource's column sets it (see ReadSamples).
 	Resources []string
+	// Earlier is the evidence of the job's earlier runs of the same
+	// process, by resource name (see verdict.Earlier); nil = none.
+	Earlier map[string]verdict.Earlier
 }
 
 // Analyze fits every resource that the records hold and makes the CPU
@@ -51,6 +54,9 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 		}
 		if res.Member != nil {
 			opt.Lives = lives(recs, res.Member)
+		}
+		if e, ok := ao.Earlier[res.Name]; ok {
+			opt.Earlier = &e
 		}
 		out[res.Name] = verdict.AnalyzeResource(pts, opt)
 	}

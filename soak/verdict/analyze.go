@@ -28,6 +28,9 @@ type ResourceOptions struct {
 	// life, one slice per process identity {PID, start time}, for the
 	// recycling check (a leak hidden by replaced workers); nil = none.
 	Lives [][]Point
+	// Earlier is the evidence of the job's earlier runs of the same
+	// process; nil = a process soakd has not soaked before.
+	Earlier *Earlier
 }
 
 // withDefaults fills each zero field of Thresholds from the unit's
@@ -139,7 +142,7 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	s := driving(by)
 	if s == nil || len(s.x) < minSoakPoints || s.span() <= 0 {
 		res = tooFew(res, s, opt)
-		return finite(checkLives(res, pts, opt, by, 0, floors{perRequest: th.MinPerRequest}))
+		return finite(carry(across(checkLives(res, pts, opt, by, 0, floors{perRequest: th.MinPerRequest}), pts, opt), opt.Earlier))
 	}
 	f := fitSeries(s, r, opt.Quantum)
 	res.Points = len(s.x)
@@ -172,7 +175,13 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		res.CI95 = [2]float64{math.Min(f.whole.Lo, h.Lo), math.Max(f.whole.Hi, h.Hi)}
 	}
 	if d.verdict == Leak {
-		d = transient(d, f, th, base, res.PerRequest, rph)
+		own := transient(d, f, th, base, res.PerRequest, rph)
+		d = transient(d, f, th, transientBase(f, base, opt.Earlier), res.PerRequest, rph)
+		seen := opt.Earlier != nil && opt.Earlier.Level > 0
+		d.seen = d.why == whyTransient && seen
+		if seen && d.verdict == Leak && own.why == whyTransient {
+			res.FirstSeenLevel = opt.Earlier.Level
+		}
 	}
 	res.Verdict, res.Settle = d.verdict, settleText(d.more, rph)
 	if res.Settle != "" {
@@ -183,7 +192,17 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	}
 	res.TimeToExhaustionSeconds = exhaustion(f, opt, res.PerHour, rel, d)
 	res.Reason = reason(opt, res, f, d, idle)
-	return finite(checkLives(res, pts, opt, by, rph, fl))
+	return finite(carry(across(checkLives(res, pts, opt, by, rph, fl), pts, opt), opt.Earlier))
+}
+
+// transientBase is the level for transient, as a baseline: see
+// transientLevel.
+func transientBase(f fit, base *float64, e *Earlier) *float64 {
+	level, seen := transientLevel(f, base, e)
+	if !seen && base == nil {
+		return nil
+	}
+	return &level
 }
 
 // transient keeps a leak found in a soak shorter than th.Transient

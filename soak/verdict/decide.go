@@ -62,6 +62,7 @@ type decision struct {
 	tail    *tail   // the growth after the knot, for plateau and slowing
 	floor   float64 // the floor the last third must clear, for slow growth
 	level   float64 // the level at the load's start, for transient
+	seen    bool    // level is the process's when soakd first saw it
 }
 
 // tail is the fit after a shape's knot.

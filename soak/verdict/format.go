@@ -24,12 +24,15 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 				opt.Name, perReq(f.whole.Slope, u), ciText(res.CI95[0], res.CI95[1], u), f.pText(), perDayText(res.PerDay, th, u))
 		}
 		s += cooldownText(res.ReleasedAfterCooldown, idle)
+		if res.FirstSeenLevel > 0 {
+			s += ", past twice the " + amount(res.FirstSeenLevel, u) + " it had when soakd first saw the process, in an earlier run"
+		}
 		if tte := res.TimeToExhaustionSeconds; tte != nil {
 			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
 		}
 	case whyTransient:
-		s = fmt.Sprintf("%s %s, %s, but in a soak of only %s it reached %s, not yet twice its %s at the load's start: a runtime sizing itself to the load (a heap before its first collections, pools, arenas) grows as much and then stops; a soak of %s, or growth past %s, tells them apart",
-			opt.Name, perReq(res.PerRequest, u)+" (95 % CI "+ciText(res.CI95[0], res.CI95[1], u)+")", pText(res.PValue), secs(f.seconds), amount(f.end, u), amount(d.level, u), secs(th.Transient), amount(2*d.level, u))
+		s = fmt.Sprintf("%s %s, %s, but in a soak of only %s it reached %s, not yet twice its %s %s: a runtime sizing itself to the load (a heap before its first collections, pools, arenas) grows as much and then stops; a soak of %s, or growth past %s, tells them apart",
+			opt.Name, perReq(res.PerRequest, u)+" (95 % CI "+ciText(res.CI95[0], res.CI95[1], u)+")", pText(res.PValue), secs(f.seconds), amount(f.end, u), amount(d.level, u), levelWhen(d.seen), secs(th.Transient), amount(2*d.level, u))
 	case whyReleased:
 		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle", opt.Name, slope, f.pText(), secs(idle))
 	case whyPlateau:
@@ -219,3 +222,11 @@ func group(v float64) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// levelWhen says when the transient rule's level was measured.
+func levelWhen(seen bool) string {
+	if seen {
+		return "when soakd first saw the process, in an earlier run"
+	}
+	return "at the load's start"
+}

@@ -113,8 +113,21 @@ type Resource struct {
 	// Baseline is the idle level before the load, when one was sampled.
 	Baseline float64 `json:"baseline,omitempty"`
 	Points   int     `json:"points"` // soak samples of the fitted incarnation
-	Method   string  `json:"method"` // which series the verdict fit, e.g. "lower-envelope"
-	Reason   string  `json:"reason"`
+	// CarriedFromRun is the earlier run of the same process whose leak
+	// this run's verdict carries: this run alone did not decide, but its
+	// growth did not stop (see Earlier).
+	CarriedFromRun int64 `json:"carried_from_run,omitempty"`
+	// AcrossRuns is the number of runs of the same process whose soaks,
+	// joined, decided this run's leak (see Earlier.Points); 0 = this
+	// run's own points did.
+	AcrossRuns int `json:"across_runs,omitempty"`
+	// FirstSeenLevel is set when this run's leak was decided against
+	// the level the process had when soakd first saw it, in an earlier
+	// run: on its own level at this load's start the transient rule
+	// would have kept it inconclusive.
+	FirstSeenLevel float64 `json:"first_seen_level,omitempty"`
+	Method         string  `json:"method"` // which series the verdict fit, e.g. "lower-envelope"
+	Reason         string  `json:"reason"`
 	// Settle says what would settle an inconclusive verdict.
 	Settle string `json:"settle,omitempty"`
 	// SettleRequests is the number behind Settle: the extra requests

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/soaktest"
 )
 
@@ -86,6 +88,7 @@ type faultReport struct {
 
 	text   string // report.txt
 	stderr string
+	out    string // the run's --out directory
 }
 
 // first is the text report's first line.
@@ -183,7 +186,7 @@ func runFault(t *testing.T, soakd string, srv *soaktest.Server, row faultRow, ur
 	<-duringDone
 	code := exitCode(err)
 	t.Logf("soakd %s → exit %d\nstderr: %s", strings.Join(args, " "), code, lastLines(stderr.String(), 5))
-	rep := &faultReport{stderr: stderr.String()}
+	rep := &faultReport{stderr: stderr.String(), out: out}
 	if stdout.Len() > 0 {
 		if err := json.Unmarshal(stdout.Bytes(), rep); err != nil {
 			t.Fatalf("the JSON report: %v\n%s", err, stdout.String())
@@ -315,8 +318,25 @@ func resetsCounted(t *testing.T, r *faultReport) {
 func fdsRose(t *testing.T, r *faultReport) {
 	t.Helper()
 	timedOut(t, r)
-	if fds := r.Resources["fds"]; fds.End-fds.Start < 50 {
-		t.Errorf("fds %+v; want a rise of ≥ 50 (150 connections leaked)", fds)
+	// The samples themselves, not the fds verdict: a soak of 4 s on a
+	// busy machine may leave that verdict without enough samples.
+	f, err := os.Open(filepath.Join(r.out, "samples.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := model.ReadCSV(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := uint64(math.MaxUint64), uint64(0)
+	for _, rec := range recs {
+		if rec.FDsValid {
+			lo, hi = min(lo, rec.FDs), max(hi, rec.FDs)
+		}
+	}
+	if hi < lo+50 {
+		t.Errorf("fds went from %d to %d over %d samples; want a rise of ≥ 50 (150 connections leaked)", lo, hi, len(recs))
 	}
 }
 

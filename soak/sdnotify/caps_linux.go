@@ -1,7 +1,11 @@
 package sdnotify
 
 import (
+	"bufio"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -16,12 +20,37 @@ import (
 //
 // Capabilities are per thread, so it uses AllThreadsSyscall, which needs a
 // binary built without cgo (CGO_ENABLED=0); with cgo (and under -race) it
-// returns ENOTSUP and nothing changes.
+// returns ENOTSUP and nothing changes. A process with no ambient
+// capabilities (the usual case outside the unit) has nothing to clear, and
+// gets nil whatever its build.
 func DropAmbientCaps() error {
+	if amb, err := ambientCaps(); err == nil && amb == 0 {
+		return nil
+	}
 	_, _, errno := syscall.AllThreadsSyscall(syscall.SYS_PRCTL,
 		unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0)
 	if errno != 0 {
 		return fmt.Errorf("sdnotify: clear ambient capabilities: %w", errno)
 	}
 	return nil
+}
+
+// ambientCaps reads the process's ambient capability set (CapAmb in
+// /proc/self/status).
+func ambientCaps() (uint64, error) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "CapAmb:"); ok {
+			return strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("no CapAmb line in /proc/self/status")
 }

@@ -35,3 +35,18 @@ func TestDropAmbientCaps(t *testing.T) {
 		}
 	}
 }
+
+// Without ambient capabilities there is nothing to clear, whatever the
+// build: no error (and so no warning at every start of a cgo build).
+func TestDropAmbientCapsWithNoneIsQuiet(t *testing.T) {
+	amb, err := ambientCaps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if amb != 0 {
+		t.Skipf("this test process has ambient capabilities %#x", amb)
+	}
+	if err := DropAmbientCaps(); err != nil {
+		t.Errorf("DropAmbientCaps with none = %v; want nil", err)
+	}
+}

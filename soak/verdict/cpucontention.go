@@ -21,6 +21,14 @@ const (
 	// contentionCollinear is the share of the time's variance that the
 	// contention follows at or above which the two cannot be separated.
 	contentionCollinear = 0.9
+	// contentionRiseShare and contentionRiseMin: a contention figure rose
+	// over the soak when its last third's mean is above its first third's
+	// by at least this share of the first and this much (cores, or
+	// seconds of wait per CPU second). A contention that held or fell
+	// cannot explain a cost that rose, however closely its small wander
+	// follows the time.
+	contentionRiseShare = 0.1
+	contentionRiseMin   = 0.05
 )
 
 // Contention is the machine's contention over each cost window: Others,
@@ -177,6 +185,11 @@ func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
 	if !d.Rising {
 		return d
 	}
+	if !contentionRose(d.ContentionStart, d.ContentionEnd, len(c.Others) == len(x)) &&
+		!contentionRose(d.WaitStart, d.WaitEnd, len(c.Wait) == len(x)) {
+		d.AdjustedChange = d.Change
+		return d // the contention held or fell: it explains no rise
+	}
 	f := fitPartial(x, y, c.Others, c.Wait)
 	if !f.ok && f.R2 == 0 {
 		d.AdjustedChange = d.Change
@@ -200,6 +213,12 @@ func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
 	}
 	d.Rising, d.Inconclusive = false, true
 	return d
+}
+
+// contentionRose tells whether a contention figure, when known, rose
+// over the soak from first to last (the thirds' means).
+func contentionRose(first, last float64, known bool) bool {
+	return known && last-first >= max(contentionRiseShare*first, contentionRiseMin)
 }
 
 // contentionText says how the machine's contention went over the soak.

@@ -148,3 +148,25 @@ func TestWithCPU(t *testing.T) {
 		}
 	}
 }
+
+// A contention that held (or fell) explains no rise, however closely its
+// small wander follows the time: the case of a real CPU leak soaked on a
+// busy machine whose load did not change (TestEndToEndCPUCostPerRequestRising
+// read "cannot tell" there, with other work 1.24 to 1.31 cores and the
+// run-queue wait falling, before this rule).
+func TestCostDriftContentionThatHeldExplainsNothing(t *testing.T) {
+	const n = 10
+	at, cost := make([]float64, n), make([]float64, n)
+	others, wait := make([]float64, n), make([]float64, n)
+	for i := range n {
+		f := float64(i) / (n - 1)
+		at[i] = 60 * float64(i)
+		cost[i] = 0.00038 * (1 + 1.05*f) * (1 + 0.02*math.Sin(float64(3*i)))
+		others[i] = 1.24 + 0.07*f // a slight drift in step with time
+		wait[i] = 1.09 - 0.12*f   // falling
+	}
+	d := costDrift(at, cost, Contention{Others: others, Wait: wait})
+	if !d.Rising || d.Inconclusive {
+		t.Errorf("got %+v; want rising: the contention held", d)
+	}
+}

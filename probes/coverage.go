@@ -88,7 +88,7 @@ const maxTreeDepth = 256
 // inTree says whether c is the root or one of its descendants, or for a
 // unit, a process of its cgroup. The caller holds mu.
 func (t *Target) inTree(c candidate) bool {
-	if t.kind == kindUnit {
+	if t.kind.cgroup {
 		return slices.Contains(t.pids, c.ID.PID)
 	}
 	for range maxTreeDepth {

@@ -49,7 +49,7 @@ func (t *Target) listenInodes(port uint16) map[uint64]struct{} {
 func (t *Target) locatePort(ctx context.Context) (procID, error) {
 	want := t.listenInodes(t.port)
 	if len(want) == 0 {
-		return procID{}, field.Errorf("target", "no process listens on TCP port %d (from the URL); start the server or set {target.pid}, {target.pidfile}, {target.match}, {target.unit} or {target.exec}", t.port)
+		return procID{}, field.Errorf("target", "no process listens on TCP port %d (from the URL); start the server or set %s", t.port, KindFlags("or"))
 	}
 	owners, denied := t.socketOwners(ctx, want)
 	roots := rootsOf(owners)

@@ -36,28 +36,16 @@ func (t *Target) identify(pid int32) (procID, error) {
 // say which flag to use; later calls keep an alive root of a match or port
 // target without searching again (a restart shows up as its death).
 func (t *Target) locate(ctx context.Context, initial bool) (procID, error) {
-	if !initial && t.alive && t.kind != kindPIDFile && t.kind != kindUnit {
+	if !initial && t.alive && !t.kind.follow {
 		id, err := t.identify(t.root.PID)
 		if err == nil && id == t.root {
 			return id, nil
 		}
-		if t.kind == kindPID || t.kind == kindExec {
+		if t.kind.once {
 			return procID{}, fmt.Errorf("pid %d is gone", t.root.PID)
 		}
 	}
-	switch t.kind {
-	case kindPID:
-		return t.locatePID()
-	case kindPIDFile:
-		return t.locatePIDFile()
-	case kindMatch:
-		return t.locateMatch(ctx)
-	case kindUnit:
-		return t.locateUnit()
-	case kindPort:
-		return t.locatePort(ctx)
-	}
-	return procID{}, fmt.Errorf("pid %d is gone", t.root.PID)
+	return t.kind.locate(t, ctx)
 }
 
 func (t *Target) locatePID() (procID, error) {

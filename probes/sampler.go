@@ -220,7 +220,7 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 
 // members lists the processes to sample, the root first.
 func (s *Sampler) members(st rootState) ([]proc, error) {
-	if s.t.kind != kindUnit {
+	if !s.t.kind.cgroup {
 		var err error
 		s.procs, err = s.walk.tree(st.ID, s.procs[:0])
 		return s.procs, err
@@ -492,7 +492,7 @@ func (s *Sampler) sampleSmaps(out *Sample, procs []proc) {
 
 // sampleCgroup reads the unit's cgroup memory.
 func (s *Sampler) sampleCgroup(out *Sample) {
-	if s.t.kind != kindUnit {
+	if !s.t.kind.cgroup {
 		return
 	}
 	m, err := readCgroupMem(s.fs, s.t.cgroup)

@@ -10,50 +10,50 @@ import (
 	"sync"
 	"time"
 
-	"github.com/soakd/soakd/soak/field"
 	"go.uber.org/zap"
 )
 
-// Spec says how to find the target. Exactly one of PID, PIDFile, Match,
-// Unit, Exec may be set; with none, the process owning the listening TCP
-// socket on URL's port is used when URL's host is local.
+// Spec says how to find the target. At most one kind's field (see Kinds:
+// PID, PIDFile, Match, Unit, Exec) may be set; with none, the process
+// owning the listening TCP socket on URL's port is used when URL's host is
+// local. Its YAML keys are a job's target fields in soakd's config.
 type Spec struct {
 	// PID is a fixed process; when it dies the target stays dead.
-	PID int
+	PID int `yaml:"pid"`
 	// PIDFile is re-read on every sample: a restarted daemon writes a new PID.
-	PIDFile string
+	PIDFile string `yaml:"pidfile"`
 	// Match is a regexp against the full command line (arguments joined by
 	// spaces); it must match exactly one root process (a match whose parent
 	// also matches is not a root). soakd and its ancestors never match.
-	Match string
+	Match string `yaml:"match"`
 	// Unit is a systemd unit, e.g. "nginx.service" ("nginx" means the
 	// same): the processes of its cgroup v2 directory.
-	Unit string
+	Unit string `yaml:"unit"`
 	// Exec is a command line, split shell-like (no shell); soakd starts it.
-	Exec string
+	Exec string `yaml:"exec"`
 	// ExecLog is the file for the exec'd target's stdout and stderr; ""
 	// discards the output unless ExecShow.
-	ExecLog string
+	ExecLog string `yaml:"exec_log"`
 	// ExecShow passes the target's output through to soakd's stderr.
-	ExecShow bool
+	ExecShow bool `yaml:"exec_show"`
 	// OnStart, when set, is called once with the identity of the process
 	// soakd started for Exec, before the wait for readiness: a caller
 	// that records it can stop the target after a crash (StopOrphan).
-	OnStart func(Started)
+	OnStart func(Started) `yaml:"-" json:"-"`
 	// ReadyTimeout bounds the wait, for Exec, until URL's port accepts
 	// connections (default 10s).
-	ReadyTimeout time.Duration
+	ReadyTimeout time.Duration `yaml:"ready_timeout"`
 	// StopGrace is how long Close waits after SIGTERM before SIGKILL, for
 	// Exec (default 5s).
-	StopGrace time.Duration
+	StopGrace time.Duration `yaml:"stop_grace"`
 	// URL is the load URL: its host:port is used for the default lookup and
 	// for Exec readiness.
-	URL string
+	URL string `yaml:"-"`
 	// ProcRoot is the procfs root, default "/proc"; tests point it at
 	// fixtures.
-	ProcRoot string
+	ProcRoot string `yaml:"-"`
 	// CgroupRoot is the cgroup v2 root, default "/sys/fs/cgroup".
-	CgroupRoot string
+	CgroupRoot string `yaml:"-"`
 }
 
 // ExitInfo tells when the target went away and, when soakd started it,
@@ -69,24 +69,12 @@ type ExitInfo struct {
 	Known bool
 }
 
-// kind is which Spec field chose the target.
-type kind int
-
-const (
-	kindPID kind = iota
-	kindPIDFile
-	kindMatch
-	kindUnit
-	kindExec
-	kindPort
-)
-
 // Target is the resolved process (tree) under test. Its methods are safe
 // for concurrent use.
 type Target struct {
 	spec    Spec
 	log     *zap.Logger
-	kind    kind
+	kind    *Kind
 	re      *regexp.Regexp
 	port    uint16
 	cgroup  string // unit: the cgroup v2 directory
@@ -123,7 +111,7 @@ func Open(ctx context.Context, spec Spec, log *zap.Logger) (*Target, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
-	if t.kind == kindExec {
+	if t.kind.Starts {
 		if err := t.start(ctx); err != nil {
 			return nil, err
 		}
@@ -153,58 +141,16 @@ func withDefaults(s Spec) Spec {
 	return s
 }
 
-// validate checks that one way to find the target is set and prepares it.
+// validate checks the spec (one kind, its value) and prepares the kind.
 func (t *Target) validate() error {
-	s := t.spec
-	var set []string
-	for _, f := range []struct {
-		on   bool
-		flag string
-		k    kind
-	}{
-		{s.PID != 0, "{target.pid}", kindPID}, {s.PIDFile != "", "{target.pidfile}", kindPIDFile},
-		{s.Match != "", "{target.match}", kindMatch}, {s.Unit != "", "{target.unit}", kindUnit},
-		{s.Exec != "", "{target.exec}", kindExec},
-	} {
-		if f.on {
-			set = append(set, f.flag)
-			t.kind = f.k
-		}
+	if err := t.spec.Check().Err(); err != nil {
+		return err
 	}
-	if len(set) > 1 {
-		return field.Errorf("target", "set only one of {target.pid}, {target.pidfile}, {target.match}, {target.unit}, {target.exec}; got %s", strings.Join(set, " and "))
+	t.kind = t.spec.Kind()
+	if t.kind.prepare == nil {
+		return nil
 	}
-	if len(set) == 0 {
-		t.kind = kindPort
-	}
-	return t.prepare()
-}
-
-// prepare checks the chosen field's value.
-func (t *Target) prepare() error {
-	s := t.spec
-	var err error
-	switch t.kind {
-	case kindPID:
-		if s.PID < 0 {
-			return field.Errorf("target.pid", "%d: must be a positive process ID", s.PID)
-		}
-	case kindMatch:
-		if t.re, err = regexp.Compile(s.Match); err != nil {
-			return field.Errorf("target.match", "%q: %w", s.Match, err)
-		}
-	case kindUnit:
-		return t.findUnit()
-	case kindPort:
-		if t.port, err = localPort(s.URL); err != nil {
-			return field.Errorf("target", "no target given and %w; set one of {target.pid}, {target.pidfile}, {target.match}, {target.unit}, {target.exec}", err)
-		}
-	case kindExec:
-		if _, err = splitCommand(s.Exec); err != nil {
-			return field.Errorf("target.exec", "%q: %w", s.Exec, err)
-		}
-	}
-	return nil
+	return t.kind.prepare(t)
 }
 
 // adopt makes id the root, as a new incarnation. Callers hold mu, or own t
@@ -247,11 +193,8 @@ func (t *Target) Describe() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	d := fmt.Sprintf("pid %d (%s)", t.root.PID, t.cmdline)
-	switch t.kind {
-	case kindUnit:
-		d = "unit " + t.spec.Unit + ": " + d
-	case kindExec:
-		d = "started " + d
+	if t.kind.describe != nil {
+		d = t.kind.describe(&t.spec) + d
 	}
 	if !t.alive {
 		d += ", gone"
@@ -274,7 +217,7 @@ func (t *Target) Exit() *ExitInfo {
 // Close stops a target soakd started (SIGTERM, SIGKILL after StopGrace)
 // and reaps it; for any other target it does nothing.
 func (t *Target) Close(ctx context.Context) error {
-	if t.kind != kindExec {
+	if !t.kind.Starts {
 		return nil
 	}
 	return t.stop(ctx)

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/field"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
@@ -147,16 +148,7 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	bind(fs, "load.check_length", "check-length")
 	// Target.
 	t := &s.Target
-	fs.IntVar(&t.PID, "pid", t.PID, "target: the process with this PID, and its descendants")
-	bind(fs, "target.pid", "pid")
-	fs.StringVar(&t.PIDFile, "pidfile", t.PIDFile, "target: the PID in this file, re-read on every sample")
-	bind(fs, "target.pidfile", "pidfile")
-	fs.StringVar(&t.Match, "match", t.Match, "target: the one root process whose full command line matches this regexp")
-	bind(fs, "target.match", "match")
-	fs.StringVar(&t.Unit, "unit", t.Unit, "target: the processes of this systemd unit's cgroup, e.g. nginx.service")
-	bind(fs, "target.unit", "unit")
-	fs.StringVar(&t.Exec, "exec", t.Exec, "target: start this command, wait for URL's port, soak it, stop it")
-	bind(fs, "target.exec", "exec")
+	declareKinds(fs, &t.Spec)
 	fs.StringVar(&t.ExecLog, "exec-log", t.ExecLog, "with --exec: write the target's stdout and stderr to this file")
 	bind(fs, "target.exec_log", "exec-log")
 	fs.BoolVar(&t.ExecShow, "exec-show", t.ExecShow, "with --exec: show the target's output on stderr")
@@ -195,6 +187,23 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	fs.StringVar(&f.out, "out", "", "write samples.csv and procs.csv (as the run goes), then report.json, report.txt and report.html into this directory")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	return fs
+}
+
+// declareKinds declares a flag per target kind in probes' table: --pid,
+// --pidfile, ...
+func declareKinds(fs *pflag.FlagSet, s *probes.Spec) {
+	for _, k := range probes.Kinds() {
+		if k.Field == nil {
+			continue // the default, the port's owner
+		}
+		switch p := k.Field(s).(type) {
+		case *int:
+			fs.IntVar(p, k.Name, *p, "target: "+k.Usage)
+		case *string:
+			fs.StringVar(p, k.Name, *p, "target: "+k.Usage)
+		}
+		bind(fs, "target."+k.Name, k.Name)
+	}
 }
 
 // parseRun parses the arguments of `soakd run` into a run's options.

@@ -241,9 +241,15 @@ func TestEverySpecFieldHasAFlag(t *testing.T) {
 	walk = func(typ reflect.Type, prefix string) {
 		for i := range typ.NumField() {
 			f := typ.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 			path := prefix + name
-			if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[time.Duration]() {
+			switch {
+			case name == "-":
+				continue
+			case opts == "inline":
+				walk(f.Type, prefix)
+				continue
+			case f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[time.Duration]():
 				walk(f.Type, path+".")
 				continue
 			}

@@ -32,20 +32,12 @@ type Spec struct {
 	Thresholds ThresholdsSpec `yaml:"thresholds"`
 }
 
-// TargetSpec says which process tree a run samples. At most one of PID,
-// PIDFile, Match, Unit and Exec is set; with none, the owner of the load
-// URL's port is looked up.
+// TargetSpec says which process tree a run samples: probes' Spec (at
+// most one target kind set; with none, the owner of the load URL's port)
+// and how the run treats it.
 type TargetSpec struct {
-	PID          int           `yaml:"pid"`
-	PIDFile      string        `yaml:"pidfile"`
-	Match        string        `yaml:"match"`
-	Unit         string        `yaml:"unit"`
-	Exec         string        `yaml:"exec"`
-	ExecLog      string        `yaml:"exec_log"`
-	ExecShow     bool          `yaml:"exec_show"`
-	ReadyTimeout time.Duration `yaml:"ready_timeout"`
-	StopGrace    time.Duration `yaml:"stop_grace"`
-	NoProbe      bool          `yaml:"no_probe"`
+	probes.Spec `yaml:",inline"`
+	NoProbe     bool `yaml:"no_probe"`
 	// DeadGrace is how long the target may be gone during the load
 	// before the load stops (0: the default, 10 s; negative: never).
 	DeadGrace time.Duration `yaml:"dead_grace"`
@@ -123,7 +115,7 @@ type ThresholdsSpec struct {
 // decodes each job over them.
 func DefaultSpec() Spec {
 	return Spec{
-		Target: TargetSpec{ReadyTimeout: 10 * time.Second, StopGrace: 5 * time.Second},
+		Target: TargetSpec{Spec: probes.Spec{ReadyTimeout: 10 * time.Second, StopGrace: 5 * time.Second}},
 		Load: LoadSpec{
 			Method: "GET", KeepAlive: true, Timeout: 30 * time.Second, // Concurrency 0: the load's default
 		},
@@ -195,30 +187,12 @@ func (s *Spec) Check() field.Errors {
 }
 
 func (t *TargetSpec) check(es *field.Errors) {
-	kinds := t.kinds()
-	if len(kinds) > 1 {
-		es.Add("target."+kinds[1], "set only one of {target.pid}, {target.pidfile}, {target.match}, {target.unit}, {target.exec} (also set: {target.%s})", kinds[0])
+	*es = append(*es, t.Spec.Check()...)
+	set := t.SetKinds()
+	if t.NoProbe && len(set) > 0 {
+		es.Add("target.no_probe", "{target.no_probe} samples no target, but {target.%s} is set: drop one", set[0].Name)
 	}
-	if t.NoProbe && len(kinds) > 0 {
-		es.Add("target.no_probe", "{target.no_probe} samples no target, but {target.%s} is set: drop one", kinds[0])
-	}
-	t.checkRemote(es, kinds)
-	if t.PID < 0 {
-		es.Add("target.pid", "must be > 0, got %d", t.PID)
-	}
-	if t.Match != "" {
-		if _, err := regexp.Compile(t.Match); err != nil {
-			es.Add("target.match", "%q: bad regexp: %s", t.Match, regexpError(err))
-		}
-	}
-	if t.Exec == "" {
-		if t.ExecLog != "" {
-			es.Add("target.exec_log", "only with {target.exec}")
-		}
-		if t.ExecShow {
-			es.Add("target.exec_show", "only with {target.exec}")
-		}
-	}
+	t.checkRemote(es, set)
 	if t.ReadyTimeout <= 0 {
 		es.Add("target.ready_timeout", "must be > 0, got %s", t.ReadyTimeout)
 	}
@@ -229,7 +203,7 @@ func (t *TargetSpec) check(es *field.Errors) {
 
 // checkRemote checks the remote source: its own fields, and that it is
 // the run's only way to sample (exec may still start the target).
-func (t *TargetSpec) checkRemote(es *field.Errors, kinds []string) {
+func (t *TargetSpec) checkRemote(es *field.Errors, set []*probes.Kind) {
 	if err := t.Remote.Validate(); err != nil {
 		if fe := field.As(err); fe != nil {
 			*es = append(*es, fe...)
@@ -244,25 +218,11 @@ func (t *TargetSpec) checkRemote(es *field.Errors, kinds []string) {
 	if t.NoProbe {
 		es.Add("target.no_probe", "{target.no_probe} samples nothing, but a remote source is set: drop one")
 	}
-	for _, k := range kinds {
-		if k != "exec" {
-			es.Add("target."+k, "a remote source samples the target through its metrics; {target.%s} picks a local process to sample instead: drop one", k)
+	for _, k := range set {
+		if !k.Starts {
+			es.Add("target."+k.Name, "a remote source samples the target through its metrics; {target.%s} picks a local process to sample instead: drop one", k.Name)
 		}
 	}
-}
-
-// kinds lists the target kinds that are set, in field order.
-func (t *TargetSpec) kinds() []string {
-	var k []string
-	for _, c := range []struct {
-		name string
-		set  bool
-	}{{"pid", t.PID != 0}, {"pidfile", t.PIDFile != ""}, {"match", t.Match != ""}, {"unit", t.Unit != ""}, {"exec", t.Exec != ""}} {
-		if c.set {
-			k = append(k, c.name)
-		}
-	}
-	return k
 }
 
 var methodRE = regexp.MustCompile(`^[A-Za-z]+$`)
@@ -463,11 +423,8 @@ func (s *Spec) Options() (Options, error) {
 	}
 	o.Load = l
 	t := s.Target
-	o.Target = probes.Spec{
-		PID: t.PID, PIDFile: t.PIDFile, Match: t.Match, Unit: t.Unit, Exec: t.Exec,
-		ExecLog: t.ExecLog, ExecShow: t.ExecShow, ReadyTimeout: t.ReadyTimeout, StopGrace: t.StopGrace,
-		URL: l.Endpoints[0].URL,
-	}
+	o.Target = t.Spec
+	o.Target.URL = l.Endpoints[0].URL
 	o.NoProbe, o.DeadGrace, o.Remote = t.NoProbe, t.DeadGrace, t.Remote
 	o.Interval = s.Sampling.Interval
 	o.Sampler = probes.SamplerOptions{SmapsInterval: s.Sampling.SmapsInterval, TopN: s.Sampling.TopN}

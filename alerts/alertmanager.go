@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/soakd/soakd/soak/field"
 	"github.com/soakd/soakd/soak/urlx"
 )
 
@@ -150,3 +151,27 @@ func toAMAlerts(alerts []Alert) []amAlert {
 // refreshes tells the Manager to keep the endsAt of firing alerts fresh:
 // Alertmanager expires an alert at its endsAt.
 func (am *Alertmanager) refreshes() bool { return true }
+
+// AlertmanagerConfig are the settings of a sink of type alertmanager.
+type AlertmanagerConfig struct {
+	// URLs are the Alertmanagers' base URLs; several make an HA pair.
+	URLs []string `yaml:"urls"`
+	// Headers are added to each request.
+	Headers map[string]string `yaml:"headers"`
+}
+
+// Validate checks the URLs.
+func (c *AlertmanagerConfig) Validate(p string, es *field.Errors) {
+	if len(c.URLs) == 0 {
+		es.Add(p+".urls", "required for type %s", TypeAlertmanager)
+	}
+	for i, u := range c.URLs {
+		checkHTTPURL(es, fmt.Sprintf("%s.urls[%d]", p, i), u)
+	}
+}
+
+// Build returns the Alertmanager sink.
+func (c *AlertmanagerConfig) Build(name string, ho HTTPOptions) (Sink, error) {
+	ho.Headers = c.Headers
+	return NewAlertmanager(name, c.URLs, ho)
+}

@@ -1,12 +1,12 @@
 package alerts
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
-	"os"
 
 	"go.uber.org/zap"
+
+	"github.com/soakd/soakd/soak/field"
 )
 
 // BuildOptions are Build's dependencies.
@@ -18,7 +18,8 @@ type BuildOptions struct {
 	Transport http.RoundTripper
 }
 
-// Build validates c and returns its sinks by name. It reads secret files.
+// Build validates c and returns its sinks by name. It reads secret files;
+// its errors are field.Errors too.
 func Build(c Config, opts BuildOptions) (map[string]Sink, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -27,7 +28,7 @@ func Build(c Config, opts BuildOptions) (map[string]Sink, error) {
 	for i, sc := range c.Sinks {
 		s, err := buildSink(sc, opts)
 		if err != nil {
-			return nil, fmt.Errorf("alerts.sinks[%d]: %w", i, err)
+			return nil, field.Errorf(fmt.Sprintf("alerts.sinks[%d]", i), "%w", err)
 		}
 		sinks[sc.Name] = s
 	}
@@ -39,39 +40,13 @@ func buildSink(sc SinkConfig, opts BuildOptions) (Sink, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ho := HTTPOptions{
-		Client:  &http.Client{Timeout: timeout, Transport: opts.Transport},
-		Headers: sc.Headers,
-		Logger:  opts.Logger,
-	}
-	switch sc.Type {
-	case TypeAlertmanager:
-		return NewAlertmanager(sc.Name, sc.URLs, ho)
-	case TypeWebhook:
-		secret, err := sc.secret()
-		if err != nil {
-			return nil, err
-		}
-		return NewWebhook(sc.Name, sc.URL, secret, ho), nil
-	case TypeSlack:
-		return NewSlack(sc.Name, sc.URL, ho), nil
-	case TypeExec:
-		return NewExec(sc.Name, sc.Command, timeout)
-	}
-	return nil, fmt.Errorf("unknown type %q", sc.Type)
-}
-
-func (sc SinkConfig) secret() ([]byte, error) {
-	if sc.SecretFile == "" {
-		return []byte(sc.Secret), nil
-	}
-	b, err := os.ReadFile(sc.SecretFile)
+	st, err := sc.settings()
 	if err != nil {
-		return nil, fmt.Errorf("secret_file: %w", err)
+		return nil, err
 	}
-	b = bytes.TrimRight(b, "\r\n")
-	if len(b) == 0 {
-		return nil, fmt.Errorf("secret_file %s: empty", sc.SecretFile)
-	}
-	return b, nil
+	return st.Build(sc.Name, HTTPOptions{
+		Client:  &http.Client{Timeout: timeout, Transport: opts.Transport},
+		Timeout: timeout,
+		Logger:  opts.Logger,
+	})
 }

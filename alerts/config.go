@@ -1,14 +1,13 @@
 package alerts
 
 import (
-	"errors"
 	"fmt"
-	"github.com/soakd/soakd/soak/urlx"
-	"regexp"
 	"time"
+
+	"github.com/soakd/soakd/soak/field"
 )
 
-// Sink types.
+// Sink types: the registry's keys (see SinkTypes).
 const (
 	TypeAlertmanager = "alertmanager"
 	TypeWebhook      = "webhook"
@@ -52,27 +51,6 @@ type RetryConfig struct {
 	MaxAttempts int           `yaml:"max_attempts"`
 }
 
-// SinkConfig configures one sink; which fields apply depends on Type.
-type SinkConfig struct {
-	Name string `yaml:"name"`
-	// Type is alertmanager, webhook, slack or exec.
-	Type string `yaml:"type"`
-	// URLs are the Alertmanagers' base URLs (alertmanager only).
-	URLs []string `yaml:"urls"`
-	// URL is the webhook or Slack incoming-webhook URL.
-	URL string `yaml:"url"`
-	// Secret signs webhook bodies; SecretFile names a file holding it
-	// (trailing newline ignored). At most one of them (webhook only).
-	Secret     string `yaml:"secret"`
-	SecretFile string `yaml:"secret_file"`
-	// Headers are added to each request (alertmanager, webhook, slack).
-	Headers map[string]string `yaml:"headers"`
-	// Command is the argv run by an exec sink (no shell).
-	Command []string `yaml:"command"`
-	// Timeout bounds one send; zero means DefaultTimeout.
-	Timeout time.Duration `yaml:"timeout"`
-}
-
 // DefaultConfig returns a Config with every default set and no sinks.
 func DefaultConfig() Config {
 	var c Config
@@ -100,123 +78,51 @@ func setDefault(d *time.Duration, v time.Duration) {
 	}
 }
 
-var sinkNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
-// Validate checks c; errors name the field path, e.g.
-// "alerts.sinks[1].url: required for type webhook". Call it after
+// Validate checks c; the errors are field.Errors at the field's path,
+// e.g. "alerts.sinks[1].url: required for type webhook". Call it after
 // ApplyDefaults.
 func (c Config) Validate() error {
-	var errs []error
-	add := func(path, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("alerts.%s: "+format, append([]any{path}, args...)...))
-	}
-	c.validateGlobal(add)
+	var es field.Errors
+	c.validateGlobal(&es)
 	seen := map[string]int{}
 	for i, s := range c.Sinks {
-		p := fmt.Sprintf("sinks[%d]", i)
+		p := fmt.Sprintf("alerts.sinks[%d]", i)
 		if j, dup := seen[s.Name]; dup && s.Name != "" {
-			add(p+".name", "%q already used by sinks[%d]", s.Name, j)
+			es.Add(p+".name", "%q already used by sinks[%d]", s.Name, j)
 		}
 		seen[s.Name] = i
-		s.validate(p, add)
+		s.validate(p, &es)
 	}
-	return errors.Join(errs...)
+	return es.Err()
 }
 
-type addFunc func(path, format string, args ...any)
-
-func (c Config) validateGlobal(add addFunc) {
+func (c Config) validateGlobal(es *field.Errors) {
 	if c.RepeatInterval <= 0 {
-		add("repeat_interval", "must be > 0, got %s", c.RepeatInterval)
+		es.Add("alerts.repeat_interval", "must be > 0, got %s", c.RepeatInterval)
 	}
 	if c.ExhaustionThreshold < 0 {
-		add("exhaustion_threshold", "must be >= 0, got %s", c.ExhaustionThreshold)
+		es.Add("alerts.exhaustion_threshold", "must be >= 0, got %s", c.ExhaustionThreshold)
 	}
 	if c.ExternalURL != "" {
-		checkHTTPURL("external_url", c.ExternalURL, add)
+		checkHTTPURL(es, "alerts.external_url", c.ExternalURL)
 	}
 	if c.QueueSize < 1 {
-		add("queue_size", "must be >= 1, got %d", c.QueueSize)
+		es.Add("alerts.queue_size", "must be >= 1, got %d", c.QueueSize)
 	}
 	if c.Retry.Initial <= 0 || c.Retry.Max < c.Retry.Initial {
-		add("retry", "need 0 < initial <= max, got initial %s, max %s", c.Retry.Initial, c.Retry.Max)
+		es.Add("alerts.retry", "need 0 < initial <= max, got initial %s, max %s", c.Retry.Initial, c.Retry.Max)
 	}
 	if c.Retry.MaxAttempts < 1 {
-		add("retry.max_attempts", "must be >= 1, got %d", c.Retry.MaxAttempts)
+		es.Add("alerts.retry.max_attempts", "must be >= 1, got %d", c.Retry.MaxAttempts)
 	}
 }
 
-func (s SinkConfig) validate(p string, add addFunc) {
-	if s.Name == "" {
-		add(p+".name", "required")
-	} else if !sinkNameRE.MatchString(s.Name) {
-		add(p+".name", "%q: use letters, digits, '_', '.', '-'", s.Name)
-	}
-	if s.Timeout < 0 {
-		add(p+".timeout", "must be >= 0, got %s", s.Timeout)
-	}
-	switch s.Type {
-	case TypeAlertmanager:
-		s.validateAlertmanager(p, add)
-	case TypeWebhook, TypeSlack:
-		s.validateHook(p, add)
-	case TypeExec:
-		s.validateExec(p, add)
-	case "":
-		add(p+".type", "required (alertmanager, webhook, slack or exec)")
-	default:
-		add(p+".type", "unknown type %q (want alertmanager, webhook, slack or exec)", s.Type)
-	}
-}
-
-func (s SinkConfig) validateAlertmanager(p string, add addFunc) {
-	if len(s.URLs) == 0 {
-		add(p+".urls", "required for type alertmanager")
-	}
-	for i, u := range s.URLs {
-		checkHTTPURL(fmt.Sprintf("%s.urls[%d]", p, i), u, add)
-	}
-	s.unused(p, add, "url", s.URL != "", "secret", s.Secret != "", "secret_file", s.SecretFile != "",
-		"command", len(s.Command) > 0)
-}
-
-func (s SinkConfig) validateHook(p string, add addFunc) {
-	if s.URL == "" {
-		add(p+".url", "required for type %s", s.Type)
-	} else {
-		checkHTTPURL(p+".url", s.URL, add)
-	}
-	if s.Secret != "" && s.SecretFile != "" {
-		add(p+".secret", "set secret or secret_file, not both")
-	}
-	s.unused(p, add, "urls", len(s.URLs) > 0, "command", len(s.Command) > 0)
-	if s.Type == TypeSlack {
-		s.unused(p, add, "secret", s.Secret != "", "secret_file", s.SecretFile != "")
-	}
-}
-
-func (s SinkConfig) validateExec(p string, add addFunc) {
-	if len(s.Command) == 0 || s.Command[0] == "" {
-		add(p+".command", "required for type exec (an argv list, no shell)")
-	}
-	s.unused(p, add, "url", s.URL != "", "urls", len(s.URLs) > 0, "secret", s.Secret != "",
-		"secret_file", s.SecretFile != "", "headers", len(s.Headers) > 0)
-}
-
-// unused reports each (field, set) pair whose field is set although the
-// sink's type ignores it.
-func (s SinkConfig) unused(p string, add addFunc, pairs ...any) {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if pairs[i+1].(bool) {
-			add(p+"."+pairs[i].(string), "not used by type %s", s.Type)
+// SetDirectory makes the sinks' relative file paths (a webhook's
+// secret_file) relative to dir, the config file's directory.
+func (c *Config) SetDirectory(dir string) {
+	for _, s := range c.Sinks {
+		if d, ok := s.Settings.(dirSetter); ok {
+			d.setDirectory(dir)
 		}
-	}
-}
-
-// checkHTTPURL reports raw unless it is an absolute http(s) URL by
-// urlx's rule. The message shows the URL redacted.
-func checkHTTPURL(path, raw string, add addFunc) {
-	if _, err := urlx.Parse(raw, urlx.HTTP); err != nil {
-		add(path, "%v", err)
 	}
 }

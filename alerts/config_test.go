@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"go.uber.org/zap/zaptest"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/soakd/soakd/soak/field"
 )
 
 // decode decodes an "alerts:" document strictly over the defaults, as the
@@ -106,9 +109,9 @@ func TestConfigErrors(t *testing.T) {
 		{"url scheme, redacted", "alerts:\n  sinks:\n    - {name: a, type: alertmanager, urls: ['ftp://u:pw@h/']}\n",
 			`alerts.sinks[0].urls[0]: "ftp://REDACTED@h/": scheme "ftp" is not taken here: want an absolute http:// or https:// URL`},
 		{"field of another type", "alerts:\n  sinks:\n    - {name: a, type: webhook, url: http://x/, command: [/bin/true]}\n",
-			"alerts.sinks[0].command: not used by type webhook"},
+			"field command not found in a sink of type webhook"},
 		{"slack secret", "alerts:\n  sinks:\n    - {name: a, type: slack, url: http://x/, secret: s}\n",
-			"alerts.sinks[0].secret: not used by type slack"},
+			"field secret not found in a sink of type slack"},
 		{"both secrets", "alerts:\n  sinks:\n    - {name: a, type: webhook, url: http://x/, secret: s, secret_file: /f}\n",
 			"alerts.sinks[0].secret: set secret or secret_file, not both"},
 		{"exec without command", "alerts:\n  sinks:\n    - {name: a, type: exec}\n", "alerts.sinks[0].command: required for type exec"},
@@ -132,8 +135,39 @@ func TestConfigErrors(t *testing.T) {
 
 func TestBuildSecretFileMissing(t *testing.T) {
 	c := DefaultConfig()
-	c.Sinks = []SinkConfig{{Name: "hook", Type: TypeWebhook, URL: "http://x/", SecretFile: "/nonexistent/secret"}}
+	c.Sinks = []SinkConfig{{Name: "hook", Type: TypeWebhook, Settings: &WebhookConfig{URL: "http://x/", SecretFile: "/nonexistent/secret"}}}
 	if _, err := Build(c, BuildOptions{}); err == nil || !strings.Contains(err.Error(), "alerts.sinks[0]: secret_file") {
 		t.Errorf("got %v; want alerts.sinks[0]: secret_file ...", err)
+	}
+}
+
+// Every registered sink type decodes from its YAML keys into its own
+// settings, and the message for an unknown type lists the registry.
+func TestSinkRegistry(t *testing.T) {
+	cfg, err := decode(t, "alerts:\n  sinks:\n    - {name: a, type: pager}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cfg.Validate()
+	for _, typ := range SinkTypes() {
+		if err == nil || !strings.Contains(err.Error(), typ) {
+			t.Errorf("unknown type: %v; want it to list %s", err, typ)
+		}
+		if (SinkConfig{}).VariantType(typ) == nil {
+			t.Errorf("type %s: no settings type", typ)
+		}
+	}
+	if fe := field.As(err); len(fe) != 1 || fe[0].Path != "alerts.sinks[0].type" {
+		t.Errorf("unknown type: field errors %v; want one at alerts.sinks[0].type", fe)
+	}
+	c, err := decode(t, strings.Replace(exampleConfig, "SECRET_FILE", "/s", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]SinkSettings{"am": &AlertmanagerConfig{}, "hook": &WebhookConfig{}, "chat": &SlackConfig{}, "run-script": &ExecConfig{}}
+	for _, s := range c.Sinks {
+		if reflect.TypeOf(s.Settings) != reflect.TypeOf(want[s.Name]) {
+			t.Errorf("sink %s: settings %T; want %T", s.Name, s.Settings, want[s.Name])
+		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/soakd/soakd/soak/field"
 )
 
 // ExitTempFail is the exit status (sysexits' EX_TEMPFAIL) by which an exec
@@ -97,3 +99,21 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 func (t *tailBuffer) String() string { return strings.TrimSpace(string(t.b)) }
+
+// ExecConfig are the settings of a sink of type exec.
+type ExecConfig struct {
+	// Command is the argv run (no shell).
+	Command []string `yaml:"command"`
+}
+
+// Validate checks the command.
+func (c *ExecConfig) Validate(p string, es *field.Errors) {
+	if len(c.Command) == 0 || c.Command[0] == "" {
+		es.Add(p+".command", "required for type %s (an argv list, no shell)", TypeExec)
+	}
+}
+
+// Build returns the exec sink; the send timeout is the sink's.
+func (c *ExecConfig) Build(name string, ho HTTPOptions) (Sink, error) {
+	return NewExec(name, c.Command, ho.Timeout)
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/soakd/soakd/soak/field"
 )
 
 // Slack posts {"text": "..."} to a Slack-compatible incoming webhook
@@ -89,3 +91,20 @@ func slackLine(a Alert) string {
 var slackEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 func slackEscape(s string) string { return slackEscaper.Replace(s) }
+
+// SlackConfig are the settings of a sink of type slack.
+type SlackConfig struct {
+	// URL is the incoming-webhook URL (itself a secret).
+	URL string `yaml:"url"`
+	// Headers are added to each request.
+	Headers map[string]string `yaml:"headers"`
+}
+
+// Validate checks the URL.
+func (c *SlackConfig) Validate(p string, es *field.Errors) { checkHookURL(es, p, TypeSlack, c.URL) }
+
+// Build returns the Slack sink.
+func (c *SlackConfig) Build(name string, ho HTTPOptions) (Sink, error) {
+	ho.Headers = c.Headers
+	return NewSlack(name, c.URL, ho), nil
+}

@@ -1,6 +1,7 @@
 package alerts
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -8,7 +9,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
+
+	"github.com/soakd/soakd/soak/field"
 )
 
 // SignatureHeader carries the webhook body's HMAC-SHA256 signature,
@@ -119,4 +124,64 @@ func (w *Webhook) Send(ctx context.Context, alerts ...Alert) (bool, error) {
 		return retry, fmt.Errorf("webhook %s: %w", w.name, err)
 	}
 	return false, nil
+}
+
+// WebhookConfig are the settings of a sink of type webhook.
+type WebhookConfig struct {
+	// URL receives the Payload.
+	URL string `yaml:"url"`
+	// Secret signs the bodies; SecretFile names a file holding it
+	// (trailing newline ignored). At most one of them.
+	Secret     string `yaml:"secret"`
+	SecretFile string `yaml:"secret_file"`
+	// Headers are added to each request.
+	Headers map[string]string `yaml:"headers"`
+}
+
+// Validate checks the URL and the secret.
+func (c *WebhookConfig) Validate(p string, es *field.Errors) {
+	checkHookURL(es, p, TypeWebhook, c.URL)
+	if c.Secret != "" && c.SecretFile != "" {
+		es.Add(p+".secret", "set secret or secret_file, not both")
+	}
+}
+
+// Build reads the secret file and returns the webhook sink.
+func (c *WebhookConfig) Build(name string, ho HTTPOptions) (Sink, error) {
+	secret, err := c.secret()
+	if err != nil {
+		return nil, err
+	}
+	ho.Headers = c.Headers
+	return NewWebhook(name, c.URL, secret, ho), nil
+}
+
+func (c *WebhookConfig) setDirectory(dir string) {
+	if c.SecretFile != "" && !filepath.IsAbs(c.SecretFile) {
+		c.SecretFile = filepath.Join(dir, c.SecretFile)
+	}
+}
+
+func (c *WebhookConfig) secret() ([]byte, error) {
+	if c.SecretFile == "" {
+		return []byte(c.Secret), nil
+	}
+	b, err := os.ReadFile(c.SecretFile)
+	if err != nil {
+		return nil, fmt.Errorf("secret_file: %w", err)
+	}
+	b = bytes.TrimRight(b, "\r\n")
+	if len(b) == 0 {
+		return nil, fmt.Errorf("secret_file %s: empty", c.SecretFile)
+	}
+	return b, nil
+}
+
+// checkHookURL checks the required URL of a hook sink of type typ.
+func checkHookURL(es *field.Errors, p, typ, raw string) {
+	if raw == "" {
+		es.Add(p+".url", "required for type %s", typ)
+		return
+	}
+	checkHTTPURL(es, p+".url", raw)
 }

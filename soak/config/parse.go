@@ -179,8 +179,37 @@ func (w walker) check(n *yaml.Node, t reflect.Type, path string) {
 	}
 }
 
+// variant is a struct whose other keys are the fields of a type that
+// one of its keys picks: an alert sink's type.
+type variant interface {
+	VariantKey() string
+	VariantType(key string) reflect.Type
+}
+
+// variantFields adds the fields of the type a variant's key picks; open
+// is true when the key names no known type (the struct's own check says
+// so), and other keys are then not judged.
+func variantFields(n *yaml.Node, t reflect.Type, names []string, fields map[string]reflect.StructField) ([]string, bool) {
+	v, ok := reflect.Zero(t).Interface().(variant)
+	if !ok || n.Kind != yaml.MappingNode {
+		return names, false
+	}
+	key := mappingValue(n, v.VariantKey())
+	if key == nil {
+		return names, true
+	}
+	vt := v.VariantType(key.Value)
+	if vt == nil {
+		return names, true
+	}
+	vn, vf := yamlFields(vt)
+	maps.Copy(fields, vf)
+	return append(names, vn...), false
+}
+
 func (w walker) mapping(n *yaml.Node, t reflect.Type, path string) {
 	names, fields := yamlFields(t)
+	names, open := variantFields(n, t, names, fields)
 	if n.Kind != yaml.MappingNode {
 		w.errs.add(path, "want a mapping with %s, got %s", strings.Join(names, ", "), describe(n))
 		return
@@ -192,6 +221,8 @@ func (w walker) mapping(n *yaml.Node, t reflect.Type, path string) {
 		switch {
 		case k.Tag == "!!merge":
 			w.errs.at(k.Line, path, "merge keys (<<) are not supported: repeat the fields")
+			continue
+		case !ok && open:
 			continue
 		case !ok:
 			w.errs.at(k.Line, path, "unknown field %q (%sallowed: %s)", k.Value, didYouMean(k.Value, names), strings.Join(names, ", "))

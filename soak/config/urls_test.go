@@ -67,12 +67,12 @@ var urlEntries = []urlEntry{
 	}},
 	{"alerts webhook", "alerts.sinks[0].url", func(t *testing.T, raw string) string {
 		c := alerts.DefaultConfig()
-		c.Sinks = []alerts.SinkConfig{{Name: "hook", Type: alerts.TypeWebhook, URL: raw}}
+		c.Sinks = []alerts.SinkConfig{{Name: "hook", Type: alerts.TypeWebhook, Settings: &alerts.WebhookConfig{URL: raw}}}
 		return pathErr(errText(c.Validate()), "alerts.sinks[0].url")
 	}},
 	{"alerts alertmanager", "alerts.sinks[0].urls[0]", func(t *testing.T, raw string) string {
 		c := alerts.DefaultConfig()
-		c.Sinks = []alerts.SinkConfig{{Name: "am", Type: alerts.TypeAlertmanager, URLs: []string{raw}}}
+		c.Sinks = []alerts.SinkConfig{{Name: "am", Type: alerts.TypeAlertmanager, Settings: &alerts.AlertmanagerConfig{URLs: []string{raw}}}}
 		return pathErr(errText(c.Validate()), "alerts.sinks[0].urls[0]")
 	}},
 	{"remote metrics_url", "target.remote.metrics_url", func(t *testing.T, raw string) string {

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/soak/field"
 	"github.com/soakd/soakd/soak/urlx"
 )
 
@@ -60,9 +61,7 @@ func (v validator) resolvePaths() {
 	}
 	abs(&c.StateDir)
 	abs(&c.TokenFile)
-	for i := range c.Alerts.Sinks {
-		abs(&c.Alerts.Sinks[i].SecretFile)
-	}
+	c.Alerts.SetDirectory(dir)
 	for i := range c.Jobs {
 		j := &c.Jobs[i]
 		abs(&j.Load.TargetsFile)
@@ -168,35 +167,25 @@ func defaultExternalURL(listen string) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-// checkAlerts validates the alerts section with the alerts package, which
-// names its fields "alerts.PATH", and builds its sinks to read their
-// secret files.
+// checkAlerts validates the alerts section with the alerts package,
+// whose field errors carry their path (alerts.sinks[1].url), and builds
+// its sinks to read their secret files.
 func (v validator) checkAlerts() {
 	c := &v.cfg.Alerts
 	err := c.Validate()
 	if err == nil {
 		_, err = alerts.Build(*c, alerts.BuildOptions{})
 	}
-	for _, e := range unjoin(err) {
-		path, msg, ok := strings.Cut(e.Error(), ": ")
-		if !ok || !strings.HasPrefix(path, "alerts") {
-			path, msg = "alerts", e.Error()
-		}
-		v.errs.add(path, "%s", msg)
+	es := field.As(err)
+	for _, e := range es {
+		v.errs.add(e.Path, "%s", e.Text(func(p string) string { return p }))
+	}
+	if err != nil && es == nil {
+		v.errs.add("alerts", "%v", err)
 	}
 	if c.ExternalURL == "" {
 		c.ExternalURL = v.cfg.ExternalURL
 	}
-}
-
-func unjoin(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }
 
 var jobNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)

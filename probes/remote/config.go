@@ -54,7 +54,9 @@ func remotePath(name string) string { return "target.remote." + name }
 // Enabled reports whether c selects a remote source.
 func (c Config) Enabled() bool { return c.MetricsURL != "" || c.PrometheusURL != "" }
 
-// Validate checks c without touching the network or the files.
+// Validate checks c without touching the network or the files. An
+// extra's NAME that a resource of the run's table takes is the runner's
+// to refuse: the table is soak/model's.
 func (c Config) Validate() error {
 	switch {
 	case c.MetricsURL != "" && c.PrometheusURL != "":
@@ -93,16 +95,13 @@ func (c Config) Validate() error {
 		if err != nil {
 			return field.Errorf(remotePath(fmt.Sprintf("metrics[%d]", i)), "%w", err)
 		}
-		if seen[x.Name] || reserved[x.Name] {
+		if seen[x.Name] || x.Name == kWorkingSet {
 			return field.Errorf(remotePath(fmt.Sprintf("metrics[%d]", i)), "resource name %q is taken; choose another NAME", x.Name)
 		}
 		seen[x.Name] = true
 	}
 	return nil
 }
-
-// reserved are the resource names soakd fits already.
-var reserved = map[string]bool{"rss": true, "pss": true, "uss": true, "anon": true, "fds": true, "threads": true, "close_wait": true, "working_set_bytes": true}
 
 // Extra is one --probe-metric: the gauge Metric with the labels Labels,
 // fitted as the resource Name.

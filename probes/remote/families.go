@@ -418,13 +418,13 @@ func absent(f *family, r reading) map[string]string {
 		out[k] = v
 	}
 	if _, ok := r[kFDs]; !ok {
-		out["fds"] = "the source has no open-fd series (" + seriesFor(f, kFDs) + ")"
+		out[kFDs] = "the source has no open-fd series (" + seriesFor(f, kFDs) + ")"
 	}
 	if _, ok := r[kThreads]; !ok {
-		out["threads"] = "the source has no thread-count series (" + seriesFor(f, kThreads) + ")"
+		out[kThreads] = "the source has no thread-count series (" + seriesFor(f, kThreads) + ")"
 	}
 	if _, ok := r[kRSS]; !ok {
-		out["rss"] = "the source has no resident-memory series (" + seriesFor(f, kRSS) + ")"
+		out[kRSS] = "the source has no resident-memory series (" + seriesFor(f, kRSS) + ")"
 	}
 	return out
 }

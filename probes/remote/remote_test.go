@@ -116,7 +116,7 @@ func TestOpenErrors(t *testing.T) {
 		{"nothing", Config{MetricsURL: none.URL}, "metrics_url", "holds none of process_resident_memory_bytes"},
 		{"missing extra", Config{MetricsURL: ok.URL, Metrics: []string{"heap_bytes=jvm_heap"}}, "metrics", "has no such series"},
 		{"bad extra", Config{MetricsURL: ok.URL, Metrics: []string{"heap bytes=x"}}, "metrics[0]", "want NAME=SERIES"},
-		{"taken name", Config{MetricsURL: ok.URL, Metrics: []string{"rss=go_threads"}}, "metrics[0]", "is taken"},
+		{"taken name", Config{MetricsURL: ok.URL, Metrics: []string{"working_set_bytes=go_threads"}}, "metrics[0]", "is taken"},
 		{"bad matcher", Config{MetricsURL: ok.URL, Metrics: []string{`h=go_threads{a=~"x"}`}}, "metrics[0]", "only = matchers"},
 		{"both", Config{MetricsURL: ok.URL, PrometheusURL: ok.URL}, "metrics_url", "not both"},
 		{"no selector", Config{PrometheusURL: ok.URL}, "selector", "needs a selector"},

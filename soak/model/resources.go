@@ -21,6 +21,24 @@ const (
 	Count
 )
 
+// SeriesType says how a resource's readings accrue: a gauge is a level
+// (its growth is the leak), a counter only ever rises (its rate is what
+// grows or not).
+type SeriesType int
+
+const (
+	// Gauge readings are levels, fitted as they are.
+	Gauge SeriesType = iota
+	// Counter readings are cumulative: the analysis judges their
+	// per-second rate (see Rates), so a counter that rises steadily is
+	// no leak, and one whose rate rises is growth.
+	Counter
+)
+
+// CounterSuffix ends the name of an extra resource that is a counter,
+// as Prometheus names counters.
+const CounterSuffix = "_total"
+
 // Chart names the chart of the run's page that draws a resource.
 type Chart string
 
@@ -44,6 +62,12 @@ type Resource struct {
 	// than a quantum over the fitted span.
 	Quantum float64
 	Kind    Kind
+	// Type is Gauge or Counter.
+	Type SeriesType
+	// Remote says a remote source (probes/remote) reads it from the
+	// target's metrics; a resource a remote run held no reading of is
+	// inconclusive unless the source says why it is absent.
+	Remote bool
 	// Slow is true for resources read on a slower cadence than a sample
 	// (smaps_rollup, the socket census): a short run often has too few of
 	// their readings to decide, and then they do not hold the run's
@@ -72,7 +96,7 @@ type Resource struct {
 
 // Resources is the table of resources, in the order reports list them.
 var Resources = []Resource{
-	{Name: "rss", Label: "RSS", Unit: "bytes", Quantum: page, Kind: Memory, Chart: ChartMemory,
+	{Name: "rss", Label: "RSS", Unit: "bytes", Quantum: page, Kind: Memory, Remote: true, Chart: ChartMemory,
 		Value:  func(r Record) (float64, bool) { return float64(r.RSS), !r.NoRSS },
 		Member: func(m probes.Member) (float64, bool) { return float64(m.RSS), true },
 		Limit:  memoryLimit,
@@ -92,13 +116,13 @@ var Resources = []Resource{
 		Limit:  memoryLimit,
 		Column: optCol("mem_anon_bytes", func(r *Record) *uint64 { return &r.MemAnon }, cgroupValid),
 		Metric: "soakd_target_anon_memory_bytes", Help: "Anonymous memory of the target's cgroup."},
-	{Name: "fds", Label: "open fds", Unit: "fds", Quantum: 1, Kind: Descriptors, Chart: ChartFDs,
+	{Name: "fds", Label: "open fds", Unit: "fds", Quantum: 1, Kind: Descriptors, Remote: true, Chart: ChartFDs,
 		Value:  func(r Record) (float64, bool) { return float64(r.FDs), r.FDsValid },
 		Member: func(m probes.Member) (float64, bool) { return float64(m.FDs), !m.NoFDs },
 		Limit:  func(r Record, _ uint64) float64 { return float64(r.FDLimit) },
 		Column: optCol("fds", func(r *Record) *uint64 { return &r.FDs }, func(r *Record) *bool { return &r.FDsValid }),
 		Metric: "soakd_target_open_fds", Help: "Open file descriptors of the target's process tree."},
-	{Name: "threads", Label: "threads", Unit: "threads", Quantum: 1, Kind: Count, Chart: ChartCounts,
+	{Name: "threads", Label: "threads", Unit: "threads", Quantum: 1, Kind: Count, Remote: true, Chart: ChartCounts,
 		Value:  func(r Record) (float64, bool) { return float64(r.Threads), !r.NoThreads },
 		Column: uintCol("threads", func(r *Record) *uint64 { return &r.Threads }),
 		Metric: "soakd_target_threads", Help: "Threads of the target's process tree."},
@@ -118,11 +142,12 @@ func memoryLimit(r Record, memLimit uint64) float64 {
 	return float64(r.MemMax)
 }
 
-// ExtraResources are the extra gauges a remote source read into the
+// ExtraResources are the extra series a remote source read into the
 // records (probes.Sample.Extra, from --probe-metric NAME=SERIES), in name
 // order, each fitted like a resource of the table: a NAME ending in
-// _bytes as memory, any other as a count. They live in samples.csv's
-// extra column.
+// _bytes as memory, any other as a count; a NAME ending in _total
+// (CounterSuffix) is a counter, judged by its rate. They live in
+// samples.csv's extra column.
 func ExtraResources(recs []Record) []Resource {
 	names := map[string]bool{}
 	for _, r := range recs {
@@ -137,9 +162,19 @@ func ExtraResources(recs []Record) []Resource {
 		if strings.HasSuffix(n, "_bytes") {
 			res.Unit, res.Quantum, res.Kind, res.Limit = "bytes", page, Memory, memoryLimit
 		}
+		if strings.HasSuffix(n, CounterSuffix) {
+			res.Type = Counter
+		}
 		out = append(out, res)
 	}
 	return out
+}
+
+// Taken says whether name is a resource soakd fits already, so that an
+// extra resource must not take it.
+func Taken(name string) bool {
+	_, ok := ResourceNamed(name)
+	return ok
 }
 
 // ResourceNamed returns the table's entry for a report name.

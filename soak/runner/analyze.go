@@ -49,6 +49,10 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 		}
 		opt := verdict.ResourceOptions{Name: res.Name, Setting: res.Setting, Unit: res.Unit, Quantum: res.Quantum,
 			Thresholds: ao.thresholds(res.Kind), RequestsPerHour: perHour}
+		if res.Type == model.Counter { // judged by its rate, never fitted as a level
+			pts, opt.Quantum = model.Rates(pts, res.Quantum)
+			opt.Unit += "/s"
+		}
 		if res.Limit != nil {
 			opt.Limit = res.Limit(last, ao.MemLimit)
 		}

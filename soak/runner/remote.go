@@ -130,8 +130,9 @@ func (r *runner) remoteInfo(rep *model.Report) {
 	if len(ri.Notes) > 0 {
 		why += " (" + ri.Notes[len(ri.Notes)-1] + ")"
 	}
-	for _, n := range []string{"rss", "fds", "threads"} {
-		if _, ok := rep.Resources[n]; !ok && ri.Absent[n] == "" {
+	for _, res := range model.Resources {
+		n := res.Name
+		if _, ok := rep.Resources[n]; res.Remote && !ok && ri.Absent[n] == "" {
 			rep.Resources[n] = verdict.Resource{Verdict: verdict.Inconclusive, Reason: n + ": " + why}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/soakd/soakd/probes/remote"
 	"github.com/soakd/soakd/soak/field"
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/urlx"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -215,12 +216,33 @@ func (t *TargetSpec) checkRemote(es *field.Errors, set []*probes.Kind) {
 	if !t.Remote.Enabled() {
 		return
 	}
+	checkExtras(es, t.Remote.Metrics)
 	if t.NoProbe {
 		es.Add("target.no_probe", "{target.no_probe} samples nothing, but a remote source is set: drop one")
 	}
 	for _, k := range set {
 		if !k.Starts {
 			es.Add("target."+k.Name, "a remote source samples the target through its metrics; {target.%s} picks a local process to sample instead: drop one", k.Name)
+		}
+	}
+}
+
+// checkExtras checks the names of the remote source's extra resources
+// against the table of resources (soak/model): a NAME may not take a
+// resource's name, and a counter's (a SERIES ending in _total) must end
+// in _total too, so that the analysis judges its rate.
+func checkExtras(es *field.Errors, metrics []string) {
+	for i, m := range metrics {
+		x, err := remote.ParseExtra(m) // checked by Validate
+		if err != nil {
+			continue
+		}
+		p := fmt.Sprintf("target.remote.metrics[%d]", i)
+		switch {
+		case model.Taken(x.Name):
+			es.Add(p, "resource name %q is taken; choose another NAME", x.Name)
+		case strings.HasSuffix(x.Metric, model.CounterSuffix) && !strings.HasSuffix(x.Name, model.CounterSuffix):
+			es.Add(p, "%s is a counter: name it %s%s so that its rate is judged, not its level", x.Metric, x.Name, model.CounterSuffix)
 		}
 	}
 }

@@ -1,0 +1,83 @@
+package runner
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// counterRecords are a remote run's records at a steady 100 requests/s,
+// sampled about every 0.5 s (seeded jitter), whose extra resource name
+// reads total(t) at t seconds into the soak.
+func counterRecords(name string, total func(t float64) float64) []model.Record {
+	rng := rand.New(rand.NewPCG(26, 1))
+	start := time.Unix(1_700_000_000, 0)
+	var recs []model.Record
+	t := 0.0
+	for range 400 {
+		t += 0.4 + 0.2*rng.Float64()
+		r := model.Record{Elapsed: t, Phase: verdict.Soak, Requests: uint64(100 * t)}
+		r.Sample = probes.Sample{Time: start.Add(time.Duration(t * float64(time.Second))), Alive: true, Incarnation: 1,
+			NoRSS: true, NoThreads: true, Extra: map[string]float64{name: float64(uint64(total(t)))}}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// A counter is judged by its rate: one that rises steadily with the load
+// (3 per request) is no leak, while the same readings as a gauge are; one
+// whose rate itself rises is growth.
+func TestRemoteCounterIsJudgedAsARate(t *testing.T) {
+	steady := func(t float64) float64 { return 300 * t }
+	rising := func(t float64) float64 { return 300*t + 2*t*t } // rate 300 + 4t per second
+	for _, tc := range []struct {
+		name  string
+		total func(float64) float64
+		want  string
+	}{
+		{"handled" + model.CounterSuffix, steady, verdict.Stable},
+		{"handled", steady, verdict.Leak}, // a gauge: the level grows
+		{"queued" + model.CounterSuffix, rising, verdict.Leak},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, _ := Analyze(counterRecords(tc.name, tc.total), nil, AnalysisOptions{Resources: []string{tc.name}})
+			got, ok := res[tc.name]
+			if !ok {
+				t.Fatalf("no verdict for %s; got %v", tc.name, res)
+			}
+			if got.Verdict != tc.want {
+				t.Errorf("%s: %s (%s); want %s", tc.name, got.Verdict, got.Reason, tc.want)
+			}
+		})
+	}
+}
+
+// An extra resource's NAME is checked against the table of resources: it
+// may not take one's name, and a counter series must keep the _total that
+// makes its rate judged.
+func TestExtraNamesReadTheResourceTable(t *testing.T) {
+	for _, tc := range []struct{ metric, want string }{
+		{"rss=go_memstats_heap_alloc_bytes", `resource name "rss" is taken`},
+		{"threads=go_threads", `resource name "threads" is taken`},
+		{"handled=http_requests_total", "name it handled_total"},
+		{"handled_total=http_requests_total", ""},
+		{"heap_bytes=go_memstats_heap_alloc_bytes", ""},
+	} {
+		s := DefaultSpec()
+		s.Load.URL, s.Load.Requests = "http://127.0.0.1:8080/", 10
+		s.Target.Remote.MetricsURL = "http://127.0.0.1:9090/metrics"
+		s.Target.Remote.Metrics = []string{tc.metric}
+		err := s.Check().Err()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v; want no error", tc.metric, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v; want an error containing %q", tc.metric, err, tc.want)
+		}
+	}
+}

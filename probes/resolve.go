@@ -123,11 +123,7 @@ func describeProcs(c []candidate) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(c)-10))
 			break
 		}
-		line := p.Cmdline
-		if len(line) > 60 {
-			line = line[:57] + "..."
-		}
-		parts = append(parts, fmt.Sprintf("pid %d (%s)", p.ID.PID, line))
+		parts = append(parts, fmt.Sprintf("pid %d (%s)", p.ID.PID, shorten(p.Cmdline, 60)))
 	}
 	return strings.Join(parts, ", ")
 }

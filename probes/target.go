@@ -224,18 +224,31 @@ func (t *Target) Close(ctx context.Context) error {
 }
 
 // readCmdline returns the command line of pid, shortened for reports.
-func (t *Target) readCmdline(pid int32) string {
-	args, err := cmdlineOf(t.fs, pid)
+func (t *Target) readCmdline(pid int32) string { return shownCmdline(t.fs, pid) }
+
+// Cmdline returns pid's command line as reports show it: cut at 120
+// bytes, "[comm]" for a kernel thread, "?" when it cannot be read.
+func Cmdline(pid int32) string { return shownCmdline(newProcFS("/proc"), pid) }
+
+// MaxCmdline is the length at which Cmdline cuts a command line.
+const MaxCmdline = 120
+
+func shownCmdline(fs *procFS, pid int32) string {
+	args, err := cmdlineOf(fs, pid)
 	if err != nil || len(args) == 0 {
-		b, err := t.fs.readPid(pid, "stat")
+		b, err := fs.readPid(pid, "stat")
 		if s, perr := parseStat(b); err == nil && perr == nil {
 			return "[" + s.Comm + "]"
 		}
 		return "?"
 	}
-	line := strings.Join(args, " ")
-	if len(line) > 120 {
-		line = line[:117] + "..."
+	return shorten(strings.Join(args, " "), MaxCmdline)
+}
+
+// shorten cuts s to at most n bytes, ending in "..." when cut.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return line
+	return s[:n-3] + "..."
 }

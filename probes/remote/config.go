@@ -10,6 +10,7 @@ package remote
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"regexp"
 	"strconv"
@@ -201,6 +202,32 @@ func (c Config) httpConfig() (promcfg.HTTPClientConfig, error) {
 		return hc, errors.New("credentials: " + err.Error())
 	}
 	return hc, nil
+}
+
+// client is the HTTP client of either source: the credentials and TLS
+// settings, and the timeout. setting names the source's URL, for
+// an error.
+func (c Config) client(setting string) (*http.Client, error) {
+	hc, err := c.httpConfig()
+	if err != nil {
+		return nil, err
+	}
+	client, err := promcfg.NewClientFromConfig(hc, "soakd-probe")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", setting, err)
+	}
+	client.Timeout = c.timeout()
+	return client, nil
+}
+
+// extras are the extra series, parsed (Validate checked them).
+func (c Config) extras() []Extra {
+	var xs []Extra
+	for _, m := range c.Metrics {
+		x, _ := ParseExtra(m)
+		xs = append(xs, x)
+	}
+	return xs
 }
 
 func (c Config) timeout() time.Duration {

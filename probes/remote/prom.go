@@ -11,7 +11,6 @@ import (
 
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
-	promcfg "github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 	"go.uber.org/zap"
 
@@ -48,25 +47,16 @@ var (
 )
 
 func openProm(ctx context.Context, cfg Config, log *zap.Logger) (*prom, error) {
-	hc, err := cfg.httpConfig()
+	client, err := cfg.client("prometheus_url")
 	if err != nil {
 		return nil, err
 	}
-	client, err := promcfg.NewClientFromConfig(hc, "soakd-probe")
-	if err != nil {
-		return nil, fmt.Errorf("prometheus_url: %w", err)
-	}
-	client.Timeout = cfg.timeout()
 	c, err := api.NewClient(api.Config{Address: cfg.PrometheusURL, Client: client})
 	if err != nil {
 		return nil, field.Errorf(remotePath("prometheus_url"), "%w", err)
 	}
 	sel, _ := parseSelector(cfg.Selector) // Validate checked it
-	p := &prom{cfg: cfg, api: v1.NewAPI(c), selector: sel, log: log}
-	for _, m := range cfg.Metrics {
-		x, _ := ParseExtra(m)
-		p.extras = append(p.extras, x)
-	}
+	p := &prom{cfg: cfg, api: v1.NewAPI(c), selector: sel, log: log, extras: cfg.extras()}
 	p.query = p.selectorQuery(strings.Join(metricNames(p.extras), "|"))
 	snap, err := p.instant(ctx, time.Now())
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	promcfg "github.com/prometheus/common/config"
 	"github.com/prometheus/common/expfmt"
 	"go.uber.org/zap"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -45,20 +44,11 @@ var _ Source = (*scrape)(nil)
 const acceptHeader = `text/plain;version=0.0.4;q=0.9,application/openmetrics-text;version=1.0.0;q=0.5,*/*;q=0.1`
 
 func openScrape(ctx context.Context, cfg Config, log *zap.Logger) (*scrape, error) {
-	hc, err := cfg.httpConfig()
+	client, err := cfg.client("metrics_url")
 	if err != nil {
 		return nil, err
 	}
-	client, err := promcfg.NewClientFromConfig(hc, "soakd-probe")
-	if err != nil {
-		return nil, fmt.Errorf("metrics_url: %w", err)
-	}
-	client.Timeout = cfg.timeout()
-	s := &scrape{cfg: cfg, url: cfg.MetricsURL, client: client, log: log}
-	for _, m := range cfg.Metrics {
-		x, _ := ParseExtra(m) // Validate checked it
-		s.extras = append(s.extras, x)
-	}
+	s := &scrape{cfg: cfg, url: cfg.MetricsURL, client: client, log: log, extras: cfg.extras()}
 	snap, err := s.get(ctx)
 	if err != nil {
 		return nil, field.Errorf(remotePath("metrics_url"), "%w", err)

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/shirou/gopsutil/v3/process"
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/alerts"
@@ -176,7 +175,7 @@ func (a *activeRun) describe(recs []model.Record) string {
 	}
 	pid := recs[n-1].RootPID
 	if pid != root.pid {
-		root = liveTarget{pid: pid, desc: fmt.Sprintf("pid %d (%s)", pid, cmdline(pid))}
+		root = liveTarget{pid: pid, desc: fmt.Sprintf("pid %d (%s)", pid, probes.Cmdline(pid))}
 		a.mu.Lock()
 		a.root = root
 		a.mu.Unlock()
@@ -193,23 +192,6 @@ func (a *activeRun) lastDesc() string {
 		return a.root.desc
 	}
 	return a.spec
-}
-
-// maxCmdline is the length at which a command line is cut for display,
-// as package probes cuts it for the final report.
-const maxCmdline = 120
-
-// cmdline returns pid's command line, shortened, or "?" when it cannot be
-// read (the process is gone, or a kernel thread).
-func cmdline(pid int32) string {
-	line, err := (&process.Process{Pid: pid}).Cmdline()
-	if err != nil || line == "" {
-		return "?"
-	}
-	if len(line) > maxCmdline {
-		line = line[:maxCmdline-3] + "..."
-	}
-	return line
 }
 
 func (a *activeRun) latest() *model.Report {

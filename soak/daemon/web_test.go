@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 	"github.com/soakd/soakd/soak/web"
@@ -53,7 +54,7 @@ func TestDescribeLive(t *testing.T) {
 	if want := "pid " + strconv.Itoa(int(self)) + " ("; !strings.HasPrefix(got, want) || strings.Contains(got, "(?)") {
 		t.Errorf("got %q; want it to start %q and hold the command line", got, want)
 	}
-	if len(got) > maxCmdline+len("pid  ()")+10 {
-		t.Errorf("got %d characters; want the command line cut at %d", len(got), maxCmdline)
+	if len(got) > probes.MaxCmdline+len("pid  ()")+10 {
+		t.Errorf("got %d characters; want the command line cut at %d", len(got), probes.MaxCmdline)
 	}
 }

@@ -173,6 +173,13 @@ func TestRemoteSources(t *testing.T) {
 				if r := rep.Target.Remote; r != nil && r.Absent["pss"] == "" {
 					t.Errorf("pss is not reported absent by the remote source: %+v", r)
 				}
+				if r := rep.Target.Remote; r != nil {
+					for n := range r.Absent { // the source and the runner read one table of names
+						if !model.Taken(n) {
+							t.Errorf("the source reports %q absent, which is no resource of soak/model's table", n)
+						}
+					}
+				}
 				if strings.HasPrefix(tc.name, "metrics") || strings.HasPrefix(tc.name, "prometheus") {
 					if !strings.Contains(rep.CPU.Reason, verdict.SplitUnavailable) {
 						t.Errorf("cpu reason %q; want it to say %q", rep.CPU.Reason, verdict.SplitUnavailable)

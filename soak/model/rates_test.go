@@ -6,16 +6,18 @@ import (
 	"github.com/soakd/soakd/soak/verdict"
 )
 
-// Rates gives the per-second rate between readings, none across a reset
-// or a restart, and the rate's resolution over the median interval.
+// Rates gives the increments per request between readings, none without
+// requests between them, across a reset or across a restart, and the
+// rate's resolution over the median requests between readings.
 func TestRates(t *testing.T) {
 	pts := []verdict.Point{
-		{Seconds: 0, Value: 0, Incarnation: 1},
-		{Seconds: 2, Value: 10, Incarnation: 1, Requests: 7},
-		{Seconds: 4, Value: 30, Incarnation: 1},
-		{Seconds: 5, Value: 3, Incarnation: 1}, // reset
-		{Seconds: 7, Value: 5, Incarnation: 2}, // restart
-		{Seconds: 9, Value: 9, Incarnation: 2},
+		{Requests: 0, Value: 0, Incarnation: 1},
+		{Requests: 2, Value: 10, Incarnation: 1, Seconds: 7},
+		{Requests: 4, Value: 30, Incarnation: 1},
+		{Requests: 4, Value: 30, Incarnation: 1}, // no request: the cool-down
+		{Requests: 5, Value: 3, Incarnation: 1},  // reset
+		{Requests: 7, Value: 5, Incarnation: 2},  // restart
+		{Requests: 9, Value: 9, Incarnation: 2},
 	}
 	got, q := Rates(pts, 1)
 	want := []float64{5, 10, 2}
@@ -27,10 +29,10 @@ func TestRates(t *testing.T) {
 			t.Errorf("rate %d = %g; want %g", i, got[i].Value, w)
 		}
 	}
-	if got[0].Requests != 7 || got[0].Seconds != 2 {
+	if got[0].Requests != 2 || got[0].Seconds != 7 {
 		t.Errorf("rate 0 at %+v; want the later reading's requests and time", got[0])
 	}
 	if q != 0.5 {
-		t.Errorf("quantum = %g; want 1 over the median interval of 2 s", q)
+		t.Errorf("quantum = %g; want 1 over the median 2 requests between readings", q)
 	}
 }

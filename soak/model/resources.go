@@ -29,9 +29,9 @@ type SeriesType int
 const (
 	// Gauge readings are levels, fitted as they are.
 	Gauge SeriesType = iota
-	// Counter readings are cumulative: the analysis judges their
-	// per-second rate (see Rates), so a counter that rises steadily is
-	// no leak, and one whose rate rises is growth.
+	// Counter readings are cumulative: the analysis judges their rate
+	// per request (see Rates), so a counter that rises steadily with the
+	// load is no leak, and one whose rate rises is growth.
 	Counter
 )
 

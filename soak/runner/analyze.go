@@ -51,7 +51,7 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 			Thresholds: ao.thresholds(res.Kind), RequestsPerHour: perHour}
 		if res.Type == model.Counter { // judged by its rate, never fitted as a level
 			pts, opt.Quantum = model.Rates(pts, res.Quantum)
-			opt.Unit += "/s"
+			opt.Unit += "/request"
 		}
 		if res.Limit != nil {
 			opt.Limit = res.Limit(last, ao.MemLimit)

@@ -14,7 +14,7 @@ type EndpointFit struct {
 	Endpoint   string     `json:"endpoint"`    // "GET /s/scgi/"
 	PerRequest float64    `json:"per_request"` // growth per request of this endpoint, in the resource's unit
 	CI95       [2]float64 `json:"ci95"`
-	Verdict    string     `json:"verdict"` // leak, stable or inconclusive
+	Verdict    string     `json:"verdict"`  // leak, stable or inconclusive
 	Requests   float64    `json:"requests"` // this endpoint's soak requests that the fit covered
 	// Reason says why an endpoint could not be judged; "" when it was.
 	Reason string `json:"reason,omitempty"`

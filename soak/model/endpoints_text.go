@@ -1,0 +1,69 @@
+package model
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/soakd/soakd/soak/units"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// EndpointsLine says, in one line, how a resource's growth splits between
+// the load's endpoints: "GET /s/scgi/ leaks 101 B/request (CI 96 – 106
+// B); GET /static.html: stable". It is "" when the resource was not
+// split (one endpoint).
+func EndpointsLine(res verdict.Resource) string {
+	parts := make([]string, 0, len(res.Endpoints))
+	for _, e := range res.Endpoints {
+		parts = append(parts, EndpointPhrase(e, res.Unit))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// EndpointPhrase is one endpoint's part of EndpointsLine.
+func EndpointPhrase(e verdict.EndpointFit, unit string) string {
+	ci := units.Range(e.CI95[0], e.CI95[1], unit)
+	switch {
+	case e.Verdict == verdict.Leak:
+		return fmt.Sprintf("%s leaks %s/request (CI %s)", e.Endpoint, units.Amount(e.PerRequest, unit), ci)
+	case e.Verdict == verdict.Stable:
+		return e.Endpoint + ": stable"
+	case e.Reason != "":
+		return fmt.Sprintf("%s: inconclusive (%s)", e.Endpoint, e.Reason)
+	}
+	return fmt.Sprintf("%s: inconclusive, %s/request (CI %s)", e.Endpoint, units.Amount(e.PerRequest, unit), ci)
+}
+
+// writeEndpoints writes a line per resource split between endpoints
+// that says where growth lives: a resource that leaks or that an
+// endpoint leaks, and one left inconclusive whose endpoints were fitted
+// (not all stable). An endpoint's verdict that only repeats the
+// resource's (too few samples, all stable) is left to the JSON.
+func (r *Report) writeEndpoints(w io.Writer) {
+	for _, n := range r.ResourceNames() {
+		res := r.Resources[n]
+		if showEndpoints(res) {
+			fmt.Fprintf(w, "  %s by endpoint: %s\n", n, EndpointsLine(res))
+		}
+	}
+}
+
+// showEndpoints: the resource's split is worth a line of the text.
+func showEndpoints(res verdict.Resource) bool {
+	fitted, stable := true, true
+	for _, e := range res.Endpoints {
+		if e.Verdict == verdict.Leak {
+			return true
+		}
+		fitted = fitted && e.Reason == ""
+		stable = stable && e.Verdict == verdict.Stable
+	}
+	switch {
+	case len(res.Endpoints) == 0:
+		return false
+	case res.Verdict == verdict.Leak:
+		return true
+	}
+	return res.Verdict == verdict.Inconclusive && fitted && !stable
+}

@@ -1,0 +1,86 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// attributeSoak soaks a two-endpoint mix of the zoo's C server, whose
+// --leak-path page leaks and whose other page does not, at soakd's
+// defaults but for a bounded -n, and returns the report and its --out.
+func attributeSoak(t *testing.T, fixed bool, leakArgs ...string) (*model.Report, string) {
+	t.Helper()
+	url, pid := startZooC(t, leakArgs...)
+	base := strings.TrimSuffix(url, "/")
+	out := t.TempDir()
+	o := runner.Options{
+		Load: load.Options{
+			Endpoints:   []load.Endpoint{{Weight: 1, URL: base + "/s/scgi/"}, {Weight: 1, URL: base + "/static.html"}},
+			Concurrency: 1, KeepAlive: true, Timeout: 5 * time.Second,
+			Requests: 200_000, Duration: 60 * time.Second,
+		},
+		FixedMix: fixed,
+		OutDir:   out,
+		Log:      zaptest.NewLogger(t),
+	}
+	o.Target.PID, o.Target.URL = pid, url
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := runner.Run(ctx, o)
+	if err != nil {
+		t.Fatalf("runner.Run: %v", err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	t.Logf("report:\n%s", b.String())
+	if rep.Load.Errors > 0 {
+		t.Fatalf("%d load errors; want none", rep.Load.Errors)
+	}
+	return rep, out
+}
+
+// The Cherokee case: a static page and a dynamic page soaked together,
+// the dynamic one leaking 100 B a request in [heap]. The designed mix
+// must name the dynamic page, within ±20 % of its truth, and call the
+// static one stable, from a single run.
+func TestAttributeNamesTheLeakingEndpoint(t *testing.T) {
+	const leak = 100
+	rep, out := attributeSoak(t, false, "--leak-bytes", "100", "--leak-path", "/s/")
+	rss := rep.Resources["rss"]
+	if len(rss.Endpoints) != 2 {
+		t.Fatalf("rss endpoints = %+v; want 2", rss.Endpoints)
+	}
+	dyn, static := rss.Endpoints[0], rss.Endpoints[1]
+	if dyn.Endpoint != "GET /s/scgi/" || static.Endpoint != "GET /static.html" {
+		t.Errorf("endpoints named %q and %q; want GET /s/scgi/ and GET /static.html", dyn.Endpoint, static.Endpoint)
+	}
+	if dyn.Verdict != verdict.Leak || dyn.PerRequest < 0.8*leak || dyn.PerRequest > 1.2*leak {
+		t.Errorf("dynamic page: %s %.1f B/request (CI %v); want a leak of %d B ± 20 %% (%s)", dyn.Verdict, dyn.PerRequest, dyn.CI95, leak, dyn.Reason)
+	}
+	if static.Verdict != verdict.Stable {
+		t.Errorf("static page: %s %.1f B/request (CI %v); want stable (%s)", static.Verdict, static.PerRequest, static.CI95, static.Reason)
+	}
+	head, err := os.ReadFile(filepath.Join(out, "samples.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, _, _ := strings.Cut(string(head), "\n"); !strings.HasSuffix(line, ",requests_0,requests_1") {
+		t.Errorf("samples.csv header ends %q; want ,requests_0,requests_1", line[max(0, len(line)-40):])
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if want := "rss by endpoint: GET /s/scgi/ leaks "; !strings.Contains(b.String(), want) {
+		t.Errorf("report text lacks %q", want)
+	}
+}

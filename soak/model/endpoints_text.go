@@ -29,11 +29,16 @@ func EndpointPhrase(e verdict.EndpointFit, unit string) string {
 		return fmt.Sprintf("%s leaks %s/request (CI %s)", e.Endpoint, units.Amount(e.PerRequest, unit), ci)
 	case e.Verdict == verdict.Stable:
 		return e.Endpoint + ": stable"
-	case e.Reason != "":
+	case !fitted(e):
 		return fmt.Sprintf("%s: inconclusive (%s)", e.Endpoint, e.Reason)
+	case e.Reason != "":
+		return fmt.Sprintf("%s: inconclusive, %s/request (CI %s): %s", e.Endpoint, units.Amount(e.PerRequest, unit), ci, e.Reason)
 	}
 	return fmt.Sprintf("%s: inconclusive, %s/request (CI %s)", e.Endpoint, units.Amount(e.PerRequest, unit), ci)
 }
+
+// fitted: the endpoint's growth was measured (it has an interval).
+func fitted(e verdict.EndpointFit) bool { return e.CI95 != [2]float64{} }
 
 // writeEndpoints writes a line per resource split between endpoints
 // that says where growth lives: a resource that leaks or that an
@@ -51,12 +56,12 @@ func (r *Report) writeEndpoints(w io.Writer) {
 
 // showEndpoints: the resource's split is worth a line of the text.
 func showEndpoints(res verdict.Resource) bool {
-	fitted, stable := true, true
+	all, stable := true, true
 	for _, e := range res.Endpoints {
 		if e.Verdict == verdict.Leak {
 			return true
 		}
-		fitted = fitted && e.Reason == ""
+		all = all && fitted(e)
 		stable = stable && e.Verdict == verdict.Stable
 	}
 	switch {
@@ -65,5 +70,5 @@ func showEndpoints(res verdict.Resource) bool {
 	case res.Verdict == verdict.Leak:
 		return true
 	}
-	return res.Verdict == verdict.Inconclusive && fitted && !stable
+	return res.Verdict == verdict.Inconclusive && all && !stable
 }

@@ -67,6 +67,7 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 		}
 		v := verdict.AnalyzeResource(pts, opt)
 		v.Endpoints = attribute(recs, res.Value, ao.Endpoints, opt)
+		verdict.CapEndpoints(v.Endpoints, v)
 		out[res.Name] = v
 	}
 	return out, verdict.AnalyzeCPU(cpuInput(recs, sum, ao))

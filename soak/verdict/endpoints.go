@@ -93,6 +93,23 @@ func AttributeEndpoints(pts []Point, counts [][]float64, names []string, opt Res
 	return out
 }
 
+// CapEndpoints keeps the endpoints' verdicts within the resource's: an
+// endpoint whose growth clears a floor is a leak only when the resource
+// as a whole is one (the whole's checks, the transient rule and the
+// release after the cool-down, are not made per endpoint); otherwise it
+// is inconclusive, with its figures and that reason.
+func CapEndpoints(fits []EndpointFit, whole Resource) {
+	if whole.Verdict == Leak {
+		return
+	}
+	for i := range fits {
+		if fits[i].Verdict == Leak {
+			fits[i].Verdict = Inconclusive
+			fits[i].Reason = fmt.Sprintf("it grows, but the resource as a whole is %s (see its reason)", whole.Verdict)
+		}
+	}
+}
+
 // withReason marks every endpoint inconclusive for why.
 func withReason(out []EndpointFit, why string) []EndpointFit {
 	for j := range out {

@@ -132,3 +132,20 @@ func TestArMulMatchesTheDefinition(t *testing.T) {
 		}
 	}
 }
+
+func TestCapEndpointsKeepsWithinTheWhole(t *testing.T) {
+	for _, whole := range []string{Leak, Inconclusive, Stable} {
+		fits := []EndpointFit{{Endpoint: "GET /a", Verdict: Leak, PerRequest: 100}, {Endpoint: "GET /b", Verdict: Stable}}
+		CapEndpoints(fits, Resource{Verdict: whole})
+		want := Leak
+		if whole != Leak {
+			want = Inconclusive
+		}
+		if fits[0].Verdict != want || fits[1].Verdict != Stable {
+			t.Errorf("whole %s: endpoints %s, %s; want %s, stable", whole, fits[0].Verdict, fits[1].Verdict, want)
+		}
+		if whole != Leak && fits[0].Reason == "" {
+			t.Errorf("whole %s: a capped endpoint has no reason", whole)
+		}
+	}
+}

@@ -57,12 +57,12 @@ type TargetSpec struct {
 
 // LoadSpec is the HTTP load.
 type LoadSpec struct {
-	URL          string        `yaml:"url"`
-	TargetsFile  string        `yaml:"targets_file"`
+	URL         string `yaml:"url"`
+	TargetsFile string `yaml:"targets_file"`
 	// Attribute is "on" (the default: with two or more endpoints the mix
 	// varies in blocks so that growth is split between them) or "off"
 	// (the file's mix all run long).
-	Attribute string `yaml:"attribute"`
+	Attribute    string        `yaml:"attribute"`
 	Method       string        `yaml:"method"`
 	Headers      []string      `yaml:"headers"`
 	Body         string        `yaml:"body"` // a STRING, or @FILE

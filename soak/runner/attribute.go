@@ -6,6 +6,7 @@ import (
 
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/urlx"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -81,4 +82,22 @@ func EndpointNames(eps []load.EndpointCount) []string {
 		}
 	}
 	return short
+}
+
+// OptionsEndpointNames names the endpoints of a load's options as
+// EndpointNames does, for an analysis without the load's summary (the
+// daemon's live one); nil with one endpoint.
+func OptionsEndpointNames(eps []load.Endpoint) []string {
+	if len(eps) < 2 {
+		return nil
+	}
+	counts := make([]load.EndpointCount, len(eps))
+	for i, ep := range eps {
+		m := ep.Method
+		if m == "" {
+			m = "GET"
+		}
+		counts[i] = load.EndpointCount{Method: m, URL: urlx.Redact(ep.URL)}
+	}
+	return EndpointNames(counts)
 }

@@ -14,6 +14,9 @@ import (
 // B); GET /static.html: stable". It is "" when the resource was not
 // split (one endpoint).
 func EndpointsLine(res verdict.Resource) string {
+	if why, ok := sharedReason(res.Endpoints); ok {
+		return "not split: " + why
+	}
 	parts := make([]string, 0, len(res.Endpoints))
 	for _, e := range res.Endpoints {
 		parts = append(parts, EndpointPhrase(e, res.Unit))
@@ -35,6 +38,20 @@ func EndpointPhrase(e verdict.EndpointFit, unit string) string {
 		return fmt.Sprintf("%s: inconclusive, %s/request (CI %s): %s", e.Endpoint, units.Amount(e.PerRequest, unit), ci, e.Reason)
 	}
 	return fmt.Sprintf("%s: inconclusive, %s/request (CI %s)", e.Endpoint, units.Amount(e.PerRequest, unit), ci)
+}
+
+// sharedReason is the reason none of the endpoints was fitted, when it
+// is the same for all (too few samples).
+func sharedReason(eps []verdict.EndpointFit) (string, bool) {
+	if len(eps) == 0 || fitted(eps[0]) || eps[0].Reason == "" {
+		return "", false
+	}
+	for _, e := range eps[1:] {
+		if fitted(e) || e.Reason != eps[0].Reason {
+			return "", false
+		}
+	}
+	return eps[0].Reason, true
 }
 
 // fitted: the endpoint's growth was measured (it has an interval).

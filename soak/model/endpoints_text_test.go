@@ -19,6 +19,13 @@ func TestEndpointsLine(t *testing.T) {
 	if got := EndpointsLine(res); got != want {
 		t.Errorf("EndpointsLine:\n got %s\nwant %s", got, want)
 	}
+	few := verdict.Resource{Verdict: verdict.Leak, Unit: "bytes", Endpoints: []verdict.EndpointFit{
+		{Endpoint: "GET /a", Verdict: verdict.Inconclusive, Reason: "too few soak samples (4)"},
+		{Endpoint: "GET /b", Verdict: verdict.Inconclusive, Reason: "too few soak samples (4)"},
+	}}
+	if got, want := EndpointsLine(few), "not split: too few soak samples (4)"; got != want {
+		t.Errorf("EndpointsLine with one reason for all = %q; want %q", got, want)
+	}
 	rep := &Report{Resources: map[string]verdict.Resource{"rss": res, "fds": {Verdict: verdict.Stable, Unit: "fds",
 		Endpoints: []verdict.EndpointFit{{Endpoint: "GET /a", Verdict: verdict.Stable}, {Endpoint: "GET /b", Verdict: verdict.Stable}}}}}
 	var b strings.Builder

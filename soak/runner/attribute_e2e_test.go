@@ -16,21 +16,20 @@ import (
 	"github.com/soakd/soakd/soak/verdict"
 )
 
-// attributeSoak soaks a two-endpoint mix of the zoo's C server, whose
-// --leak-path page leaks and whose other page does not, at soakd's
-// defaults but for a bounded -n, and returns the report and its --out.
-func attributeSoak(t *testing.T, fixed bool, leakArgs ...string) (*model.Report, string) {
+// attributeSoak soaks a two-endpoint mix (paths, weight 1 each) of the
+// server at url (process pid), whose first page leaks and whose second
+// does not, at soakd's defaults but for a bounded -n, and returns the
+// report and its --out.
+func attributeSoak(t *testing.T, url string, pid int, n uint64, paths ...string) (*model.Report, string) {
 	t.Helper()
-	url, pid := startZooC(t, leakArgs...)
 	base := strings.TrimSuffix(url, "/")
 	out := t.TempDir()
 	o := runner.Options{
 		Load: load.Options{
-			Endpoints:   []load.Endpoint{{Weight: 1, URL: base + "/s/scgi/"}, {Weight: 1, URL: base + "/static.html"}},
+			Endpoints:   []load.Endpoint{{Weight: 1, URL: base + paths[0]}, {Weight: 1, URL: base + paths[1]}},
 			Concurrency: 1, KeepAlive: true, Timeout: 5 * time.Second,
-			Requests: 200_000, Duration: 60 * time.Second,
+			Requests: n, Duration: 60 * time.Second,
 		},
-		FixedMix: fixed,
 		OutDir:   out,
 		Log:      zaptest.NewLogger(t),
 	}
@@ -55,22 +54,9 @@ func attributeSoak(t *testing.T, fixed bool, leakArgs ...string) (*model.Report,
 // must name the dynamic page, within ±20 % of its truth, and call the
 // static one stable, from a single run.
 func TestAttributeNamesTheLeakingEndpoint(t *testing.T) {
-	const leak = 100
-	rep, out := attributeSoak(t, false, "--leak-bytes", "100", "--leak-path", "/s/")
-	rss := rep.Resources["rss"]
-	if len(rss.Endpoints) != 2 {
-		t.Fatalf("rss endpoints = %+v; want 2", rss.Endpoints)
-	}
-	dyn, static := rss.Endpoints[0], rss.Endpoints[1]
-	if dyn.Endpoint != "GET /s/scgi/" || static.Endpoint != "GET /static.html" {
-		t.Errorf("endpoints named %q and %q; want GET /s/scgi/ and GET /static.html", dyn.Endpoint, static.Endpoint)
-	}
-	if dyn.Verdict != verdict.Leak || dyn.PerRequest < 0.8*leak || dyn.PerRequest > 1.2*leak {
-		t.Errorf("dynamic page: %s %.1f B/request (CI %v); want a leak of %d B ± 20 %% (%s)", dyn.Verdict, dyn.PerRequest, dyn.CI95, leak, dyn.Reason)
-	}
-	if static.Verdict != verdict.Stable {
-		t.Errorf("static page: %s %.1f B/request (CI %v); want stable (%s)", static.Verdict, static.PerRequest, static.CI95, static.Reason)
-	}
+	url, pid := startZooC(t, "--leak-bytes", "100", "--leak-path", "/s/")
+	rep, out := attributeSoak(t, url, pid, 150_000, "/s/scgi/", "/static.html")
+	wantAttributed(t, rep, 100, "GET /s/scgi/", "GET /static.html")
 	head, err := os.ReadFile(filepath.Join(out, "samples.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -82,5 +68,25 @@ func TestAttributeNamesTheLeakingEndpoint(t *testing.T) {
 	rep.WriteText(&b)
 	if want := "rss by endpoint: GET /s/scgi/ leaks "; !strings.Contains(b.String(), want) {
 		t.Errorf("report text lacks %q", want)
+	}
+}
+
+// wantAttributed checks that rss names the first endpoint a leak within
+// ±20 % of truth and the second stable.
+func wantAttributed(t *testing.T, rep *model.Report, truth float64, leaky, clean string) {
+	t.Helper()
+	rss := rep.Resources["rss"]
+	if len(rss.Endpoints) != 2 {
+		t.Fatalf("rss endpoints = %+v; want 2", rss.Endpoints)
+	}
+	dyn, static := rss.Endpoints[0], rss.Endpoints[1]
+	if dyn.Endpoint != leaky || static.Endpoint != clean {
+		t.Errorf("endpoints named %q and %q; want %s and %s", dyn.Endpoint, static.Endpoint, leaky, clean)
+	}
+	if dyn.Verdict != verdict.Leak || dyn.PerRequest < 0.8*truth || dyn.PerRequest > 1.2*truth {
+		t.Errorf("%s: %s %.1f B/request (CI %v); want a leak of %.0f B ± 20 %% (%s)", leaky, dyn.Verdict, dyn.PerRequest, dyn.CI95, truth, dyn.Reason)
+	}
+	if static.Verdict != verdict.Stable {
+		t.Errorf("%s: %s %.1f B/request (CI %v); want stable (%s)", clean, static.Verdict, static.PerRequest, static.CI95, static.Reason)
 	}
 }

@@ -30,8 +30,8 @@ func attributeSoak(t *testing.T, url string, pid int, n uint64, paths ...string)
 			Concurrency: 1, KeepAlive: true, Timeout: 5 * time.Second,
 			Requests: n, Duration: 60 * time.Second,
 		},
-		OutDir:   out,
-		Log:      zaptest.NewLogger(t),
+		OutDir: out,
+		Log:    zaptest.NewLogger(t),
 	}
 	o.Target.PID, o.Target.URL = pid, url
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -66,13 +66,17 @@ func TestAttributeNamesTheLeakingEndpoint(t *testing.T) {
 	}
 	var b strings.Builder
 	rep.WriteText(&b)
-	if want := "rss by endpoint: GET /s/scgi/ leaks "; !strings.Contains(b.String(), want) {
+	if want := "rss by endpoint: GET /s/scgi/"; !strings.Contains(b.String(), want) {
 		t.Errorf("report text lacks %q", want)
 	}
 }
 
-// wantAttributed checks that rss names the first endpoint a leak within
-// ±20 % of truth and the second stable.
+// wantAttributed checks that rss puts the first endpoint's growth within
+// ±20 % of truth, its interval clear of zero, and calls the second
+// stable. The first is a leak when rss as a whole is one; on a busy
+// machine the whole (fitted per request of either endpoint, whose growth
+// the designed mix makes uneven) can stay inconclusive, and the endpoint
+// is then capped to inconclusive with its figures.
 func wantAttributed(t *testing.T, rep *model.Report, truth float64, leaky, clean string) {
 	t.Helper()
 	rss := rep.Resources["rss"]
@@ -83,8 +87,15 @@ func wantAttributed(t *testing.T, rep *model.Report, truth float64, leaky, clean
 	if dyn.Endpoint != leaky || static.Endpoint != clean {
 		t.Errorf("endpoints named %q and %q; want %s and %s", dyn.Endpoint, static.Endpoint, leaky, clean)
 	}
-	if dyn.Verdict != verdict.Leak || dyn.PerRequest < 0.8*truth || dyn.PerRequest > 1.2*truth {
-		t.Errorf("%s: %s %.1f B/request (CI %v); want a leak of %.0f B ± 20 %% (%s)", leaky, dyn.Verdict, dyn.PerRequest, dyn.CI95, truth, dyn.Reason)
+	if dyn.PerRequest < 0.8*truth || dyn.PerRequest > 1.2*truth || dyn.CI95[0] <= 0 {
+		t.Errorf("%s: %.1f B/request (CI %v); want %.0f B ± 20 %%, its interval above 0", leaky, dyn.PerRequest, dyn.CI95, truth)
+	}
+	want := verdict.Inconclusive
+	if rss.Verdict == verdict.Leak {
+		want = verdict.Leak
+	}
+	if dyn.Verdict != want {
+		t.Errorf("%s: %s; want %s with rss %s (%s)", leaky, dyn.Verdict, want, rss.Verdict, dyn.Reason)
 	}
 	if static.Verdict != verdict.Stable {
 		t.Errorf("%s: %s %.1f B/request (CI %v); want stable (%s)", clean, static.Verdict, static.PerRequest, static.CI95, static.Reason)

@@ -60,9 +60,9 @@ PY
 
 printf '%-12s %-26s %s\n' server truth "rss and its split (default flags)"
 for _ in $(seq "$rounds"); do
-  start c-scgi "$work/httpd" --leak-bytes 100 --leak-path /s/ --max-lifetime 120
+  start c-scgi "$work/httpd" --leak-bytes 100 --leak-path /s/ --max-lifetime 600
   soak c-scgi "/s/scgi/ 100 B/req" /s/scgi/ /static.html -n 200000
-  start c-clean "$work/httpd" --max-lifetime 120
+  start c-clean "$work/httpd" --max-lifetime 600
   soak c-clean "both clean" /s/scgi/ /static.html -n 200000
   start go-root "$work/target" --leak-bytes 100
   soak go-root "/ 100 B/req (Go)" / /static -n 200000

@@ -39,10 +39,11 @@ type EndpointFit struct {
 // widened by one quantum over the endpoint's span, like the single slope.
 //
 // Measured on seeded synthetic soaks (TestAttributeCoverage, 400 series
-// each: two endpoints, 100 B/request on one, AR(1) wander of 0.5–1 MiB,
-// GC-like peaks, 4 KiB pages, 300 samples in blocks of 12 or 120 in
-// blocks of 3), the leaking endpoint's interval covers its truth in
-// 94.5–98 % of series and a clean endpoint is called a leak in 0–0.25 %.
+// each: two endpoints, 100 B/request on one, AR(1) wander of 0.5–1 MiB
+// or 128 KiB steps, GC-like peaks, 4 KiB pages, 300 samples in blocks of
+// 12 or 120 in blocks of 3), the leaking endpoint's interval covers its
+// truth in 94.5–99 % of series and a clean endpoint is called a leak in
+// 0–0.25 % (docs/attribution.md).
 // The envelope's bins were chosen by that measurement: 64 bins covered
 // 89.5 % under fast wander (the lowest of many samples about a fitted
 // plane confirms the plane), 128 bins 94.5 %.

@@ -13,6 +13,8 @@ type soakSpec struct {
 	wanderSD float64    // the wander's stationary spread, bytes
 	block    int        // samples per block of the designed mix; 0 = fixed mix
 	samples  int
+	step     float64 // the resource moves in steps of this many bytes; 0 = 4 KiB pages
+	rate     float64 // requests a sample; 0 = 2000
 }
 
 // synthSoak returns the points and counts of one soak: about 2000
@@ -26,7 +28,11 @@ func synthSoak(s soakSpec, seed uint64) ([]Point, [][]float64) {
 	innov := s.wanderSD * math.Sqrt(1-s.rho*s.rho)
 	w := rng.NormFloat64() * s.wanderSD
 	for i := range s.samples {
-		n := 2000 * (1 + 0.1*rng.NormFloat64())
+		rate := s.rate
+		if rate == 0 {
+			rate = 2000
+		}
+		n := rate * (1 + 0.1*rng.NormFloat64())
 		share := 0.5
 		if s.block > 0 {
 			share = 0.15
@@ -42,7 +48,11 @@ func synthSoak(s soakSpec, seed uint64) ([]Point, [][]float64) {
 		if rng.Float64() < 0.2 {
 			v += rng.ExpFloat64() * 2 * s.wanderSD // a peak the envelope drops
 		}
-		v = math.Floor(v/4096) * 4096
+		step := s.step
+		if step == 0 {
+			step = 4096
+		}
+		v = math.Floor(v/step) * step
 		pts = append(pts, Point{Requests: c[0] + c[1], Seconds: 0.05 * float64(i), Value: v, Incarnation: 1, Phase: Soak})
 		counts = append(counts, []float64{c[0], c[1]})
 	}
@@ -66,6 +76,9 @@ func TestAttributeCoverage(t *testing.T) {
 		{"fast wander", soakSpec{truth: [2]float64{100, 0}, rho: 0.5, wanderSD: 1 << 20, block: 12, samples: 300}, 0.8},
 		{"short blocks", soakSpec{truth: [2]float64{100, 0}, rho: 0.9, wanderSD: 512 << 10, block: 3, samples: 120}, 0},
 		{"both clean", soakSpec{truth: [2]float64{0, 0}, rho: 0.95, wanderSD: 1 << 20, block: 12, samples: 300}, 0},
+		// The zoo's C server: its RSS moves in 128 KiB steps, each a
+		// few samples' growth apart.
+		{"128 KiB steps", soakSpec{truth: [2]float64{100, 0}, rho: 0.5, wanderSD: 8 << 10, block: 12, samples: 300, step: 128 << 10, rate: 500}, 0.9},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -53,7 +53,7 @@ except Exception as e:
     sys.exit()
 eps = "; ".join(f"{e['endpoint']} {e['verdict']} {e['per_request']:.1f} B/req (CI {e['ci95'][0]:.1f}–{e['ci95'][1]:.1f})"
                 for e in x.get("endpoints") or [])
-print(f"{name:12} {truth:26} rss={x['verdict']} {x['per_request']:.1f} B/req | {eps} | {r['load']['requests']} req in {r['load']['duration_seconds']:.1f} s")
+print(f"{name:12} {truth:26} rss={x['verdict']} {x['per_request']:.1f} B/req (CI {x['ci95'][0]:.1f}–{x['ci95'][1]:.1f}) | {eps} | {r['load']['requests']} req in {r['load']['duration_seconds']:.1f} s")
 PY
   kill -TERM -- "-${pids[-1]}" 2>/dev/null || true
 }

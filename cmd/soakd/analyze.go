@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/verdict"
@@ -99,6 +101,9 @@ func analyzeFile(path string, ao runner.AnalysisOptions) (*model.Report, error) 
 		return nil, err
 	}
 	ao.Resources = resources
+	if ao.Endpoints == nil {
+		ao.Endpoints = endpointNamesBeside(filepath.Join(filepath.Dir(path), "report.json"))
+	}
 	ti := model.TargetInfo{Description: "samples from " + path, Probed: true}
 	rep := runner.NewReport(recs, nil, ti, ao)
 	if !slices.ContainsFunc(recs, func(r model.Record) bool { return r.CPUUser > 0 || r.CPUSystem > 0 }) {
@@ -106,6 +111,25 @@ func analyzeFile(path string, ao runner.AnalysisOptions) (*model.Report, error) 
 			Reason: "the file holds no CPU time of the target (columns cpu_user_seconds, cpu_system_seconds)"}
 	}
 	return rep, nil
+}
+
+// endpointNamesBeside names the load's endpoints from the report.json
+// beside a samples.csv, for its requests_<n> columns; nil (the columns'
+// own names) when there is none or it names no endpoints.
+func endpointNamesBeside(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var rep struct {
+		Load *struct {
+			Endpoints []load.EndpointCount `json:"endpoints"`
+		} `json:"load"`
+	}
+	if json.Unmarshal(b, &rep) != nil || rep.Load == nil || len(rep.Load.Endpoints) < 2 {
+		return nil
+	}
+	return runner.EndpointNames(rep.Load.Endpoints)
 }
 
 // attachProcs reads the procs.csv beside a samples.csv, when there is

@@ -127,6 +127,8 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	bind(fs, "load.keepalive", "keepalive")
 	fs.StringVar(&l.TargetsFile, "targets", l.TargetsFile, "file of weighted endpoints, one '[weight] METHOD URL [@bodyfile]' per line (instead of URL)")
 	bind(fs, "load.targets_file", "targets")
+	fs.StringVar(&l.Attribute, "attribute", l.Attribute, "with --targets of two or more endpoints: on varies the mix in blocks so the report splits each resource's growth between the endpoints; off keeps the file's mix")
+	bind(fs, "load.attribute", "attribute")
 	fs.StringVarP(&l.Method, "method", "m", l.Method, "request method")
 	bind(fs, "load.method", "method")
 	fs.StringArrayVarP(&l.Headers, "header", "H", l.Headers, "request header 'Name: value' (repeatable)")

@@ -422,7 +422,8 @@ func (d *Daemon) wire(ar *activeRun, o *runner.Options) {
 // analysisOf returns the analysis options of a run with options o, as
 // runner.Run's own report uses them.
 func analysisOf(o *runner.Options) runner.AnalysisOptions {
-	ao := runner.AnalysisOptions{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit, Health: o.Health}
+	ao := runner.AnalysisOptions{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit, Health: o.Health,
+		Endpoints: runner.OptionsEndpointNames(o.Load.Endpoints)}
 	if o.Load.Rate == 0 {
 		ao.Concurrency = max(o.Load.Concurrency, 1)
 	}

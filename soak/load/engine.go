@@ -47,6 +47,10 @@ type Engine struct {
 
 	missed atomic.Uint64 // open loop: due times never sent
 
+	// favour is the endpoint the designed mix favours now, -1 for the
+	// fixed mix (see Favour).
+	favour atomic.Int32
+
 	// texts are the fixed error texts: timeouts (see timeoutText) and
 	// body mismatches.
 	dialTimeoutText, timeoutText, partialText, bodyText string
@@ -69,6 +73,7 @@ func New(opts Options) (*Engine, error) {
 	e := &Engine{opts: o, status: newStatusSet(o.ExpectStatus), epoch: time.Now()}
 	e.dialer = net.Dialer{Timeout: o.Timeout, KeepAlive: -1}
 	e.firstLen.Store(-1)
+	e.favour.Store(-1)
 	e.rawIO = useRawIO(&o)
 	e.buildEndpoints()
 	e.loopIO = useLoopIO(&o, e.targets)

@@ -6,7 +6,8 @@ import (
 )
 
 // Endpoint is one request shape. With several endpoints, each request picks
-// one at random in proportion to Weight.
+// one at random in proportion to Weight, or the favoured one FavourShare
+// of the time while Engine.Favour names one.
 type Endpoint struct {
 	Weight int
 	Method string

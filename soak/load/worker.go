@@ -106,22 +106,31 @@ func newWorker(e *Engine, id int) *worker {
 	return w
 }
 
-// pick chooses an endpoint by weight with a xorshift RNG.
+// pick chooses an endpoint by weight with a xorshift RNG: the favoured
+// endpoint (Engine.Favour) FavourShare of the time, when there is one.
 func (w *worker) pick() *endpoint {
 	eps := w.e.eps
 	if len(eps) == 1 {
 		return &eps[0]
 	}
-	w.rng ^= w.rng << 13
-	w.rng ^= w.rng >> 7
-	w.rng ^= w.rng << 17
-	r := int(w.rng % uint64(w.e.totalWeight))
+	if f := w.e.favour.Load(); f >= 0 && w.next()%1000 < favourPermille {
+		return &eps[f]
+	}
+	r := int(w.next() % uint64(w.e.totalWeight))
 	for i := range eps {
 		if r < eps[i].cumW {
 			return &eps[i]
 		}
 	}
 	return &eps[len(eps)-1]
+}
+
+// next advances the worker's xorshift RNG.
+func (w *worker) next() uint64 {
+	w.rng ^= w.rng << 13
+	w.rng ^= w.rng >> 7
+	w.rng ^= w.rng << 17
+	return w.rng
 }
 
 // do makes one request, started at now, and records it. Latency runs from

@@ -105,8 +105,9 @@ func WriteCSV(w io.Writer, recs []Record) error {
 // RowWriter writes records in samples.csv's format a batch at a time, the
 // header before the first batch (or at Flush, when there was none).
 type RowWriter struct {
-	cw     *csv.Writer
-	header bool
+	cw        *csv.Writer
+	header    bool
+	endpoints int // requests_<n> columns, from the first record
 }
 
 // NewRowWriter returns a RowWriter on w.
@@ -116,12 +117,17 @@ func NewRowWriter(w io.Writer) *RowWriter { return &RowWriter{cw: csv.NewWriter(
 func (rw *RowWriter) Write(recs []Record) error {
 	if !rw.header {
 		rw.header = true
-		if err := rw.cw.Write(CSVHeader); err != nil {
+		for _, r := range recs {
+			if k := len(r.EndpointRequests); k >= 2 {
+				rw.endpoints = max(rw.endpoints, k)
+			}
+		}
+		if err := rw.cw.Write(append(slices.Clone(CSVHeader), endpointColumns(rw.endpoints)...)); err != nil {
 			return err
 		}
 	}
 	for _, r := range recs {
-		if err := rw.cw.Write(RecordRow(r)); err != nil {
+		if err := rw.cw.Write(append(RecordRow(r), endpointCells(r, rw.endpoints)...)); err != nil {
 			return err
 		}
 	}
@@ -142,12 +148,17 @@ func (rw *RowWriter) Flush() error {
 // sample taken so far on disk.
 type CSVWriter struct {
 	samples, procs *csvFile
+	endpoints      int // requests_<n> columns written; 0 with one endpoint
 }
 
 // CreateCSV creates samples.csv at path and procs.csv in the same
 // directory.
-func CreateCSV(path string) (*CSVWriter, error) {
-	samples, err := createCSVFile(path, CSVHeader)
+func CreateCSV(path string) (*CSVWriter, error) { return CreateCSVEndpoints(path, 0) }
+
+// CreateCSVEndpoints is CreateCSV for a load over endpoints endpoints:
+// with two or more, samples.csv has a requests_<n> column for each.
+func CreateCSVEndpoints(path string, endpoints int) (*CSVWriter, error) {
+	samples, err := createCSVFile(path, append(slices.Clone(CSVHeader), endpointColumns(endpoints)...))
 	if err != nil {
 		return nil, err
 	}
@@ -156,13 +167,13 @@ func CreateCSV(path string) (*CSVWriter, error) {
 		samples.Close()
 		return nil, err
 	}
-	return &CSVWriter{samples: samples, procs: procs}, nil
+	return &CSVWriter{samples: samples, procs: procs, endpoints: endpoints}, nil
 }
 
 // Write appends one record to samples.csv and its members to procs.csv,
 // and flushes both.
 func (c *CSVWriter) Write(r Record) error {
-	if err := c.samples.rows(RecordRow(r)); err != nil {
+	if err := c.samples.rows(append(RecordRow(r), endpointCells(r, c.endpoints)...)); err != nil {
 		return err
 	}
 	if err := c.procs.rows(MemberRows(r)...); err != nil {
@@ -269,6 +280,7 @@ func ReadSamples(r io.Reader) ([]Record, []string, error) {
 		recs = append(recs, rec)
 	}
 	fillTimes(recs, cols)
+	padEndpoints(recs, cols)
 	return recs, resources, nil
 }
 
@@ -276,11 +288,15 @@ func ReadSamples(r io.Reader) ([]Record, []string, error) {
 // required ones are there.
 func headerColumns(head []string) ([]Column, []string, error) {
 	seen := map[string]bool{}
+	eps := map[int]bool{}
 	var cols []Column
 	var resources []string
 	for i, h := range head {
 		name := strings.TrimSpace(h)
 		col, ok := columnByName[name]
+		if n, isEP := endpointIndex(name); isEP && !seen[name] {
+			col, ok, eps[n] = endpointCol(n), true, true
+		}
 		switch {
 		case !ok:
 			return nil, nil, fmt.Errorf("column %d %q is not a samples.csv column: rename it to one of %s, or remove it", i+1, name, strings.Join(CSVHeader, ", "))
@@ -297,6 +313,9 @@ func headerColumns(head []string) ([]Column, []string, error) {
 		if !slices.ContainsFunc(strings.Split(req, "|"), func(n string) bool { return seen[n] }) {
 			return nil, nil, fmt.Errorf("no %s column: a samples.csv needs %s, and at least one resource column", strings.ReplaceAll(req, "|", " or "), strings.ReplaceAll(strings.Join(RequiredColumns, ", "), "|", " or "))
 		}
+	}
+	if err := checkEndpointColumns(eps); err != nil {
+		return nil, nil, err
 	}
 	if len(resources) == 0 {
 		return nil, nil, fmt.Errorf("no resource column: give at least one of %s", strings.Join(slices.Sorted(maps.Keys(ResourceColumns)), ", "))

@@ -33,6 +33,7 @@ func fullRecord() Record {
 			Extra: map[string]float64{"heap_bytes": 123456789, "queue": 7.5},
 		},
 		Elapsed: 61.5, Phase: verdict.Soak, Requests: 123456, Errors: 3, Rate: 2000.5, P50: 0.0004, P99: 0.0021,
+		EndpointRequests: []uint64{23456, 100000},
 	}
 }
 
@@ -77,7 +78,7 @@ func TestCSVRoundTrip(t *testing.T) {
 	}{{"every field", full}, {"fields not read are empty", sparse}} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			w, err := CreateCSV(dir + "/samples.csv")
+			w, err := CreateCSVEndpoints(dir+"/samples.csv", len(tc.rec.EndpointRequests))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,6 +124,7 @@ func TestReadCSVWithoutTheLaterColumns(t *testing.T) {
 	want.ReadChars, want.WriteChars, want.RootStart = 0, 0, 0
 	want.Stopped, want.RootStopped = 0, false
 	want.NoRSS, want.NoThreads, want.NoCPU, want.CPUSplitUnknown, want.Extra = false, false, false, false, nil
+	want.EndpointRequests = nil
 	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
@@ -214,6 +216,45 @@ func TestEveryColumnIsWrittenAndReadOnce(t *testing.T) {
 	for _, r := range Resources {
 		if !seen[r.Column.Name] || ResourceColumns[r.Column.Name] != r.Name {
 			t.Errorf("resource %s: column %q is not samples.csv's resource column", r.Name, r.Column.Name)
+		}
+	}
+}
+
+func TestEndpointColumns(t *testing.T) {
+	rec := fullRecord()
+	var b strings.Builder
+	if err := WriteCSV(&b, []Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(b.String(), "\n")
+	if !strings.HasSuffix(head, ",requests_0,requests_1") {
+		t.Errorf("header ends %q; want ,requests_0,requests_1", head[max(0, len(head)-40):])
+	}
+	got, err := ReadCSV(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatalf("ReadCSV: %v", err)
+	}
+	if len(got) != 1 || !reflect.DeepEqual(got[0].EndpointRequests, rec.EndpointRequests) {
+		t.Errorf("EndpointRequests = %v; want %v", got[0].EndpointRequests, rec.EndpointRequests)
+	}
+	one := rec
+	one.EndpointRequests = nil
+	b.Reset()
+	if err := WriteCSV(&b, []Record{one}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "requests_0") {
+		t.Errorf("one endpoint wrote requests_0; want no per-endpoint column")
+	}
+	base := "elapsed_seconds,phase,requests,rss_bytes"
+	for _, tc := range []struct{ head, want string }{
+		{base + ",requests_0,requests_2", "skip requests_1"},
+		{base + ",requests_0", "one per-endpoint column"},
+		{base + ",requests_01", "is not a samples.csv column"},
+	} {
+		_, err := ReadCSV(strings.NewReader(tc.head + "\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("header %q: error %v; want one saying %q", tc.head, err, tc.want)
 		}
 	}
 }

@@ -29,6 +29,9 @@ type Record struct {
 	Rate float64 `json:"rate_rps"`
 	P50  float64 `json:"p50_seconds"`
 	P99  float64 `json:"p99_seconds"`
+	// EndpointRequests are each endpoint's cumulative completed requests,
+	// in the order of the targets file; nil with one endpoint.
+	EndpointRequests []uint64 `json:"endpoint_requests,omitempty"`
 }
 
 // TypicalRecord is a record shaped like a real one: a five-process tree at

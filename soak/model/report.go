@@ -231,6 +231,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	r.Target.Remote.writeAbsent(tw)
 	tw.Flush()
+	r.writeEndpoints(w)
 	r.Target.writeUnsampled(w)
 	if d := r.CPU.Cost; d.Rising || d.Inconclusive {
 		fmt.Fprintf(w, "  %s\n", d.Reason)

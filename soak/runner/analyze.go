@@ -25,6 +25,10 @@ type AnalysisOptions struct {
 	// Earlier is the evidence of the job's earlier runs of the same
 	// process, by resource name (see verdict.Earlier); nil = none.
 	Earlier map[string]verdict.Earlier
+	// Endpoints name the load's endpoints, in the order of the records'
+	// per-endpoint counts; nil takes them from the load's summary, and
+	// an endpoint left unnamed is called by its samples.csv column.
+	Endpoints []string
 }
 
 // Analyze fits every resource that the records hold and makes the CPU
@@ -38,6 +42,9 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 		ao.FDs = verdict.FDThresholds
 	}
 	perHour := soakRequestsPerHour(recs)
+	if ao.Endpoints == nil && sum != nil {
+		ao.Endpoints = EndpointNames(sum.Endpoints)
+	}
 	out := map[string]verdict.Resource{}
 	for _, res := range append(slices.Clone(model.Resources), model.ExtraResources(recs)...) {
 		if ao.Resources != nil && !slices.Contains(ao.Resources, res.Name) {
@@ -62,7 +69,10 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 		if e, ok := ao.Earlier[res.Name]; ok {
 			opt.Earlier = &e
 		}
-		out[res.Name] = verdict.AnalyzeResource(pts, opt)
+		v := verdict.AnalyzeResource(pts, opt)
+		v.Endpoints = attribute(recs, res.Value, ao.Endpoints, opt)
+		verdict.CapEndpoints(v.Endpoints, v)
+		out[res.Name] = v
 	}
 	return out, verdict.AnalyzeCPU(cpuInput(recs, sum, ao))
 }

@@ -50,6 +50,11 @@ type Options struct {
 	// cost allows (2 % of a core) and no longer than 1 s. The load's
 	// progress lines keep their own interval, Load.Interval (default 1 s).
 	Interval time.Duration
+	// FixedMix keeps the targets file's mix all run long. By default a
+	// load over two or more endpoints favours each in turn, in blocks of
+	// samples (see mixer), so that the report can split each resource's
+	// growth between the endpoints.
+	FixedMix bool
 
 	// Baseline is the idle phase sampled before the load starts, the level
 	// that "released" is judged against: zero is DefaultBaseline, a

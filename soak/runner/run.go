@@ -54,6 +54,7 @@ type runner struct {
 	stops       *stopWatch         // the spans in which the target was stopped
 	unsampled   []string           // the endpoints the sampled tree does not serve
 	stall       stallWatch
+	mix         *mixer // nil with one endpoint or a fixed mix
 }
 
 // Run soaks the target: it resolves (or starts) the target, checks that the
@@ -74,6 +75,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 		return nil, err
 	}
 	r.eng = eng
+	r.mix = newMixer(r.o, eng)
 	r.stops = newStopWatch(o.Log, eng.Options().Timeout)
 	var tgt *probes.Target
 	if o.Remote.Enabled() && o.Target.Exec != "" { // started here, sampled through its metrics
@@ -101,7 +103,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 		r.unsampled = unsampled(ctx, tgt, o.Load.Endpoints, o.Log)
 	}
 	if o.Spool == nil || o.OutDir != "" {
-		if r.csv, err = newCSVSpool(o.OutDir); err != nil {
+		if r.csv, err = newCSVSpool(o.OutDir, len(eng.Options().Endpoints)); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -191,6 +193,7 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
 	r.stopLoad = stopLoad
+	r.mix.start()
 	go func() {
 		defer close(done)
 		sum, lerr = r.eng.Run(loadCtx)
@@ -274,6 +277,7 @@ func (r *runner) take() {
 		}
 		r.pace.ran()
 		r.paceSmaps(rec)
+		r.mix.sampled(rec.EndpointRequests)
 	}
 }
 
@@ -343,6 +347,9 @@ func (r *runner) record() model.Record {
 		P99:     iv.P99,
 	}
 	rec.Requests, rec.Errors = r.soakCounts()
+	if len(r.o.Load.Endpoints) >= 2 {
+		rec.EndpointRequests = r.eng.EndpointCompleted()
+	}
 	if prev := r.prev; prev != nil {
 		if dt := rec.Elapsed - prev.Elapsed; dt > 0 && rec.Requests >= prev.Requests {
 			rec.Rate = float64(rec.Requests-prev.Requests) / dt

@@ -50,8 +50,12 @@ type TargetSpec struct {
 
 // LoadSpec is the HTTP load.
 type LoadSpec struct {
-	URL          string        `yaml:"url"`
-	TargetsFile  string        `yaml:"targets_file"`
+	URL         string `yaml:"url"`
+	TargetsFile string `yaml:"targets_file"`
+	// Attribute is "on" (the default: with two or more endpoints the mix
+	// varies in blocks so that growth is split between them) or "off"
+	// (the file's mix all run long).
+	Attribute    string        `yaml:"attribute"`
 	Method       string        `yaml:"method"`
 	Headers      []string      `yaml:"headers"`
 	Body         string        `yaml:"body"` // a STRING, or @FILE
@@ -119,6 +123,7 @@ func DefaultSpec() Spec {
 		Target: TargetSpec{Spec: probes.Spec{ReadyTimeout: 10 * time.Second, StopGrace: 5 * time.Second}},
 		Load: LoadSpec{
 			Method: "GET", KeepAlive: true, Timeout: 30 * time.Second, // Concurrency 0: the load's default
+			Attribute: "on",
 		},
 		Sampling:   SamplingSpec{Smaps: true, TopN: 5}, // SmapsInterval 0: paced to the load's duration
 		Phases:     PhasesSpec{Baseline: DefaultBaseline, Warmup: "10%"},
@@ -270,6 +275,9 @@ func (l *LoadSpec) check(es *field.Errors) {
 	}
 	if _, err := regexp.Compile(l.ExpectBody); err != nil {
 		es.Add("load.expect_body", "%q: bad regexp: %s", l.ExpectBody, regexpError(err))
+	}
+	if l.Attribute != "" && l.Attribute != "on" && l.Attribute != "off" {
+		es.Add("load.attribute", "%q: want on (vary the mix to split growth between endpoints) or off (keep the file's mix)", l.Attribute)
 	}
 }
 
@@ -448,6 +456,7 @@ func (s *Spec) Options() (Options, error) {
 	o.Target = t.Spec
 	o.Target.URL = l.Endpoints[0].URL
 	o.NoProbe, o.DeadGrace, o.Remote = t.NoProbe, t.DeadGrace, t.Remote
+	o.FixedMix = s.Load.Attribute == "off"
 	o.Interval = s.Sampling.Interval
 	o.Sampler = probes.SamplerOptions{SmapsInterval: s.Sampling.SmapsInterval, TopN: s.Sampling.TopN}
 	if !s.Sampling.Smaps {

@@ -33,8 +33,9 @@ type csvSpool struct {
 }
 
 // newCSVSpool creates samples.csv and procs.csv in dir, or, when dir is
-// empty, in a new temporary directory.
-func newCSVSpool(dir string) (*csvSpool, error) {
+// empty, in a new temporary directory; samples.csv has a requests_<n>
+// column for each of two or more endpoints.
+func newCSVSpool(dir string, endpoints int) (*csvSpool, error) {
 	s := &csvSpool{dir: dir}
 	if dir == "" {
 		d, err := os.MkdirTemp("", "soakd-run-")
@@ -43,7 +44,7 @@ func newCSVSpool(dir string) (*csvSpool, error) {
 		}
 		s.dir, s.tmp = d, true
 	}
-	w, err := model.CreateCSV(filepath.Join(s.dir, "samples.csv"))
+	w, err := model.CreateCSVEndpoints(filepath.Join(s.dir, "samples.csv"), endpoints)
 	if err != nil {
 		if s.tmp {
 			os.RemoveAll(s.dir)

@@ -133,6 +133,9 @@ type Resource struct {
 	// SettleRequests is the number behind Settle: the extra requests
 	// after which the verdict is decided with 80 % power; 0 when none.
 	SettleRequests float64 `json:"settle_requests,omitempty"`
+	// Endpoints split the growth between the load's endpoints (two or
+	// more, see AttributeEndpoints); nil with one.
+	Endpoints []EndpointFit `json:"endpoints,omitempty"`
 }
 
 // Step is a single jump in a resource's level during the soak.

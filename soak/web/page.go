@@ -202,6 +202,9 @@ type reportPage struct {
 	Rep     *model.Report
 	Rows    []resourceRow
 	Exhaust []resourceRow
+	// Endpoints split each resource's growth between the load's
+	// endpoints (see endpointRows); empty with one endpoint.
+	Endpoints []endpointRow
 	// Absent are the resources a remote probe source cannot see, each
 	// with why (model.RemoteInfo.Absent), in name order.
 	Absent   []absentRow
@@ -250,6 +253,7 @@ func RunReport(w io.Writer, rep *model.Report, opt PageOptions) error {
 			d.Exhaust = append(d.Exhaust, row)
 		}
 	}
+	d.Endpoints = endpointRows(rep)
 	if ri := rep.Target.Remote; ri != nil {
 		for _, n := range slices.Sorted(maps.Keys(ri.Absent)) {
 			d.Absent = append(d.Absent, absentRow{n, ri.Absent[n]})

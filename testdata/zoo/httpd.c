@@ -8,6 +8,9 @@
  *   --leak-bytes N     leak N bytes of heap per request, never freed
  *                      (default 0: the server allocates nothing per request
  *                      and its RSS does not move by one byte)
+ *   --leak-path P      leak only on requests whose path starts with P (a
+ *                      leaky dynamic page beside a clean static one; the
+ *                      count K runs over those requests alone)
  *   --mode M           "steady" (default) or "shrink": under load, grow a
  *                      scratch pool of --pool-mib MiB (1 MiB more every
  *                      --pool-every requests), and hand all of it back to
@@ -95,6 +98,8 @@ static int epfd;
 static size_t leak_bytes;      /* N, per request */
 static size_t leak_every = 1;  /* K */
 static unsigned long long served;
+static const char *leak_path;    /* NULL: every request leaks */
+static unsigned long long leaky; /* requests that leaked */
 static void *volatile leak_head; /* chain of leaked chunks */
 
 /* Shrink mode state. */
@@ -119,10 +124,21 @@ static long ms_since(const struct timespec *t)
 	return (now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
 }
 
-/* leak takes one more chunk of N*K bytes every K requests. */
-static void leak(void)
+/* path_leaks: the request head's target starts with --leak-path (or no
+ * path was given). */
+static int path_leaks(const char *head, size_t hlen)
 {
-	if (leak_bytes == 0 || served % leak_every != 0)
+	if (leak_path == NULL)
+		return 1;
+	const char *sp = memchr(head, ' ', hlen);
+	size_t n = strlen(leak_path);
+	return sp != NULL && (size_t)(head + hlen - sp - 1) >= n && memcmp(sp + 1, leak_path, n) == 0;
+}
+
+/* leak takes one more chunk of N*K bytes every K leaking requests. */
+static void leak(const char *head, size_t hlen)
+{
+	if (leak_bytes == 0 || !path_leaks(head, hlen) || ++leaky % leak_every != 0)
 		return;
 	size_t m = leak_bytes * leak_every - 8;
 	void **p = malloc(m);
@@ -275,7 +291,7 @@ static int answer(struct conn *c)
 		c->out_len += rlen;
 		off += hlen;
 		served++;
-		leak();
+		leak(head, hlen);
 		if (shrink_mode)
 			pool_grow();
 	}
@@ -374,7 +390,7 @@ static void write_port_file(const char *path, int port)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: httpd --port-file F [--leak-bytes N] [--mode steady|shrink] "
+	fprintf(stderr, "usage: httpd --port-file F [--leak-bytes N] [--leak-path P] [--mode steady|shrink] "
 			"[--pool-mib M] [--pool-every K] [--idle-ms T] [--max-lifetime S]\n");
 	exit(2);
 }
@@ -392,6 +408,8 @@ int main(int argc, char **argv)
 			port_file = v;
 		else if (strcmp(a, "--leak-bytes") == 0)
 			leak_bytes = strtoul(v, NULL, 10);
+		else if (strcmp(a, "--leak-path") == 0)
+			leak_path = v;
 		else if (strcmp(a, "--mode") == 0 && strcmp(v, "steady") == 0)
 			shrink_mode = 0;
 		else if (strcmp(a, "--mode") == 0 && strcmp(v, "shrink") == 0)

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# bench/attribute.sh: per-endpoint attribution (issue 23 item 1) with the
+# built soakd's DEFAULT flags, a two-endpoint --targets file and a bound
+# -n, against servers whose leaking endpoint is known; prints, per server,
+# the truth and each endpoint's verdict and figure for rss. Loopback only;
+# every server is started here and ended by its process group.
+#
+#   go build -o /tmp/soakd ./cmd/soakd && SOAKD=/tmp/soakd bash bench/attribute.sh [ROUNDS]
+#
+# Needs gcc.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SOAKD=${SOAKD:?set SOAKD to a built soakd}
+rounds=${1:-1}
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+gcc -O2 -o "$work/httpd" testdata/zoo/httpd.c
+go build -o "$work" ./testdata/target
+
+# start NAME CMD...: runs CMD with --port-file in a process group of its
+# own, waits for the port, and sets $base (no trailing slash).
+start() {
+  local name=$1; shift
+  local pf="$work/$name.port"
+  rm -f "$pf"
+  setsid "$@" --port-file "$pf" >"$work/$name.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 300); do [[ -s $pf ]] && break; sleep 0.1; done
+  base="http://$(tr -d '\n' <"$pf")"
+}
+
+# soak NAME TRUTH PATH-LEAKY PATH-CLEAN SOAKD-ARGS...: soaks the two paths
+# at weight 1 each and prints rss's split.
+soak() {
+  local name=$1 truth=$2 leaky=$3 clean=$4; shift 4
+  printf '1 GET %s%s\n1 GET %s%s\n' "$base" "$leaky" "$base" "$clean" >"$work/$name.targets"
+  local out="$work/$name.json"
+  "$SOAKD" run -q --json --targets "$work/$name.targets" "$@" >"$out" 2>"$work/$name.err" || true
+  python3 - "$out" "$name" "$truth" <<'PY'
+import json, sys
+path, name, truth = sys.argv[1:]
+try:
+    r = json.load(open(path))
+    x = r["resources"]["rss"]
+except Exception as e:
+    print(f"{name:12} {truth:26} error: {e}")
+    sys.exit()
+eps = "; ".join(f"{e['endpoint']} {e['verdict']} {e['per_request']:.1f} B/req (CI {e['ci95'][0]:.1f}–{e['ci95'][1]:.1f})"
+                for e in x.get("endpoints") or [])
+print(f"{name:12} {truth:26} rss={x['verdict']} {x['per_request']:.1f} B/req (CI {x['ci95'][0]:.1f}–{x['ci95'][1]:.1f}) | {eps} | {r['load']['requests']} req in {r['load']['duration_seconds']:.1f} s")
+PY
+  kill -TERM -- "-${pids[-1]}" 2>/dev/null || true
+}
+
+printf '%-12s %-26s %s\n' server truth "rss and its split (default flags)"
+for _ in $(seq "$rounds"); do
+  start c-scgi "$work/httpd" --leak-bytes 100 --leak-path /s/ --max-lifetime 600
+  soak c-scgi "/s/scgi/ 100 B/req" /s/scgi/ /static.html -n 200000
+  start c-clean "$work/httpd" --max-lifetime 600
+  soak c-clean "both clean" /s/scgi/ /static.html -n 200000
+  start go-root "$work/target" --leak-bytes 100
+  soak go-root "/ 100 B/req (Go)" / /static -n 200000
+done

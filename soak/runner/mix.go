@@ -1,0 +1,94 @@
+package runner
+
+import (
+	"time"
+
+	"github.com/soakd/soakd/soak/load"
+)
+
+// The designed mix (see load.Engine.Favour): with two or more endpoints
+// the runner favours one endpoint at a time, for a block of samples, so
+// that the endpoints' counts vary apart and the analysis can split each
+// resource's growth between them (verdict.AttributeEndpoints). Blocks are
+// counted in samples, not requests, so that every block spans several
+// samples whatever the throughput; the next endpoint favoured is the one
+// furthest behind its weight, so the targets file's weights hold over the
+// run.
+
+// blocksPerEndpoint is how many blocks each endpoint is favoured in over
+// a soak of the planned length.
+const blocksPerEndpoint = 12
+
+// Samples per block: at least minBlockSamples so that a block's contrast
+// is seen by several samples, at most maxBlockSamples so that a long
+// soak at a fixed interval still changes its mix.
+const (
+	minBlockSamples = 3
+	maxBlockSamples = 25
+)
+
+// mixer drives the engine's favoured endpoint. It is used by the sampling
+// goroutine only.
+type mixer struct {
+	eng     *load.Engine
+	weights []int
+	block   int // samples per block
+	left    int // samples left in the current block
+	cur     int // the favoured endpoint
+}
+
+// newMixer returns the mixer of a run over endpoints, or nil when the
+// mix stays fixed: one endpoint, or Options.FixedMix.
+func newMixer(o *Options, eng *load.Engine) *mixer {
+	eps := eng.Options().Endpoints
+	if len(eps) < 2 || o.FixedMix {
+		return nil
+	}
+	m := &mixer{eng: eng, weights: make([]int, len(eps)), cur: -1}
+	for i, ep := range eps {
+		m.weights[i] = ep.Weight
+	}
+	m.block = blockSamples(plannedSamples(o), len(eps))
+	return m
+}
+
+// plannedSamples is about how many samples the load will have: the
+// pacer's aim when the interval is automatic, else the duration over
+// the interval (the aim again when only requests bound the run).
+func plannedSamples(o *Options) int {
+	if o.Interval > 0 && o.Load.Duration > 0 {
+		return int(o.Load.Duration / max(o.Interval, time.Millisecond))
+	}
+	return targetSoakSamples
+}
+
+// blockSamples sizes a block so that each of k endpoints is favoured in
+// blocksPerEndpoint blocks of the planned samples.
+func blockSamples(planned, k int) int {
+	return min(maxBlockSamples, max(minBlockSamples, planned/(blocksPerEndpoint*k)))
+}
+
+// start favours the first endpoint, before the load starts.
+func (m *mixer) start() {
+	if m == nil {
+		return
+	}
+	m.next(make([]uint64, len(m.weights)))
+}
+
+// sampled counts one sample under load with the endpoints' counts then,
+// and moves to the next block when this one is done.
+func (m *mixer) sampled(counts []uint64) {
+	if m == nil {
+		return
+	}
+	if m.left--; m.left <= 0 {
+		m.next(counts)
+	}
+}
+
+func (m *mixer) next(counts []uint64) {
+	m.cur = load.NextFavoured(counts, m.weights, m.cur)
+	m.eng.Favour(m.cur)
+	m.left = m.block
+}

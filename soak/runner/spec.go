@@ -30,6 +30,7 @@ type Spec struct {
 	Sampling   SamplingSpec   `yaml:"sampling"`
 	Phases     PhasesSpec     `yaml:"phases"`
 	Thresholds ThresholdsSpec `yaml:"thresholds"`
+	Where      WhereSpec      `yaml:"where"`
 }
 
 // TargetSpec says which process tree a run samples. At most one of PID,
@@ -191,6 +192,7 @@ func (s *Spec) Check() field.Errors {
 	s.Sampling.check(&es)
 	s.Phases.check(&es)
 	s.Thresholds.check(&es)
+	s.Where.check(&es)
 	return es
 }
 
@@ -482,6 +484,7 @@ func (s *Spec) Options() (Options, error) {
 	}
 	ao, _ := s.Thresholds.Analysis() // checked
 	o.Memory, o.FDs, o.MemLimit, o.Health = ao.Memory, ao.FDs, ao.MemLimit, ao.Health
+	s.Where.options(&o)
 	return o, nil
 }
 

@@ -146,7 +146,7 @@ func otherRuntime(comm string, hasCmd bool) string {
 	case strings.HasPrefix(comm, "node"):
 		s += "; for Node, write a heap snapshot (--heapsnapshot-signal) with --snapshot-cmd"
 	default:
-		s += "; for glibc malloc, run it with MALLOC_TRACE (mtrace) or link jemalloc with MALLOC_CONF=prof:true and dump with --snapshot-cmd"
+		s += "; for a glibc malloc program, preload jemalloc with MALLOC_CONF=prof:true (or heaptrack) and dump its profile with --snapshot-cmd"
 	}
 	if hasCmd {
 		s += "; the --snapshot-cmd output is kept beside the report"
@@ -265,6 +265,10 @@ func diffClasses(start, end map[string]amount) map[string]amount {
 	return d
 }
 
+// minShare is the least share of the growth a site must carry to be
+// reported: below it are the runtime's own small changes.
+const minShare = 0.01
+
 // top keeps the n sites that grew most, with their shares of the growth.
 func top(d map[string]amount, kind string, requests float64, n int) []verdict.Site {
 	var out []verdict.Site
@@ -283,8 +287,12 @@ func top(d map[string]amount, kind string, requests float64, n int) []verdict.Si
 	slices.SortFunc(out, func(x, y verdict.Site) int {
 		return cmp.Or(cmp.Compare(y.GrowthBytes, x.GrowthBytes), cmp.Compare(x.Site, y.Site))
 	})
-	for i := range out {
-		out[i].Share = out[i].GrowthBytes / total
+	kept := out[:0]
+	for _, s := range out {
+		if s.Share = s.GrowthBytes / total; s.Share < minShare {
+			break
+		}
+		kept = append(kept, s)
 	}
-	return out[:min(len(out), n)]
+	return kept[:min(len(kept), n)]
 }

@@ -75,10 +75,11 @@ type Sampler struct {
 	warned     map[string]bool
 	fdLimit    uint64
 	limitOf    procID
-	pass       *cpuPass      // the busiest thread and process of a thread pass
-	allowed    int           // the root's affinity CPUs, from this sample's status
-	capacity   capacity      // the root's CPU capacity, read on the smaps cadence
-	maps       []MapSnapshot // read since the last TakeMaps (Mappings)
+	pass       *cpuPass          // the busiest thread and process of a thread pass
+	allowed    int               // the root's affinity CPUs, from this sample's status
+	capacity   capacity          // the root's CPU capacity, read on the smaps cadence
+	maps       []MapSnapshot     // read since the last TakeMaps (Mappings)
+	paths      map[string]string // the mappings' paths, interned
 	now        func() time.Time
 	statPath   string // the procfs root's stat file
 }

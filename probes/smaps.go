@@ -2,7 +2,6 @@ package probes
 
 import (
 	"bytes"
-	"strconv"
 	"time"
 )
 
@@ -59,15 +58,14 @@ type MapSnapshot struct {
 // mapping is one entry of /proc/PID/smaps, in bytes.
 type mapping struct {
 	start, size                   uint64
-	perms                         string
+	shared                        bool // perms say "s"
 	path                          string
 	rss, pss, anon, dirty, pclean uint64
 }
 
 // classOf names the class of a mapping.
 func classOf(m mapping) string {
-	p := m.path
-	shared := len(m.perms) == 4 && m.perms[3] == 's'
+	p, shared := m.path, m.shared
 	switch {
 	case p == "[heap]":
 		return MapHeap
@@ -92,8 +90,11 @@ func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 func hasSuffix(s, p string) bool { return len(s) >= len(p) && s[len(s)-len(p):] == p }
 
 // parseSmaps calls add for every mapping of a /proc/PID/smaps file. It
-// returns the number of malformed lines it skipped.
-func parseSmaps(b []byte, add func(mapping)) (bad int) {
+// returns the number of malformed lines it skipped. paths interns the
+// mappings' paths (nil: no interning): a tree's processes map the same
+// files, and a read of 50 processes would otherwise allocate a string per
+// mapping.
+func parseSmaps(b []byte, paths map[string]string, add func(mapping)) (bad int) {
 	var cur mapping
 	open := false
 	for len(b) > 0 {
@@ -112,7 +113,7 @@ func parseSmaps(b []byte, add func(mapping)) (bad int) {
 			}
 			continue
 		}
-		m, ok := parseMapHeader(line)
+		m, ok := parseMapHeader(line, paths)
 		if !ok {
 			bad++
 			continue
@@ -129,25 +130,26 @@ func parseSmaps(b []byte, add func(mapping)) (bad int) {
 }
 
 // smapsField splits "Rss:   8 kB" into its key and its value in bytes;
-// ok is false for a line that is not a field (a mapping's header).
+// ok is false for a line that is not a field (a mapping's header). A
+// field whose value is no number (VmFlags) reads 0.
 func smapsField(line []byte) (key []byte, val uint64, ok bool) {
 	i := bytes.IndexByte(line, ':')
 	if i <= 0 || bytes.IndexByte(line[:i], ' ') >= 0 || bytes.IndexByte(line[:i], '-') >= 0 {
 		return nil, 0, false
 	}
-	key = line[:i]
-	f := bytes.Fields(line[i+1:])
-	if len(f) == 0 {
-		return key, 0, true
+	key, rest := line[:i], line[i+1:]
+	for len(rest) > 0 && rest[0] == ' ' {
+		rest = rest[1:]
 	}
-	n, err := strconv.ParseUint(string(f[0]), 10, 64)
-	if err != nil {
-		return key, 0, true // VmFlags and the like
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		val = val*10 + uint64(rest[n]-'0')
+		n++
 	}
-	if len(f) > 1 && string(f[1]) == "kB" {
-		n <<= 10
+	if bytes.HasSuffix(rest[n:], []byte(" kB")) {
+		val <<= 10
 	}
-	return key, n, true
+	return key, val, true
 }
 
 func (m *mapping) addField(key []byte, v uint64) {
@@ -166,28 +168,69 @@ func (m *mapping) addField(key []byte, v uint64) {
 }
 
 // parseMapHeader reads "start-end perms offset dev inode [path]".
-func parseMapHeader(line []byte) (mapping, bool) {
+func parseMapHeader(line []byte, paths map[string]string) (mapping, bool) {
 	var m mapping
-	f := bytes.Fields(line)
-	if len(f) < 5 {
-		return m, false
+	var f [6][]byte
+	rest := line
+	for i := range f {
+		for len(rest) > 0 && rest[0] == ' ' {
+			rest = rest[1:]
+		}
+		if i == 5 { // the path is the rest of the line: it may hold spaces
+			f[i] = bytes.TrimRight(rest, " ")
+			break
+		}
+		end := bytes.IndexByte(rest, ' ')
+		if end < 0 {
+			end = len(rest)
+		}
+		f[i], rest = rest[:end], rest[end:]
 	}
 	lo, hi, ok := bytes.Cut(f[0], []byte{'-'})
-	if !ok {
+	if !ok || len(f[1]) != 4 || len(f[4]) == 0 {
 		return m, false
 	}
-	start, err1 := strconv.ParseUint(string(lo), 16, 64)
-	end, err2 := strconv.ParseUint(string(hi), 16, 64)
-	if err1 != nil || err2 != nil || end < start {
+	start, ok1 := parseHex(lo)
+	end, ok2 := parseHex(hi)
+	if !ok1 || !ok2 || end < start {
 		return m, false
 	}
-	m.start, m.size, m.perms = start, end-start, string(f[1])
-	if len(f) > 5 {
-		// The path is the rest of the line after the inode: it may hold spaces.
-		at := bytes.Index(line, f[5])
-		m.path = string(bytes.TrimRight(line[at:], " "))
-	}
+	m.start, m.size, m.shared = start, end-start, f[1][3] == 's'
+	m.path = intern(paths, f[5])
 	return m, true
+}
+
+func parseHex(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 16 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// intern returns b as a string, the same one for the same bytes.
+func intern(paths map[string]string, b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := paths[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if paths != nil && len(paths) < 1<<14 {
+		paths[s] = s
+	}
+	return s
 }
 
 // mapsBuilder sums a tree's mappings into a MapSnapshot.
@@ -236,7 +279,10 @@ func (s *Sampler) readMaps(now time.Time, procs []proc) (snap MapSnapshot, ok bo
 			continue
 		}
 		mb.pid = p.ID.PID
-		parseSmaps(b, mb.add)
+		if s.paths == nil {
+			s.paths = map[string]string{}
+		}
+		parseSmaps(b, s.paths, mb.add)
 		mb.snap.Procs++
 	}
 	mb.snap.Cost = time.Since(t0)

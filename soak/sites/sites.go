@@ -169,11 +169,13 @@ func (p *Probe) Notes() []string {
 }
 
 // Snap takes the snapshots labelled label ("start" or "end"); requests
-// reads the load's count of requests, before and after.
+// reads the load's count of requests once the snapshot is taken: jcmd
+// spends most of its time starting a JVM of its own before the histogram,
+// and a heap profile is written as its request ends, so the count after
+// is the one that matches.
 func (p *Probe) Snap(ctx context.Context, label string, requests func() uint64) {
 	ctx, cancel := context.WithTimeout(ctx, p.o.Timeout)
 	defer cancel()
-	before := requests()
 	var s *snap
 	var err error
 	switch p.kind {
@@ -189,7 +191,7 @@ func (p *Probe) Snap(ctx context.Context, label string, requests func() uint64) 
 		p.runCmd(ctx, label)
 	}
 	if s != nil {
-		s.requests = float64(before+requests()) / 2
+		s.requests = float64(requests())
 		p.mu.Lock()
 		p.snaps[label] = s
 		p.mu.Unlock()

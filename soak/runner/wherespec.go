@@ -35,7 +35,9 @@ func (w *WhereSpec) check(es *field.Errors) {
 		}
 	}
 	if w.SnapshotCmd != "" && !strings.Contains(w.SnapshotCmd, "{pid}") {
-		es.Add("where.snapshot_cmd", "%q: must hold {pid}, the target's PID, e.g. 'gdb -p {pid} -batch -ex \"info proc mappings\"'", w.SnapshotCmd)
+		// The placeholder is not spelt in the message: {name} there is a
+		// field reference, which the CLI words as its flag.
+		es.Add("where.snapshot_cmd", "%q: must hold the target's PID placeholder, pid in curly braces, e.g. 'jmap -histo:live PID' with PID so written", w.SnapshotCmd)
 	}
 	if w.EvidenceLimit != "" {
 		if n, err := humanize.ParseBytes(w.EvidenceLimit); err != nil || n == 0 {

@@ -281,7 +281,7 @@ func (r *runner) take() {
 		}
 		r.pace.ran()
 		r.paceSmaps(rec)
-		r.where.atSoakStart(rec, r.eng.Completed)
+		r.where.observe(rec, r.eng.Completed)
 	}
 }
 

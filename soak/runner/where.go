@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -36,6 +37,7 @@ type where struct {
 	first, last *probes.MapSnapshot
 	smaps       bytes.Buffer // every snapshot's groups, a JSON line each
 	reads       int
+	skipped     int // paced reads left out of smaps.jsonl (drain)
 	cost        time.Duration
 
 	started   bool
@@ -61,11 +63,15 @@ func (r *runner) openWhere(ctx context.Context) *where {
 	return w
 }
 
-// atSoakStart takes the start snapshots at the soak's first sample: the
-// mappings now, the allocation sites in the background (a JVM's class
-// histogram takes a full GC).
-func (w *where) atSoakStart(rec model.Record, requests func() uint64) {
-	if w == nil || w.started || rec.Phase != verdict.Soak {
+// observe takes the paced snapshots of each sample, and the start
+// snapshots at the soak's first sample: the mappings now, the allocation
+// sites in the background (a JVM's class histogram takes a full GC).
+func (w *where) observe(rec model.Record, requests func() uint64) {
+	if w == nil {
+		return
+	}
+	w.drain()
+	if w.started || rec.Phase != verdict.Soak {
 		return
 	}
 	w.started = true
@@ -99,16 +105,24 @@ func (w *where) atLoadEnd(ctx context.Context, requests func() uint64) {
 }
 
 // drain moves the snapshots read since the last drain into the smaps
-// evidence, as JSON lines of their groups.
+// evidence, as JSON lines of their groups. Past half the evidence limit
+// the paced lines are counted, not kept: the end's line still is.
 func (w *where) drain() {
 	for _, s := range w.maps.TakeMaps() {
 		w.reads++
 		w.cost += s.Cost
-		s.Anon = nil
-		b, err := json.Marshal(s)
-		if err == nil {
-			w.smaps.Write(append(b, '\n'))
+		if int64(w.smaps.Len()) > w.ev.Limit()/2 {
+			w.skipped++
+			continue
 		}
+		w.keepLine(s)
+	}
+}
+
+func (w *where) keepLine(s probes.MapSnapshot) {
+	s.Anon = nil
+	if b, err := json.Marshal(s); err == nil {
+		w.smaps.Write(append(b, '\n'))
 	}
 }
 
@@ -119,10 +133,16 @@ func (w *where) fill(rep *model.Report) {
 		return
 	}
 	w.drain()
+	if w.skipped > 0 && w.last != nil {
+		w.keepLine(*w.last)
+	}
 	if w.smaps.Len() > 0 {
 		w.ev.Add("smaps.jsonl", "smaps", w.smaps.Bytes(), false)
 	}
 	wh := &model.Where{Notes: w.probe.Notes(), MapsReads: w.reads, EvidenceLimit: w.ev.Limit()}
+	if w.skipped > 0 {
+		wh.Notes = append(wh.Notes, fmt.Sprintf("smaps.jsonl leaves out %d of the %d smaps reads to stay within the evidence limit; it keeps the first ones and the soak's end", w.skipped, w.reads))
+	}
 	if w.reads > 0 {
 		wh.MapsCostSeconds = w.cost.Seconds() / float64(w.reads)
 	}

@@ -20,7 +20,8 @@ import (
 // known mapping, function or class, each soaked for a few seconds.
 
 // whereSoak soaks the server at url (process pid) with n requests at c=1,
-// no baseline, and returns the report and its --out directory.
+// sampled every 50 ms with no baseline, and returns the report and its
+// --out directory.
 func whereSoak(t *testing.T, url string, pid int, n uint64) (*model.Report, string) {
 	t.Helper()
 	out := t.TempDir()
@@ -29,6 +30,9 @@ func whereSoak(t *testing.T, url string, pid int, n uint64) (*model.Report, stri
 			Endpoints: []load.Endpoint{{URL: url}}, Concurrency: 1, KeepAlive: true,
 			Timeout: 5 * time.Second, Requests: n,
 		},
+		// A fixed 50 ms interval: on a busy machine the automatic one
+		// left a 3 s soak with too few samples for a verdict.
+		Interval: 50 * time.Millisecond,
 		Baseline: -1,
 		OutDir:   out,
 		Log:      zaptest.NewLogger(t),

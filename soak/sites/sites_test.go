@@ -30,10 +30,10 @@ func TestParseHistogram(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]amount{
-		"byte[] ([B)":                                  {43021088, 61478},
-		"java.lang.String":                             {502968, 20957},
+		"byte[] ([B)":      {43021088, 61478},
+		"java.lang.String": {502968, 20957},
 		"java.lang.Object[][] ([[Ljava.lang.Object;)": {4000, 100},
-		"com.example.Cache":                            {160, 10},
+		"com.example.Cache":                           {160, 10},
 	}
 	if len(h) != len(want) {
 		t.Errorf("classes = %v; want %v", h, want)

@@ -40,8 +40,9 @@ type where struct {
 	skipped     int // paced reads left out of smaps.jsonl (drain)
 	cost        time.Duration
 
-	started   bool
-	startDone chan struct{}
+	started      bool          // the mappings' start snapshot is taken
+	sitesStarted bool          // the sites' start snapshot is under way
+	startDone    chan struct{} // closed once it is taken
 }
 
 // openWhere prepares the run's snapshots; nil when the run samples no
@@ -71,24 +72,29 @@ func (w *where) observe(rec model.Record, requests func() uint64) {
 		return
 	}
 	w.drain()
+	// A snapshot that forces a full GC (a JVM's class histogram) is taken
+	// as the load starts, so that the warm-up, not the fitted soak,
+	// absorbs what the GC does to the RSS.
+	if !w.sitesStarted && (rec.Phase == verdict.Soak || (rec.Phase == verdict.Warmup && w.probe.ForcesGC())) {
+		w.sitesStarted = true
+		go func() {
+			defer close(w.startDone)
+			w.probe.Snap(w.ctx, "start", requests)
+		}()
+	}
 	if w.started || rec.Phase != verdict.Soak {
 		return
 	}
 	w.started = true
-	w.drain()
 	if s, ok := w.maps.MapsNow(); ok {
 		w.first = &s
 		w.drain()
 	}
-	go func() {
-		defer close(w.startDone)
-		w.probe.Snap(w.ctx, "start", requests)
-	}()
 }
 
 // atLoadEnd takes the end snapshots, once the start ones are done.
 func (w *where) atLoadEnd(ctx context.Context, requests func() uint64) {
-	if w == nil || !w.started {
+	if w == nil || !w.sitesStarted {
 		return
 	}
 	select {
@@ -97,7 +103,7 @@ func (w *where) atLoadEnd(ctx context.Context, requests func() uint64) {
 		return
 	}
 	w.drain()
-	if s, ok := w.maps.MapsNow(); ok {
+	if s, ok := w.maps.MapsNow(); ok && w.started {
 		w.last = &s
 		w.drain()
 	}

@@ -132,7 +132,7 @@ func (p *Probe) findJcmd() {
 		return
 	}
 	p.jcmd, p.kind = j, KindJVMClass
-	p.note("a JVM target: class histograms (jcmd GC.class_histogram, a full GC each) taken at the soak's start and end")
+	p.note("a JVM target: class histograms (jcmd GC.class_histogram, a full GC each) taken as the load starts and after it ends")
 }
 
 func isJVM(comm string) bool { return comm == "java" || strings.HasPrefix(comm, "java") }
@@ -160,6 +160,10 @@ func (p *Probe) note(s string) {
 	p.notes = append(p.notes, s)
 	p.o.Log.Info("sites: " + s)
 }
+
+// ForcesGC says whether a snapshot forces a full GC of the target (a
+// JVM's class histogram).
+func (p *Probe) ForcesGC() bool { return p.kind == KindJVMClass }
 
 // Notes says what was looked at and what failed, a sentence each.
 func (p *Probe) Notes() []string {

@@ -192,6 +192,7 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	var sum *load.Summary
 	var lerr error
 	done := make(chan struct{})
+	r.where.beforeLoad(r.eng.Completed)
 	r.loadStarted = true
 	r.loadStart = r.o.Now().Sub(r.start).Seconds()
 	loadCtx, stopLoad := context.WithCancel(ctx)

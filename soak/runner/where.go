@@ -72,10 +72,7 @@ func (w *where) observe(rec model.Record, requests func() uint64) {
 		return
 	}
 	w.drain()
-	// A snapshot that forces a full GC (a JVM's class histogram) is taken
-	// as the load starts, so that the warm-up, not the fitted soak,
-	// absorbs what the GC does to the RSS.
-	if !w.sitesStarted && (rec.Phase == verdict.Soak || (rec.Phase == verdict.Warmup && w.probe.ForcesGC())) {
+	if !w.sitesStarted && rec.Phase == verdict.Soak {
 		w.sitesStarted = true
 		go func() {
 			defer close(w.startDone)
@@ -90,6 +87,20 @@ func (w *where) observe(rec model.Record, requests func() uint64) {
 		w.first = &s
 		w.drain()
 	}
+}
+
+// beforeLoad takes the start snapshot that forces a full GC (a JVM's
+// class histogram) before the load starts: the GC's effect on the RSS
+// falls outside the fitted soak, and the count of requests between the
+// snapshots is exact (jcmd spends a second or more starting a JVM of its
+// own, during which a running load's count would move).
+func (w *where) beforeLoad(requests func() uint64) {
+	if w == nil || !w.probe.ForcesGC() {
+		return
+	}
+	w.sitesStarted = true
+	defer close(w.startDone)
+	w.probe.Snap(w.ctx, "start", requests)
 }
 
 // atLoadEnd takes the end snapshots, once the start ones are done.

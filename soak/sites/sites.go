@@ -132,7 +132,7 @@ func (p *Probe) findJcmd() {
 		return
 	}
 	p.jcmd, p.kind = j, KindJVMClass
-	p.note("a JVM target: class histograms (jcmd GC.class_histogram, a full GC each) taken as the load starts and after it ends")
+	p.note("a JVM target: class histograms (jcmd GC.class_histogram, a full GC each) taken before the load starts and after it ends")
 }
 
 func isJVM(comm string) bool { return comm == "java" || strings.HasPrefix(comm, "java") }

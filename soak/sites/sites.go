@@ -272,8 +272,13 @@ func diffClasses(start, end map[string]amount) map[string]amount {
 }
 
 // minShare is the least share of the growth a site must carry to be
-// reported: below it are the runtime's own small changes.
-const minShare = 0.01
+// reported, and minPerRequest the least growth per request: below them
+// are the runtime's own small changes (a flat JVM's byte[] moved by
+// 0.05 B a request), far under any leak floor.
+const (
+	minShare      = 0.01
+	minPerRequest = 1.0 // bytes
+)
 
 // top keeps the n sites that grew most, with their shares of the growth.
 func top(d map[string]amount, kind string, requests float64, n int) []verdict.Site {
@@ -297,6 +302,9 @@ func top(d map[string]amount, kind string, requests float64, n int) []verdict.Si
 	for _, s := range out {
 		if s.Share = s.GrowthBytes / total; s.Share < minShare {
 			break
+		}
+		if requests > 0 && s.PerRequest < minPerRequest {
+			continue
 		}
 		kept = append(kept, s)
 	}

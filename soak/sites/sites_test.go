@@ -56,6 +56,9 @@ func TestTopKeepsWhatGrew(t *testing.T) {
 	if len(got) != 2 || got[0].Site != "a" || got[1].Site != "d" {
 		t.Fatalf("top = %+v; want a, then d (b shrank, c is under 1 %%)", got)
 	}
+	if got := top(d, KindJVMClass, 1e6, 5); len(got) != 0 {
+		t.Errorf("top over a million requests = %+v; want none (all under 1 B/request)", got)
+	}
 	if a := got[0]; a.PerRequest != 100 || a.ObjectsPerRequest != 1 || a.Share < 0.97 || a.Kind != KindJVMClass {
 		t.Errorf("a = %+v; want 100 B and 1 object per request, 98 %% of the growth", a)
 	}

@@ -82,6 +82,10 @@ const (
 	// uss of an rss leak), AnnotationEvidence why a firing alert stays.
 	AnnotationAlso     = "also"
 	AnnotationEvidence = "evidence"
+	// AnnotationDescription says where a memory leak lives: its top line
+	// is the top allocation site or the growing mappings, the summary
+	// follows.
+	AnnotationDescription = "description"
 )
 
 // Alert is one alert. Its identity is its Fingerprint.

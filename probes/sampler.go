@@ -34,6 +34,11 @@ type SamplerOptions struct {
 	// (about 0.14 ms for a process of a dozen threads, 6 ms for a tree of
 	// 50 processes).
 	ThreadInterval time.Duration
+	// Mappings reads the full /proc/PID/smaps instead of smaps_rollup on
+	// the SmapsInterval cadence, grouping the memory by mapping class (see
+	// MapSnapshot and TakeMaps). It walks the same mappings the rollup
+	// does, and costs more to format: see BenchmarkMapsTree50.
+	Mappings bool
 	// Log receives the one-time warnings (permission denied and the like).
 	Log *zap.Logger
 }
@@ -70,9 +75,11 @@ type Sampler struct {
 	warned     map[string]bool
 	fdLimit    uint64
 	limitOf    procID
-	pass       *cpuPass // the busiest thread and process of a thread pass
-	allowed    int      // the root's affinity CPUs, from this sample's status
-	capacity   capacity // the root's CPU capacity, read on the smaps cadence
+	pass       *cpuPass          // the busiest thread and process of a thread pass
+	allowed    int               // the root's affinity CPUs, from this sample's status
+	capacity   capacity          // the root's CPU capacity, read on the smaps cadence
+	maps       []MapSnapshot     // read since the last TakeMaps (Mappings)
+	paths      map[string]string // the mappings' paths, interned
 	now        func() time.Time
 	statPath   string // the procfs root's stat file
 }
@@ -209,7 +216,11 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 	if s.smaps.due(out.Time, st.ID) {
 		s.fdLimit = 0 // re-read the limits on the same cadence
 		s.capacity = capacityOf(s.fs, s.t.spec.CgroupRoot, st.ID.PID, s.allowed)
-		s.sampleSmaps(out, procs)
+		if s.opts.Mappings {
+			s.sampleMapsPaced(out, procs)
+		} else {
+			s.sampleSmaps(out, procs)
+		}
 	} else {
 		s.carrySmaps(out)
 	}

@@ -182,6 +182,7 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	fs.DurationVar(&s.Target.DeadGrace, "dead-grace", s.Target.DeadGrace, "when the target is gone this long during the load (not restarted), stop the load and exit 3; default 10s, negative never stops")
 	bind(fs, "target.dead_grace", "dead-grace")
 	declareThresholds(fs, &s.Thresholds)
+	declareWhere(fs, &s.Where)
 	// Output.
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines")
 	fs.BoolVar(&f.progress, "progress", false, "print progress lines even when stderr is not a terminal")

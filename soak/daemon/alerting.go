@@ -120,6 +120,7 @@ func (h *alertHub) evaluate(job string, runID int64, rep *model.Report, gate *ve
 			leakAlert.Annotations[alerts.AnnotationAlso] = also
 			exhAlert.Annotations[alerts.AnnotationAlso] = also
 		}
+		describeWhere(leakAlert, rep, res)
 		stopped := gate == nil && leakStopped(res.Verdict)
 		kept := h.judge(leakAlert, leak, stopped, gate != nil, active, runID, res)
 		keptExh := h.judge(exhAlert, short, stopped || (gate == nil && leak), gate != nil, active, runID, res)

@@ -33,6 +33,7 @@ func (d *Daemon) Handler() http.Handler {
 	mux.HandleFunc("GET /api/v1/runs", d.handleRuns)
 	mux.HandleFunc("GET /api/v1/runs/{id}", d.handleRun)
 	mux.HandleFunc("GET /api/v1/runs/{id}/samples", d.handleSamples)
+	mux.HandleFunc("GET /api/v1/runs/{id}/evidence/{name}", d.handleEvidence)
 	mux.Handle("POST /api/v1/jobs/{name}/runs", d.auth(http.HandlerFunc(d.handleStart)))
 	mux.Handle("POST /api/v1/runs/{id}/stop", d.auth(http.HandlerFunc(d.handleStop)))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

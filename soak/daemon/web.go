@@ -127,6 +127,7 @@ func (d *Daemon) pageRun(w http.ResponseWriter, r *http.Request) {
 		Title: fmt.Sprintf("soakd: %s run %d", run.Job, id), RunID: id, Job: run.Job, Live: live,
 		Links: []web.Link{{Text: "All runs", Href: "/"}, {Text: "Report JSON", Href: "/api/v1/runs/" + itoa(id)},
 			{Text: "Samples CSV", Href: "/api/v1/runs/" + itoa(id) + "/samples?format=csv"}},
+		EvidenceBase: evidenceBase(id),
 	}
 	if live {
 		opt.RefreshSeconds = refreshSeconds

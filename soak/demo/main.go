@@ -37,6 +37,8 @@ func Main(args, self []string) int {
 	fs.IntVar(&o.CacheEntries, "cache-entries", 0, "the first N requests to / each add a cache entry")
 	fs.IntVar(&o.CacheEntryBytes, "cache-entry-bytes", 4096, "bytes per cache entry")
 	fs.IntVar(&o.BodyBytes, "body-bytes", 128, "response body size")
+	fs.IntVar(&o.HeapLeakBytes, "heap-leak-bytes", 0, "bytes leaked per request to / in the Go heap, from one function")
+	fs.BoolVar(&o.Pprof, "pprof", false, "serve net/http/pprof under /debug/pprof/")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintln(os.Stderr, "demo-target:", err)
 		return 2

@@ -26,6 +26,11 @@ type Options struct {
 	CacheEntries    int           // the first N requests each add a cache entry
 	CacheEntryBytes int           // bytes per cache entry
 	BodyBytes       int           // response body size (default 128)
+	// HeapLeakBytes leaks this many bytes per request in the Go heap, all
+	// from one function (heapLeak.retainHeap), for heap profiles to find.
+	HeapLeakBytes int
+	// Pprof serves net/http/pprof under /debug/pprof/.
+	Pprof bool
 	// Fork starts n child processes when /ctl/fork is called; nil disables it.
 	Fork func(n int) error
 	// Exit is called by /ctl/exit; nil disables it.
@@ -38,6 +43,7 @@ type Server struct {
 	body     []byte
 	requests atomic.Uint64
 	leak     Arena // per-request leaks
+	heap     heapLeak
 	ctl      Arena // /ctl/alloc
 	// cache holds the cache entries, outside the Go heap like a C server's
 	// cache: it fills, then stays exactly flat.
@@ -64,6 +70,9 @@ func NewServer(opts Options) *Server {
 	s.mux.HandleFunc("POST /ctl/fork", s.ctlFork)
 	s.mux.HandleFunc("POST /ctl/exit", s.ctlExit)
 	s.mux.HandleFunc("GET /ctl/stats", s.ctlStats)
+	if opts.Pprof {
+		mountPprof(s.mux)
+	}
 	return s
 }
 
@@ -83,6 +92,9 @@ func (s *Server) work(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
+	}
+	if o.HeapLeakBytes > 0 {
+		s.heap.retainHeap(o.HeapLeakBytes)
 	}
 	if o.LeakFDEvery > 0 && n%uint64(o.LeakFDEvery) == 0 {
 		if err := s.hold(1); err != nil {

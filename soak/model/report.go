@@ -38,6 +38,9 @@ type Report struct {
 	// from stored samples (the daemon's live and recovered analyses,
 	// `soakd analyze`).
 	Sampling *Sampling `json:"sampling,omitempty"`
+	// Where says what was looked at to find where the growth lives, and
+	// lists the snapshot files kept; nil when nothing was.
+	Where *Where `json:"where,omitempty"`
 	// Records are the run's samples; they go to samples.csv, not the JSON.
 	Records []Record `json:"-"`
 }
@@ -255,6 +258,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 		}
 	}
+	r.writeWhere(w)
 	fmt.Fprintln(w)
 	r.writeTarget(w)
 	if r.Load != nil {

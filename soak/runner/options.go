@@ -18,6 +18,7 @@ import (
 	"github.com/soakd/soakd/probes/remote"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/sites"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -75,6 +76,16 @@ type Options struct {
 	// take verdict.DefaultHealth's.
 	Health verdict.HealthThresholds
 
+	// Sites says where to look for allocation sites (--pprof,
+	// --snapshot-cmd); see package sites.
+	Sites sites.Options
+	// NoWhere reads no mappings (smaps_rollup alone, as before) and takes
+	// no allocation-site snapshots.
+	NoWhere bool
+	// EvidenceLimit bounds the snapshot files a run keeps (0 =
+	// sites.DefaultEvidenceLimit, 8 MiB).
+	EvidenceLimit int64
+
 	// OutDir, when set, receives samples.csv as the run goes, and
 	// report.json and report.txt at the end.
 	OutDir string
@@ -127,6 +138,9 @@ func (o *Options) setDefaults() {
 		// A run bounded by requests only is paced once its throughput
 		// is known (pacer.smaps).
 		o.smapsByRequests = o.Load.Duration == 0 && o.Load.Requests > 0
+	}
+	if !o.NoWhere && !o.NoProbe && !o.Remote.Enabled() {
+		o.Sampler.Mappings = true
 	}
 	if o.Memory == (verdict.Thresholds{}) {
 		o.Memory = verdict.MemoryThresholds

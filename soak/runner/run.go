@@ -55,6 +55,7 @@ type runner struct {
 	unsampled   []string           // the endpoints the sampled tree does not serve
 	stall       stallWatch
 	mix         *mixer // nil with one endpoint or a fixed mix
+	where       *where // nil: no mappings or sites are looked at
 }
 
 // Run soaks the target: it resolves (or starts) the target, checks that the
@@ -102,6 +103,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	if r.sampler != nil && tgt != nil {
 		r.unsampled = unsampled(ctx, tgt, o.Load.Endpoints, o.Log)
 	}
+	r.where = r.openWhere(ctx)
 	if o.Spool == nil || o.OutDir != "" {
 		if r.csv, err = newCSVSpool(o.OutDir, len(eng.Options().Endpoints)); err != nil {
 			return nil, err
@@ -129,8 +131,12 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 		return nil, err
 	}
 	r.noteStall(rep, loadEnd)
+	r.where.fill(rep)
 	if o.OutDir != "" {
 		if err := rep.WriteFiles(o.OutDir); err != nil {
+			return rep, err
+		}
+		if err := rep.WriteEvidence(o.OutDir); err != nil {
 			return rep, err
 		}
 	}
@@ -188,6 +194,7 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	var sum *load.Summary
 	var lerr error
 	done := make(chan struct{})
+	r.where.beforeLoad(r.eng.Completed)
 	r.loadStarted = true
 	r.loadStart = r.o.Now().Sub(r.start).Seconds()
 	loadCtx, stopLoad := context.WithCancel(ctx)
@@ -214,6 +221,7 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	r.take() // the load's last state, still in the soak phase
 	loadEnd := r.o.Now()
 	r.loadDone = true
+	r.where.atLoadEnd(ctx, r.eng.Completed)
 	if r.sampler != nil && r.o.Cooldown > 0 && ctx.Err() == nil && r.died == nil {
 		r.o.Log.Info("cool-down: load stopped, sampling goes on", zap.Duration("cooldown", r.o.Cooldown))
 		r.idle(ctx, r.o.Cooldown, r.pace.idle(r.o.Cooldown))
@@ -278,6 +286,7 @@ func (r *runner) take() {
 		r.pace.ran()
 		r.paceSmaps(rec)
 		r.mix.sampled(rec.EndpointRequests)
+		r.where.observe(rec, r.eng.Completed)
 	}
 }
 

@@ -31,6 +31,7 @@ type Spec struct {
 	Sampling   SamplingSpec   `yaml:"sampling"`
 	Phases     PhasesSpec     `yaml:"phases"`
 	Thresholds ThresholdsSpec `yaml:"thresholds"`
+	Where      WhereSpec      `yaml:"where"`
 }
 
 // TargetSpec says which process tree a run samples: probes' Spec (at
@@ -189,6 +190,7 @@ func (s *Spec) Check() field.Errors {
 	s.Sampling.check(&es)
 	s.Phases.check(&es)
 	s.Thresholds.check(&es)
+	s.Where.check(&es)
 	return es
 }
 
@@ -470,6 +472,7 @@ func (s *Spec) Options() (Options, error) {
 	}
 	ao, _ := s.Thresholds.Analysis() // checked
 	o.Memory, o.FDs, o.MemLimit, o.Health = ao.Memory, ao.FDs, ao.MemLimit, ao.Health
+	s.Where.options(&o)
 	return o, nil
 }
 

@@ -56,6 +56,9 @@ func (s *Store) FinishRun(runID int64, status string, rep *model.Report, runErr 
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("store: finishing run %d: %w", runID, ErrNotFound)
 	}
+	if err := s.saveEvidence(runID, rep); err != nil && encErr == nil {
+		return err
+	}
 	return encErr
 }
 
@@ -248,5 +251,8 @@ func (s *Store) deleteRun(id int64) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ? AND status != ?`, id, StatusRunning); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	return s.deleteEvidence(id)
 }

@@ -99,6 +99,12 @@ type Resource struct {
 	// ("never").
 	TimeToExhaustionSeconds *float64 `json:"time_to_exhaustion_seconds"`
 	Incarnations            int      `json:"incarnations"`
+	// Mappings are the mapping classes that carried a growing memory
+	// resource's growth, most first (RSS only; see Mapping).
+	Mappings []Mapping `json:"mappings,omitempty"`
+	// Sites are the allocation sites or classes that grew, most first
+	// (RSS only; see Site).
+	Sites []Site `json:"sites,omitempty"`
 	// PerDay is the growth over one Horizon (24 h by default) at the
 	// observed throughput, in units.
 	PerDay float64 `json:"per_day"`

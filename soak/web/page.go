@@ -38,6 +38,10 @@ type PageOptions struct {
 	// running run's page reuses the charts of its latest live analysis
 	// (RenderCharts) on every reload until the next analysis.
 	Charts *Charts
+	// EvidenceBase prefixes the names of the run's evidence files in
+	// their download links (default "evidence/", beside report.html in
+	// --out DIR).
+	EvidenceBase string
 }
 
 // Charts are a run's rendered charts, for PageOptions.Charts.
@@ -211,6 +215,7 @@ type reportPage struct {
 	Charts   []chart
 	Errors   []count
 	Statuses []count
+	Where    *whereView // nil: nothing looked at
 }
 
 // absentRow is a named text: an absent resource and why.
@@ -254,6 +259,11 @@ func RunReport(w io.Writer, rep *model.Report, opt PageOptions) error {
 		}
 	}
 	d.Endpoints = endpointRows(rep)
+	base := opt.EvidenceBase
+	if base == "" {
+		base = model.EvidenceDir + "/"
+	}
+	d.Where = newWhereView(rep, base)
 	if ri := rep.Target.Remote; ri != nil {
 		for _, n := range slices.Sorted(maps.Keys(ri.Absent)) {
 			d.Absent = append(d.Absent, absentRow{n, ri.Absent[n]})

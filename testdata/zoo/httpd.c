@@ -11,6 +11,11 @@
  *   --leak-path P      leak only on requests whose path starts with P (a
  *                      leaky dynamic page beside a clean static one; the
  *                      count K runs over those requests alone)
+ *   --leak-in W        "heap" (default): the leak is malloc'ed, in the brk
+ *                      [heap]; "mmap": it is cut from anonymous mappings
+ *                      of 8 MiB each (mmap, a PROT_NONE guard page after
+ *                      each so that the kernel does not merge them), which
+ *                      a fresh page at a time touches: exact in RSS too
  *   --mode M           "steady" (default) or "shrink": under load, grow a
  *                      scratch pool of --pool-mib MiB (1 MiB more every
  *                      --pool-every requests), and hand all of it back to
@@ -101,6 +106,10 @@ static unsigned long long served;
 static const char *leak_path;    /* NULL: every request leaks */
 static unsigned long long leaky; /* requests that leaked */
 static void *volatile leak_head; /* chain of leaked chunks */
+static int leak_mmap;            /* --leak-in mmap */
+static char *region;             /* the current 8 MiB mapping */
+static size_t region_used;
+#define REGION_BYTES (8u << 20)
 
 /* Shrink mode state. */
 static int shrink_mode;
@@ -124,6 +133,23 @@ static long ms_since(const struct timespec *t)
 	return (now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
 }
 
+/* leak_region cuts n bytes from the current anonymous mapping, mapping a
+ * new one when it is full, and touches them. */
+static void leak_region(size_t n)
+{
+	if (region == NULL || region_used + n > REGION_BYTES) {
+		long page = sysconf(_SC_PAGESIZE);
+		region = mmap(NULL, REGION_BYTES + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (region == MAP_FAILED)
+			die("mmap");
+		if (mprotect(region + REGION_BYTES, page, PROT_NONE) != 0)
+			die("mprotect");
+		region_used = 0;
+	}
+	memset(region + region_used, 0xa5, n);
+	region_used += n;
+}
+
 /* path_leaks: the request head's target starts with --leak-path (or no
  * path was given). */
 static int path_leaks(const char *head, size_t hlen)
@@ -140,6 +166,10 @@ static void leak(const char *head, size_t hlen)
 {
 	if (leak_bytes == 0 || !path_leaks(head, hlen) || ++leaky % leak_every != 0)
 		return;
+	if (leak_mmap) {
+		leak_region(leak_bytes * leak_every);
+		return;
+	}
 	size_t m = leak_bytes * leak_every - 8;
 	void **p = malloc(m);
 	if (p == NULL)
@@ -390,7 +420,7 @@ static void write_port_file(const char *path, int port)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: httpd --port-file F [--leak-bytes N] [--leak-path P] [--mode steady|shrink] "
+	fprintf(stderr, "usage: httpd --port-file F [--leak-bytes N] [--leak-path P] [--leak-in heap|mmap] [--mode steady|shrink] "
 			"[--pool-mib M] [--pool-every K] [--idle-ms T] [--max-lifetime S]\n");
 	exit(2);
 }
@@ -410,6 +440,8 @@ int main(int argc, char **argv)
 			leak_bytes = strtoul(v, NULL, 10);
 		else if (strcmp(a, "--leak-path") == 0)
 			leak_path = v;
+		else if (strcmp(a, "--leak-in") == 0 && (strcmp(v, "heap") == 0 || strcmp(v, "mmap") == 0))
+			leak_mmap = strcmp(v, "mmap") == 0;
 		else if (strcmp(a, "--mode") == 0 && strcmp(v, "steady") == 0)
 			shrink_mode = 0;
 		else if (strcmp(a, "--mode") == 0 && strcmp(v, "shrink") == 0)

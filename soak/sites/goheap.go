@@ -1,0 +1,138 @@
+package sites
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// HeapPath is where net/http/pprof serves the heap profile.
+const HeapPath = "/debug/pprof/heap"
+
+// maxProfile bounds a fetched heap profile.
+const maxProfile = 32 << 20
+
+// amount is a site's live bytes and objects.
+type amount struct{ bytes, objects float64 }
+
+// fetchHeap gets a heap profile from u, asking for a GC first so that it
+// counts live objects as of now.
+func fetchHeap(ctx context.Context, client *http.Client, u string) ([]byte, error) {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return nil, fmt.Errorf("--pprof %q: %w", u, err)
+	}
+	q := pu.Query()
+	q.Set("gc", "1")
+	pu.RawQuery = q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, pu.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", pu.Redacted(), resp.Status)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxProfile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxProfile {
+		return nil, fmt.Errorf("GET %s: the profile is over %d bytes", pu.Redacted(), maxProfile)
+	}
+	return b, nil
+}
+
+// parseHeap parses a heap profile and checks it has inuse_space.
+func parseHeap(b []byte) (*profile.Profile, error) {
+	p, err := profile.ParseData(b)
+	if err != nil {
+		return nil, fmt.Errorf("not a pprof profile: %w", err)
+	}
+	if _, err := valueIndex(p, "inuse_space"); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func valueIndex(p *profile.Profile, typ string) (int, error) {
+	for i, st := range p.SampleType {
+		if st.Type == typ {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("the profile has no %s values: not a heap profile", typ)
+}
+
+// diffHeap subtracts start from end with pprof's own merge (start scaled
+// by −1) and sums what is left by allocation site.
+func diffHeap(start, end *profile.Profile) (map[string]amount, error) {
+	base := start.Copy()
+	base.Scale(-1)
+	d, err := profile.Merge([]*profile.Profile{end.Copy(), base})
+	if err != nil {
+		return nil, fmt.Errorf("diffing the heap profiles: %w", err)
+	}
+	return bySite(d)
+}
+
+// bySite sums a heap profile's inuse_space and inuse_objects by site.
+func bySite(p *profile.Profile) (map[string]amount, error) {
+	si, err := valueIndex(p, "inuse_space")
+	if err != nil {
+		return nil, err
+	}
+	oi, err := valueIndex(p, "inuse_objects")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]amount{}
+	for _, s := range p.Sample {
+		site := siteOf(s)
+		a := out[site]
+		a.bytes += float64(s.Value[si])
+		a.objects += float64(s.Value[oi])
+		out[site] = a
+	}
+	return out, nil
+}
+
+// siteOf names the innermost frame of a sample's stack outside the Go
+// runtime: "main.leak (main.go:42)".
+func siteOf(s *profile.Sample) string {
+	first := ""
+	for _, loc := range s.Location {
+		for _, ln := range loc.Line { // innermost first, inlined frames included
+			if ln.Function == nil {
+				continue
+			}
+			name := fmt.Sprintf("%s (%s:%d)", ln.Function.Name, path.Base(ln.Function.Filename), ln.Line)
+			if first == "" {
+				first = name
+			}
+			if !runtimeFrame(ln.Function.Name) {
+				return name
+			}
+		}
+	}
+	if first == "" {
+		return "(unknown)"
+	}
+	return first
+}
+
+func runtimeFrame(fn string) bool {
+	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/") ||
+		strings.HasPrefix(fn, "reflect.") || strings.HasPrefix(fn, "bytes.growSlice") ||
+		strings.HasPrefix(fn, "strings.(*Builder).grow")
+}

@@ -16,6 +16,7 @@ type totals struct {
 	seconds, requests, errors float64
 	cpu, cpuRequests          float64 // over the blocks with a CPU reading
 	p50, p99, latRequests     float64 // request-weighted sums of the blocks' quantiles
+	p999, p999Requests        float64
 }
 
 func (t *totals) add(b Block) {
@@ -31,21 +32,28 @@ func (t *totals) add(b Block) {
 		t.p99 += b.P99 * b.Requests
 		t.latRequests += b.Requests
 	}
+	if b.P999 > 0 && b.Requests > 0 {
+		t.p999 += b.P999 * b.Requests
+		t.p999Requests += b.Requests
+	}
 }
 
-// figures are a run's block metrics: latency p50 and p99 (seconds), CPU
-// seconds per request, requests per second; NaN when not known.
-type figures [4]float64
+// figures are a run's block metrics: latency p50, p99 and p99.9
+// (seconds), CPU seconds per request, requests per second; NaN when not
+// known.
+type figures [5]float64
 
 const (
 	fP50 = iota
 	fP99
+	fP999
 	fCPU
 	fTput
 )
 
 func (t totals) figures() figures {
-	return figures{ratio(t.p50, t.latRequests), ratio(t.p99, t.latRequests), ratio(t.cpu, t.cpuRequests), ratio(t.requests, t.seconds)}
+	return figures{ratio(t.p50, t.latRequests), ratio(t.p99, t.latRequests), ratio(t.p999, t.p999Requests),
+		ratio(t.cpu, t.cpuRequests), ratio(t.requests, t.seconds)}
 }
 
 func ratio(a, b float64) float64 {
@@ -77,7 +85,7 @@ func resample(rng *rand.Rand, bs []Block) totals {
 // is then widened by √(k/(k−1)) for the few blocks (k the smaller
 // count), as a percentile interval from k blocks is too narrow by about
 // that much.
-func relatives(old, cur []Block, o Options) (point figures, cis [4][2]float64) {
+func relatives(old, cur []Block, o Options) (point figures, cis [len(figures{})][2]float64) {
 	fo, fn := sum(old).figures(), sum(cur).figures()
 	for i := range point {
 		point[i] = fn[i]/fo[i] - 1
@@ -163,19 +171,21 @@ type blockMetric struct {
 var blockMetrics = []blockMetric{
 	{LatencyP50, "seconds", fP50, func(m Margins) float64 { return m.Latency }, false},
 	{LatencyP99, "seconds", fP99, func(m Margins) float64 { return m.Latency }, false},
+	{LatencyP999, "seconds", fP999, func(m Margins) float64 { return m.Latency }, false},
 	{CPUPerRequest, "seconds/request", fCPU, func(m Margins) float64 { return m.CPU }, false},
 	{Throughput, "requests/second", fTput, func(m Margins) float64 { return m.Throughput }, true},
 }
 
 // compareBlocks judges the block metrics: latency, CPU per request and
 // throughput by the bootstrap, the error rate by its overdispersed
-// standard errors, p99.9 shown unjudged.
+// standard errors; p99.9 is shown unjudged when the runs have it for the
+// whole run only.
 func compareBlocks(old, cur Run, o Options) map[string]Metric {
 	out := map[string]Metric{}
 	fo, fn := sum(old.Blocks).figures(), sum(cur.Blocks).figures()
 	few := len(old.Blocks) < MinBlocks || len(cur.Blocks) < MinBlocks
 	var point figures
-	var cis [4][2]float64
+	var cis [len(figures{})][2]float64
 	if !few {
 		point, cis = relatives(old.Blocks, cur.Blocks, o)
 	}
@@ -196,7 +206,7 @@ func compareBlocks(old, cur Run, o Options) map[string]Metric {
 	if t := sum(old.Blocks); t.requests > 0 || sum(cur.Blocks).requests > 0 {
 		out[ErrorRate] = compareErrors(old.Blocks, cur.Blocks, o.Margins, few)
 	}
-	if old.P999 > 0 && cur.P999 > 0 {
+	if _, judged := out[LatencyP999]; !judged && old.P999 > 0 && cur.P999 > 0 {
 		out[LatencyP999] = Metric{Unit: "seconds", Old: old.P999, New: cur.P999, Difference: cur.P999/old.P999 - 1,
 			CI95: [2]float64{math.NaN(), math.NaN()}, Relative: true, Margin: o.Margins.Latency, Verdict: Unjudged,
 			Reason: "the runs hold p99.9 for the whole run only, not per time block: shown, not judged"}

@@ -93,17 +93,21 @@ type Block struct {
 	// CPUSeconds is the target's CPU time over the block; NaN when not
 	// known (no CPU readings, or the target restarted within the block).
 	CPUSeconds float64
-	// P50 and P99 are the mean over the block's progress intervals of
-	// their latency quantiles, seconds; 0 when the block has none.
-	P50, P99 float64
+	// P50, P99 and P999 are the means over the block's progress
+	// intervals of their latency quantiles, weighted by requests, in
+	// seconds; 0 when the block has none.
+	P50, P99, P999 float64
+	// Start is when the block starts, seconds since the run started.
+	Start float64
 }
 
 // Run is what a comparison reads of one run.
 type Run struct {
 	Slopes map[string]Slope // by resource name, e.g. "rss"
 	Blocks []Block          // the soak's time blocks, in order
-	// P999 is the whole run's p99.9 latency in seconds (0: unknown). The
-	// runs hold no per-block p99.9, so it is shown but not judged.
+	// P999 is the whole run's p99.9 latency in seconds (0: unknown): shown,
+	// not judged, when the blocks hold no p99.9 (a run made before
+	// reports kept their latency blocks).
 	P999 float64
 	// Requests is the run's soak requests, for the text.
 	Requests float64

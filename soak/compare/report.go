@@ -15,6 +15,9 @@ const Blocks = 20
 // from its records (none when the report came without its samples).
 func FromReport(rep *model.Report) Run {
 	r := Run{Slopes: map[string]Slope{}, Blocks: SoakBlocks(rep.Records, Blocks), Requests: float64(rep.Phases.SoakRequests)}
+	if len(rep.LatencyBlocks) > 0 {
+		WithLatency(r.Blocks, rep.LatencyBlocks)
+	}
 	for name, res := range rep.Resources {
 		mr, _ := model.ResourceNamed(name)
 		r.Slopes[name] = Slope{Unit: res.Unit, PerRequest: res.PerRequest, CI95: res.CI95, Slow: mr.Slow}
@@ -50,7 +53,7 @@ func SoakBlocks(recs []model.Record, n int) []Block {
 // block sums the records at the indices in after the record at before.
 func block(recs []model.Record, at int, in []int) Block {
 	before, last := &recs[at], &recs[in[len(in)-1]]
-	b := Block{Seconds: last.Elapsed - before.Elapsed, CPUSeconds: math.NaN()}
+	b := Block{Start: before.Elapsed, Seconds: last.Elapsed - before.Elapsed, CPUSeconds: math.NaN()}
 	if last.Requests >= before.Requests {
 		b.Requests = float64(last.Requests - before.Requests)
 	}
@@ -73,4 +76,37 @@ func block(recs []model.Record, at int, in []int) Block {
 		b.P50, b.P99 = b.P50/n, b.P99/n
 	}
 	return b
+}
+
+// WithLatency sets the blocks' latency from a run's latency blocks: each
+// goes to the block its middle falls in, weighted by its requests. A
+// block none falls in has no latency.
+func WithLatency(bs []Block, lat []model.LatencyBlock) {
+	w := make([]float64, len(bs))
+	for i := range bs {
+		bs[i].P50, bs[i].P99, bs[i].P999 = 0, 0, 0
+	}
+	j := 0
+	for _, l := range lat {
+		mid := l.Start + l.Seconds/2
+		for j < len(bs) && mid >= bs[j].Start+bs[j].Seconds {
+			j++
+		}
+		if j == len(bs) {
+			break
+		}
+		if mid < bs[j].Start || l.Requests == 0 || l.P99 <= 0 {
+			continue
+		}
+		n := float64(l.Requests)
+		bs[j].P50 += n * l.P50
+		bs[j].P99 += n * l.P99
+		bs[j].P999 += n * l.P999
+		w[j] += n
+	}
+	for i := range bs {
+		if w[i] > 0 {
+			bs[i].P50, bs[i].P99, bs[i].P999 = bs[i].P50/w[i], bs[i].P99/w[i], bs[i].P999/w[i]
+		}
+	}
 }

@@ -64,8 +64,8 @@ func ar1(rng *rand.Rand, tau, sd float64) func() float64 {
 
 // records simulates one run of s with ch: RSS, CPU time counted in 10 ms
 // ticks, the load's per-second latency and errors, each with its own
-// noise, through warm-up and soak.
-func records(rng *rand.Rand, s server, ch change) []model.Record {
+// noise, through warm-up and soak; and the load's latency blocks.
+func records(rng *rand.Rand, s server, ch change) ([]model.Record, []model.LatencyBlock) {
 	wander := func() float64 { return 0 }
 	if s.tau > 0 {
 		wander = ar1(rng, s.tau/sampleSec, s.wsd)
@@ -74,6 +74,7 @@ func records(rng *rand.Rand, s server, ch change) []model.Record {
 	slow := ar1(rng, 15, 0.08) // and latency
 	burst := ar1(rng, 5, 0.5)  // errors come in bursts
 	recs := make([]model.Record, 0, int((warmSec+soakSec)/sampleSec)+1)
+	var lat model.LatencyBlocks
 	var req, errs, cpu, soakReq0 float64
 	for t := 0.0; t <= warmSec+soakSec; t += sampleSec {
 		ph := verdict.Soak
@@ -92,25 +93,26 @@ func records(rng *rand.Rand, s server, ch change) []model.Record {
 		if s.cycle > 0 {
 			rss += s.live * math.Mod(t, s.cycle) / s.cycle
 		}
-		lat := s.p99 * (1 + ch.latency) * math.Exp(slow()+0.1*rng.NormFloat64())
+		p99 := s.p99 * (1 + ch.latency) * math.Exp(slow()+0.1*rng.NormFloat64())
 		recs = append(recs, model.Record{
 			Sample:  probes.Sample{Alive: true, Incarnation: 1, RSS: uint64(math.Round(rss/4096) * 4096), CPUUser: math.Floor(cpu*100) / 100},
-			Elapsed: t, Phase: ph, Requests: uint64(req), Errors: uint64(errs), Rate: n / sampleSec, P50: lat / 4, P99: lat,
+			Elapsed: t, Phase: ph, Requests: uint64(req), Errors: uint64(errs), Rate: n / sampleSec, P50: p99 / 4, P99: p99,
 		})
+		lat.Add(model.LatencyBlock{Start: t - sampleSec, Seconds: sampleSec, Requests: uint64(n), P50: p99 / 4, P99: p99, P999: 2 * p99})
 	}
-	return recs
+	return recs, lat.Blocks()
 }
 
 // simulate runs one run of s with ch into a report, the way a run's
 // report is made: the verdict's fit of RSS against requests.
 func simulate(rng *rand.Rand, s server, ch change) *model.Report {
-	recs := records(rng, s, ch)
+	recs, lat := records(rng, s, ch)
 	pts := make([]verdict.Point, len(recs))
 	for i, r := range recs {
 		pts[i] = verdict.Point{Requests: float64(r.Requests), Seconds: r.Elapsed, Value: float64(r.RSS), Incarnation: 1, Phase: r.Phase}
 	}
 	rss := verdict.AnalyzeResource(pts, verdict.ResourceOptions{Name: "rss", Unit: "bytes"})
-	return &model.Report{Resources: map[string]verdict.Resource{"rss": rss}, Records: recs}
+	return &model.Report{Resources: map[string]verdict.Resource{"rss": rss}, Records: recs, LatencyBlocks: lat}
 }
 
 // tally counts the verdicts of pairs of runs, overall and per metric.

@@ -38,6 +38,10 @@ type Report struct {
 	// from stored samples (the daemon's live and recovered analyses,
 	// `soakd analyze`).
 	Sampling *Sampling `json:"sampling,omitempty"`
+	// LatencyBlocks are the load's latency over time, in blocks of its
+	// progress intervals (see LatencyBlock); nil when the report was made
+	// from stored samples.
+	LatencyBlocks []LatencyBlock `json:"latency_blocks,omitempty"`
 	// Records are the run's samples; they go to samples.csv, not the JSON.
 	Records []Record `json:"-"`
 }

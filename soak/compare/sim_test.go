@@ -180,10 +180,9 @@ func TestStudySameServer(t *testing.T) {
 // TestStudyChanges: a leak, a CPU cost or a latency added in the new run
 // that clears its margin reads regressed in at least 95 % of pairs, on
 // that metric and overall. A leak at the margin (16 B/request against a
-// 16 B margin) and latency shifts of 15 and 20 % (against +10 %, under a
-// wander of 8 % with a one-minute time constant: the interval's half
-// width is 6–7 %, so +20 % reads regressed in about 93 % of pairs) are
-// reported, not asserted.
+// 16 B margin), latency +15 % (against +10 %, under a wander of 8 % with
+// a one-minute time constant: the interval's half width is 5–7 %) and
+// latency +30 % are reported, not asserted (bench/compare-study.sh).
 func TestStudyChanges(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -197,8 +196,8 @@ func TestStudyChanges(t *testing.T) {
 		{"CPU +10 %", change{cpu: 0.10}, compare.CPUPerRequest, true},
 		{"CPU +20 %", change{cpu: 0.20}, compare.CPUPerRequest, true},
 		{"latency +15 %", change{latency: 0.15}, compare.LatencyP99, false},
-		{"latency +20 %", change{latency: 0.20}, compare.LatencyP99, false},
-		{"latency +30 %", change{latency: 0.30}, compare.LatencyP99, true},
+		{"latency +20 %", change{latency: 0.20}, compare.LatencyP99, true},
+		{"latency +30 %", change{latency: 0.30}, compare.LatencyP99, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !c.assert && os.Getenv("SOAKD_COMPARE_PAIRS") == "" {

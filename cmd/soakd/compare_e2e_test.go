@@ -47,7 +47,7 @@ func compareDirs(t *testing.T, old, cur string) (compare.Result, int) {
 // TestCompareE2E soaks the same clean target twice, then a build that
 // leaks 120 B a request, then one that burns 30 % more CPU per request
 // (30 % of what the first run measured, burnt on top). The same target
-// twice never reads regressed on rss or CPU; the leaky build reads
+// twice never reads regressed on rss; the leaky build reads
 // regressed on rss, and the costly one on CPU, whenever the runs resolved
 // such a change: a busy machine that left the intervals too wide is
 // logged, not failed. Four runs of up to 6 s: it runs when
@@ -63,10 +63,15 @@ func TestCompareE2E(t *testing.T) {
 	same := soakOnce(t, "--cpu-per-request", base.String())
 	res, code := compareDirs(t, old, same)
 	t.Logf("the same target twice: %s (exit %d)", res.Verdict, code)
-	for _, m := range []string{"rss_per_request", compare.CPUPerRequest} {
-		if v := res.Metrics[m].Verdict; v == compare.Regressed {
-			t.Errorf("the same target twice: %s regressed (%+v)", m, res.Metrics[m])
-		}
+	if m := res.Metrics["rss_per_request"]; m.Verdict == compare.Regressed {
+		t.Errorf("the same target twice: rss regressed (%+v)", m)
+	}
+	// CPU per request and latency are logged, not checked: two separate
+	// runs on a shared machine differ by the machine's drift between
+	// them, which no interval from within each run can see (the reason
+	// for soakd ab). On a busy machine they read regressed or improved.
+	for _, m := range []string{compare.CPUPerRequest, compare.LatencyP99} {
+		t.Logf("the same target twice: %s %s, %+.1f %% (95 %% CI %v)", m, res.Metrics[m].Verdict, 100*res.Metrics[m].Difference, res.Metrics[m].CI95)
 	}
 	cpu := res.Metrics[compare.CPUPerRequest].Old // CPU seconds per request
 	extra := time.Duration(0.3 * cpu * float64(time.Second))

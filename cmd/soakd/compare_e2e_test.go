@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,12 +96,17 @@ func TestCompareE2E(t *testing.T) {
 // expect checks that m reads regressed when its interval was narrow
 // enough to resolve a change of size clear past its margin (half-width
 // below clear); a wider one is logged: the runs were too short for the
-// machine's noise.
+// machine's noise. So is an inconclusive one whose runs' contention
+// differed (see compare's guardContention).
 func expect(t *testing.T, m compare.Metric, clear float64, what string) {
 	t.Helper()
 	half := (m.CI95[1] - m.CI95[0]) / 2
 	if math.IsNaN(half) || half >= clear {
 		t.Logf("%s: interval %v too wide to resolve it (half-width %.3g, need < %.3g): verdict %s, not checked", what, m.CI95, half, clear, m.Verdict)
+		return
+	}
+	if m.Verdict == compare.Inconclusive && strings.Contains(m.Reason, "contention differed") {
+		t.Logf("%s: inconclusive: %s", what, m.Reason)
 		return
 	}
 	if m.Verdict != compare.Regressed {

@@ -206,6 +206,7 @@ func compareBlocks(old, cur Run, o Options) map[string]Metric {
 	if t := sum(old.Blocks); t.requests > 0 || sum(cur.Blocks).requests > 0 {
 		out[ErrorRate] = compareErrors(old.Blocks, cur.Blocks, o.Margins, few)
 	}
+	guardContention(out, old.Contention, cur.Contention)
 	if _, judged := out[LatencyP999]; !judged && old.P999 > 0 && cur.P999 > 0 {
 		out[LatencyP999] = Metric{Unit: "seconds", Old: old.P999, New: cur.P999, Difference: cur.P999/old.P999 - 1,
 			CI95: [2]float64{math.NaN(), math.NaN()}, Relative: true, Margin: o.Margins.Latency, Verdict: Unjudged,
@@ -277,4 +278,40 @@ func errorRate(bs []Block) (rate, se float64) {
 		over = k / (k - 1) * ss / (t.requests * t.requests)
 	}
 	return rate, math.Sqrt(math.Max(binom, over))
+}
+
+// ContentionShare is how much the runs' contention may differ, as a
+// share of the larger, before a difference in latency, CPU per request or
+// throughput is no longer the build's to claim; ContentionFloor is the
+// contention (seconds waited per CPU second) below which a machine counts
+// as quiet whatever the share.
+const (
+	ContentionShare = 0.25
+	ContentionFloor = 0.2
+)
+
+// guardContention turns a regressed or improved latency, CPU per request
+// or throughput into inconclusive when the machine's contention differed
+// between the runs: a target that waits longer for a core also spends
+// more CPU per request (caches and TLBs shared with the other load) and
+// answers later, and an interval from within each run cannot tell that
+// from the build. A same verdict stands.
+func guardContention(ms map[string]Metric, old, cur float64) {
+	if math.IsNaN(old) || math.IsNaN(cur) {
+		return
+	}
+	hi := math.Max(old, cur)
+	if hi < ContentionFloor || math.Abs(cur-old) <= ContentionShare*hi {
+		return
+	}
+	for _, bm := range blockMetrics {
+		m, ok := ms[bm.name]
+		if !ok || (m.Verdict != Regressed && m.Verdict != Improved) {
+			continue
+		}
+		m.Reason = fmt.Sprintf("%s, but the machine's contention differed between the runs (the target waited %.2f s for a core per CPU second in the old run, %.2f s in the new): the difference may be the machine's, not the build's; compare them interleaved (soakd ab), or on a quieter machine",
+			m.Verdict, old, cur)
+		m.Verdict = Inconclusive
+		ms[bm.name] = m
+	}
 }

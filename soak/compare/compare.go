@@ -111,6 +111,10 @@ type Run struct {
 	P999 float64
 	// Requests is the run's soak requests, for the text.
 	Requests float64
+	// Contention is the seconds the target's threads waited for a core
+	// per CPU second they ran, over the soak (schedstat); NaN when not
+	// read. See ContentionShare.
+	Contention float64
 }
 
 // Metric is one compared figure: the report's "metrics.<name>" object.

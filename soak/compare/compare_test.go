@@ -103,3 +103,32 @@ func TestMarginsValidate(t *testing.T) {
 		t.Errorf("Validate = %v; want an error naming margins.cpu", err)
 	}
 }
+
+// TestContentionGuard: a CPU regression between runs whose contention
+// differed reads inconclusive, saying why; on a quiet machine, or with
+// the same contention, it stands.
+func TestContentionGuard(t *testing.T) {
+	blocks := func(cpu float64) []compare.Block {
+		bs := make([]compare.Block, 10)
+		for i := range bs {
+			bs[i] = compare.Block{Seconds: 1, Requests: 1000, CPUSeconds: cpu * (1 + 0.01*float64(i%3))}
+		}
+		return bs
+	}
+	for _, c := range []struct {
+		old, cur float64
+		want     string
+	}{
+		{math.NaN(), math.NaN(), compare.Regressed},
+		{0.05, 0.15, compare.Regressed}, // quiet: below the floor
+		{2, 2.2, compare.Regressed},
+		{1, 2, compare.Inconclusive},
+	} {
+		res := compare.Compare(compare.Run{Blocks: blocks(0.1), Contention: c.old}, compare.Run{Blocks: blocks(0.13), Contention: c.cur},
+			compare.Options{Margins: compare.DefaultMargins(), Seed: 1})
+		m := res.Metrics[compare.CPUPerRequest]
+		if m.Verdict != c.want || (c.want == compare.Inconclusive && !strings.Contains(m.Reason, "contention")) {
+			t.Errorf("contention %v → %v: CPU %s (%s); want %s", c.old, c.cur, m.Verdict, m.Reason, c.want)
+		}
+	}
+}

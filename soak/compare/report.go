@@ -18,6 +18,7 @@ func FromReport(rep *model.Report) Run {
 	if len(rep.LatencyBlocks) > 0 {
 		WithLatency(r.Blocks, rep.LatencyBlocks)
 	}
+	r.Contention = Contention(rep.Records)
 	for name, res := range rep.Resources {
 		mr, _ := model.ResourceNamed(name)
 		r.Slopes[name] = Slope{Unit: res.Unit, PerRequest: res.PerRequest, CI95: res.CI95, Slow: mr.Slow}
@@ -109,4 +110,32 @@ func WithLatency(bs []Block, lat []model.LatencyBlock) {
 			bs[i].P50, bs[i].P99, bs[i].P999 = bs[i].P50/w[i], bs[i].P99/w[i], bs[i].P999/w[i]
 		}
 	}
+}
+
+// Contention is the seconds the target's threads waited for a core per
+// CPU second they ran over the soak, from the first and last soak records
+// with a run-queue reading of the same incarnation; NaN when there are
+// none or the target ran no CPU.
+func Contention(recs []model.Record) float64 {
+	first, last := -1, -1
+	for i := range recs {
+		if recs[i].Phase != verdict.Soak || !recs[i].RunqueueValid {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if recs[i].Incarnation == recs[first].Incarnation {
+			last = i
+		}
+	}
+	if first < 0 || last == first {
+		return math.NaN()
+	}
+	a, b := &recs[first], &recs[last]
+	cpu := b.CPUUser + b.CPUSystem - a.CPUUser - a.CPUSystem
+	if cpu <= 0 {
+		return math.NaN()
+	}
+	return (b.RunqueueWait - a.RunqueueWait) / cpu
 }

@@ -51,8 +51,14 @@ func TestBaselineRegression(t *testing.T) {
 		t.Fatalf("Reload: %v", err)
 	}
 	id2 := finishedRun(t, d, "web")
+	cmpURL := d.url + "/api/v1/runs/" + strconv.FormatInt(id2, 10) + "/comparison"
+	// The run is stored as finished first, then compared with its baseline.
+	waitFor(t, 30*time.Second, "run 2's comparison", func() bool {
+		code, _ := httpDo(t, "GET", cmpURL, "", nil)
+		return code == http.StatusOK
+	})
 	var cmp comparisonJSON
-	getJSON(t, d.url+"/api/v1/runs/"+strconv.FormatInt(id2, 10)+"/comparison", &cmp)
+	getJSON(t, cmpURL, &cmp)
 	rss := cmp.Metrics["rss_per_request"]
 	t.Logf("run %d against %d: %s; rss %+v", id2, id1, cmp.Verdict, rss)
 	if cmp.BaselineID != id1 || cmp.Verdict != compare.Regressed || rss.Verdict != compare.Regressed {
@@ -67,7 +73,8 @@ func TestBaselineRegression(t *testing.T) {
 	if base.RunID != id1 || !base.Pinned {
 		t.Errorf("baseline %+v; want run %d, pinned (a leaking run never replaces it)", base, id1)
 	}
-	checkPage(t, d.url+"/runs/"+strconv.FormatInt(id2, 10), "Against the baseline, run #"+strconv.FormatInt(id1, 10)+" (pinned)", "REGRESSED")
+	checkPage(t, d.url+"/runs/"+strconv.FormatInt(id2, 10), "Against the baseline, run #"+strconv.FormatInt(id1, 10)+" (pinned)", "REGRESSED",
+		`action="/api/v1/jobs/web/baseline"`, "Pin run #"+strconv.FormatInt(id2, 10))
 	checkPage(t, d.url+"/compare?a="+strconv.FormatInt(id1, 10)+"&b="+strconv.FormatInt(id2, 10), `id="judged-h"`, "rss_per_request")
 	var judged comparisonJSON
 	getJSON(t, d.url+"/api/v1/compare?a="+strconv.FormatInt(id1, 10)+"&b="+strconv.FormatInt(id2, 10), &judged)

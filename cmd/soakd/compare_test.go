@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,5 +112,38 @@ func TestCompareUsage(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"compare", "--help"}, &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), "4: inconclusive") {
 		t.Errorf("--help: exit %d, %q; want 0 and the exit codes", code, stdout.String())
+	}
+}
+
+// TestCompareDaemon: with --daemon, OLD and NEW are run ids, read from the
+// daemon's API (the report, then the samples as CSV) with the token.
+func TestCompareDaemon(t *testing.T) {
+	dirs := map[string]string{"1": grows, "2": flat}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			http.Error(w, "no token", http.StatusUnauthorized)
+			return
+		}
+		id, samples := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/api/v1/runs/"), "/samples")
+		dir, ok := dirs[id]
+		switch {
+		case !ok:
+			http.NotFound(w, r)
+		case samples && r.URL.Query().Get("format") == "csv":
+			http.ServeFile(w, r, filepath.Join(dir, "samples.csv"))
+		case !samples:
+			http.ServeFile(w, r, filepath.Join(dir, "report.json"))
+		default:
+			http.Error(w, "want format=csv", http.StatusBadRequest)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"compare", "--daemon", srv.URL, "--token", "s3cret", "2", "1"}, &stdout, &stderr); code != exitLeak {
+		t.Errorf("--daemon 2 1: exit %d; want %d (run 1 grows faster): %s", code, exitLeak, stderr.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"compare", "--daemon", srv.URL, "--token", "s3cret", "2", "9"}, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "404") {
+		t.Errorf("--daemon 2 9: exit %d, %q; want %d and the daemon's 404", code, stderr.String(), exitUsage)
 	}
 }

@@ -82,6 +82,7 @@ func (r *reporter) take(now time.Time) Interval {
 	if h.TotalCount() > 0 {
 		iv.P50 = usToSec(h.ValueAtQuantile(50))
 		iv.P99 = usToSec(h.ValueAtQuantile(99))
+		iv.P999 = usToSec(h.ValueAtQuantile(99.9))
 		iv.Mean = h.Mean() / 1e6
 	}
 	r.last, r.prevReq = now, req

@@ -85,6 +85,7 @@ type Interval struct {
 	Rate       float64 // Count / interval length, req/s
 	MovingRate float64 // moving average of Rate, req/s
 	P50, P99   float64 // latency of this interval's requests, seconds
+	P999       float64 // and its 99.9th percentile
 	Mean       float64 // mean latency of this interval's requests, seconds
 
 	// InFlight is the number of requests in flight at End, and Waiting

@@ -41,6 +41,10 @@ type Report struct {
 	// Where says what was looked at to find where the growth lives, and
 	// lists the snapshot files kept; nil when nothing was.
 	Where *Where `json:"where,omitempty"`
+	// LatencyBlocks are the load's latency over time, in blocks of its
+	// progress intervals (see LatencyBlock); nil when the report was made
+	// from stored samples.
+	LatencyBlocks []LatencyBlock `json:"latency_blocks,omitempty"`
 	// Records are the run's samples; they go to samples.csv, not the JSON.
 	Records []Record `json:"-"`
 }

@@ -54,6 +54,9 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 		r.remoteInfo(rep)
 	}
 	rep.Started, rep.Ended = r.start, r.o.Now()
+	r.mu.Lock()
+	rep.LatencyBlocks = r.latency.Blocks()
+	r.mu.Unlock()
 	rep.Sampling = r.pace.sampling(rep.Ended.Sub(rep.Started).Seconds())
 	rep.Phases.CooldownSeconds = 0
 	if n := len(recs); n > 0 && recs[n-1].Phase == verdict.Cooldown {

@@ -34,8 +34,9 @@ type runner struct {
 	wReq uint64
 	wDur time.Duration
 
-	mu   sync.Mutex // guards last
-	last load.Interval
+	mu      sync.Mutex // guards last and latency
+	last    load.Interval
+	latency model.LatencyBlocks
 
 	pace *pacer
 	tick *time.Ticker
@@ -170,6 +171,8 @@ func (r *runner) wireLoad() {
 	o.Load.OnInterval = func(iv load.Interval) {
 		r.mu.Lock()
 		r.last = iv
+		r.latency.Add(model.LatencyBlock{Start: iv.Start.Sub(r.start).Seconds(), Seconds: iv.End.Sub(iv.Start).Seconds(),
+			Requests: iv.Count, P50: iv.P50, P99: iv.P99, P999: iv.P999})
 		r.mu.Unlock()
 		if progress != nil {
 			progress(iv)

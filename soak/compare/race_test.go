@@ -1,0 +1,5 @@
+//go:build race
+
+package compare_test
+
+const raceBuild = true

@@ -1,0 +1,141 @@
+package compare
+
+import (
+	"math"
+
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// Blocks is how many time blocks a run's soak is cut into, at most: each
+// holds at least three samples.
+const Blocks = 20
+
+// FromReport reads a run's slopes from its report and its time blocks
+// from its records (none when the report came without its samples).
+func FromReport(rep *model.Report) Run {
+	r := Run{Slopes: map[string]Slope{}, Blocks: SoakBlocks(rep.Records, Blocks), Requests: float64(rep.Phases.SoakRequests)}
+	if len(rep.LatencyBlocks) > 0 {
+		WithLatency(r.Blocks, rep.LatencyBlocks)
+	}
+	r.Contention = Contention(rep.Records)
+	for name, res := range rep.Resources {
+		mr, _ := model.ResourceNamed(name)
+		r.Slopes[name] = Slope{Unit: res.Unit, PerRequest: res.PerRequest, CI95: res.CI95, Slow: mr.Slow}
+	}
+	if rep.Load != nil {
+		r.P999 = rep.Load.Latency.P999
+	}
+	return r
+}
+
+// SoakBlocks cuts the soak's records into at most n consecutive time
+// blocks of at least three samples each. A block's CPU time is NaN when
+// the target restarted within it or its CPU time was not read.
+func SoakBlocks(recs []model.Record, n int) []Block {
+	var soak []int // the soak's records, by index: a record is large
+	for i := range recs {
+		if recs[i].Phase == verdict.Soak {
+			soak = append(soak, i)
+		}
+	}
+	k := min(n, (len(soak)-1)/3)
+	if k < 1 {
+		return nil
+	}
+	out := make([]Block, 0, k)
+	for j := range k {
+		a, b := j*(len(soak)-1)/k, (j+1)*(len(soak)-1)/k
+		out = append(out, block(recs, soak[a], soak[a+1:b+1]))
+	}
+	return out
+}
+
+// block sums the records at the indices in after the record at before.
+func block(recs []model.Record, at int, in []int) Block {
+	before, last := &recs[at], &recs[in[len(in)-1]]
+	b := Block{Start: before.Elapsed, Seconds: last.Elapsed - before.Elapsed, CPUSeconds: math.NaN()}
+	if last.Requests >= before.Requests {
+		b.Requests = float64(last.Requests - before.Requests)
+	}
+	if last.Errors >= before.Errors {
+		b.Errors = float64(last.Errors - before.Errors)
+	}
+	cpu0, cpu1 := before.CPUUser+before.CPUSystem, last.CPUUser+last.CPUSystem
+	if last.Incarnation == before.Incarnation && cpu0 > 0 && cpu1 >= cpu0 {
+		b.CPUSeconds = cpu1 - cpu0
+	}
+	var n float64
+	for _, i := range in {
+		if r := &recs[i]; r.P99 > 0 && r.Rate > 0 {
+			b.P50 += r.P50
+			b.P99 += r.P99
+			n++
+		}
+	}
+	if n > 0 {
+		b.P50, b.P99 = b.P50/n, b.P99/n
+	}
+	return b
+}
+
+// WithLatency sets the blocks' latency from a run's latency blocks: each
+// goes to the block its middle falls in, weighted by its requests. A
+// block none falls in has no latency.
+func WithLatency(bs []Block, lat []model.LatencyBlock) {
+	w := make([]float64, len(bs))
+	for i := range bs {
+		bs[i].P50, bs[i].P99, bs[i].P999 = 0, 0, 0
+	}
+	j := 0
+	for _, l := range lat {
+		mid := l.Start + l.Seconds/2
+		for j < len(bs) && mid >= bs[j].Start+bs[j].Seconds {
+			j++
+		}
+		if j == len(bs) {
+			break
+		}
+		if mid < bs[j].Start || l.Requests == 0 || l.P99 <= 0 {
+			continue
+		}
+		n := float64(l.Requests)
+		bs[j].P50 += n * l.P50
+		bs[j].P99 += n * l.P99
+		bs[j].P999 += n * l.P999
+		w[j] += n
+	}
+	for i := range bs {
+		if w[i] > 0 {
+			bs[i].P50, bs[i].P99, bs[i].P999 = bs[i].P50/w[i], bs[i].P99/w[i], bs[i].P999/w[i]
+		}
+	}
+}
+
+// Contention is the seconds the target's threads waited for a core per
+// CPU second they ran over the soak, from the first and last soak records
+// with a run-queue reading of the same incarnation; NaN when there are
+// none or the target ran no CPU.
+func Contention(recs []model.Record) float64 {
+	first, last := -1, -1
+	for i := range recs {
+		if recs[i].Phase != verdict.Soak || !recs[i].RunqueueValid {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if recs[i].Incarnation == recs[first].Incarnation {
+			last = i
+		}
+	}
+	if first < 0 || last == first {
+		return math.NaN()
+	}
+	a, b := &recs[first], &recs[last]
+	cpu := b.CPUUser + b.CPUSystem - a.CPUUser - a.CPUSystem
+	if cpu <= 0 {
+		return math.NaN()
+	}
+	return (b.RunqueueWait - a.RunqueueWait) / cpu
+}

@@ -1,6 +1,8 @@
 package abrun
 
 import (
+	"math"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"strconv"
@@ -44,17 +46,19 @@ func tallyCase(c simCase, n int) (overall map[string]int, regressed map[string]i
 	return overall, regressed, pairs
 }
 
-// TestSimNoFalseAlarm: the same build twice, under a machine that drifts
-// for both, and a B exactly at every margin (16 B/request, +5 % CPU, +10 %
-// latency): the sequential test, looking every 2 pairs up to 20 times,
+// TestSimNoFalseAlarm: a B exactly at every margin (16 B/request, +5 %
+// CPU, +10 % latency) under a machine that drifts for both, and with
+// SOAKD_AB_SEEDS set the same build twice: the sequential test, looking
+// every 2 pairs up to 19 times,
 // reads regressed in at most 1 % of the runs, with a binomial slack of
 // one run at the default 50 seeds.
 func TestSimNoFalseAlarm(t *testing.T) {
 	n := simSeeds(t)
-	for _, c := range []simCase{
-		{"same", [3]float64{0, 1, 1}, [3]float64{0, 1, 1}},
-		{"at the margins", [3]float64{0, 1, 1}, [3]float64{16, 1.05, 1.10}},
-	} {
+	cases := []simCase{{"at the margins", [3]float64{0, 1, 1}, [3]float64{16, 1.05, 1.10}}}
+	if os.Getenv("SOAKD_AB_SEEDS") != "" { // the bench run: A = B too (no regression ever read at 50 seeds)
+		cases = append(cases, simCase{"same", [3]float64{0, 1, 1}, [3]float64{0, 1, 1}})
+	}
+	for _, c := range cases {
 		overall, reg, pairs := tallyCase(c, n)
 		rate := float64(overall[Regressed]) / float64(n)
 		t.Logf("%s: %v; regressed by metric %v; pairs median %d", c.name, overall, reg, pairs[n/2])
@@ -74,5 +78,61 @@ func TestSimFindsLeak(t *testing.T) {
 		overall, reg, pairs[n/2]*2*simBlock, pairs[n*9/10]*2*simBlock)
 	if rate < 0.95 {
 		t.Errorf("rss regressed in %.1f %% of %d runs; want >= 95 %%", 100*rate, n)
+	}
+}
+
+// separateRuns judges a leak of leak B/request in B by two separate runs
+// of total requests each half, as soakd compare judges two reports: the
+// difference of the two slopes with a fixed 95 % interval against the
+// margin. It returns the share of n seeds that read regressed.
+func separateRuns(leak float64, total, n int) float64 {
+	hits := 0
+	for seed := range uint64(n) {
+		r := rand.New(rand.NewPCG(seed, 0x5e9))
+		t := NewTally()
+		for who, l := range []float64{0, leak} {
+			w := &simWorld{r: r}
+			b := newSimBuild(r, l, 1, 1)
+			for q := 0; q < total/2; q += simBlock {
+				w.runBlock(t, Build(who), b, 0.1*float64(total/2))
+			}
+		}
+		e := slopeEstimate(defs[0], t, DefaultMargins.withDefaults())
+		if judge(e.d-1.96*e.se, e.d+1.96*e.se, e.margin) == Regressed {
+			hits++
+		}
+	}
+	return float64(hits) / float64(n)
+}
+
+// TestSimSeparateRuns compares the requests that decide a leak of 120
+// B/request in 95 % of runs: the A/B soak's (the 95th percentile of its
+// stops, counting a run that did not read regressed as never stopping)
+// against two separate runs of a fixed total length judged once, the
+// shortest length (in steps of 16 000) whose detection rate reaches
+// 95 %. The A/B's median must be below it: a sequential test saves on
+// the typical run and pays at the tail, where its boundary is wider.
+func TestSimSeparateRuns(t *testing.T) {
+	n := simSeeds(t)
+	var stops []int
+	for seed := range uint64(n) {
+		o := simulate(seed, [3]float64{0, 1, 1}, [3]float64{120, 1, 1}, 4, 2, 40)
+		s := math.MaxInt
+		if o.rss == Regressed {
+			s = o.pairs * 2 * simBlock
+		}
+		stops = append(stops, s)
+	}
+	sort.Ints(stops)
+	ab95, abMed := stops[(95*n+99)/100-1], stops[n/2]
+	sep95 := 0
+	for total := 32000; total <= 512000 && sep95 == 0; total += 16000 {
+		if separateRuns(120, total, n) >= 0.95 {
+			sep95 = total
+		}
+	}
+	t.Logf("requests to decide a 120 B/request leak in 95 %% of %d runs: A/B %d (median %d); two separate runs %d", n, ab95, abMed, sep95)
+	if sep95 == 0 || abMed >= sep95 {
+		t.Errorf("the A/B's median is %d requests, the separate runs need %d; want the A/B below", abMed, sep95)
 	}
 }

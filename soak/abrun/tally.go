@@ -66,6 +66,9 @@ type Tally struct {
 	// names of Resources).
 	Points [2]map[string][]verdict.Point
 	Blocks []Block
+	// Warmup is the number of first pairs left out of the paired
+	// metrics: a build's first requests warm its caches and heap.
+	Warmup int
 }
 
 // NewTally is an empty tally.
@@ -78,10 +81,11 @@ func (t *Tally) Add(b Build, resource string, p verdict.Point) {
 	t.Points[b][resource] = append(t.Points[b][resource], p)
 }
 
-// Pairs returns the complete pairs so far, each as its A and B block.
+// Pairs returns the complete pairs after the warm-up, each as its A and
+// B block.
 func (t *Tally) Pairs() [][2]Block {
 	var ps [][2]Block
-	for i := 0; i+1 < len(t.Blocks); i += 2 {
+	for i := 2 * t.Warmup; i+1 < len(t.Blocks); i += 2 {
 		x, y := t.Blocks[i], t.Blocks[i+1]
 		if x.Build == B {
 			x, y = y, x

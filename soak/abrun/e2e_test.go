@@ -94,7 +94,7 @@ func TestABFindsLeak(t *testing.T) {
 // bench/ab-e2e.sh runs (see bench/README.md).
 func TestABCleanTwice(t *testing.T) {
 	o := e2eOptions()
-	o.Requests = 80000
+	o.Requests = 40000
 	res := abRun(t, "", "", o)
 	for _, m := range res.Metrics {
 		if m.Verdict == Regressed {

@@ -16,6 +16,7 @@ SOAKD=${SOAKD:?build soakd and set SOAKD}
 REPS=${REPS:-5}
 SEPARATE=${SEPARATE:-"8000 16000 24000 32000 48000"}
 C=${C:-4}
+cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/target" github.com/soakd/soakd/testdata/target

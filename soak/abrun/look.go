@@ -139,11 +139,31 @@ func Overall(ms []Metric) string {
 	return worst
 }
 
-// Decided tells whether the comparison can stop: a metric regressed (the
-// worst verdict is then final), or every metric is same or improved.
+// Decided tells whether the comparison can stop: its overall verdict is
+// final (a metric regressed, or every metric is same or improved), and
+// every resource slope is decided too. A leak is what a soak is for: a
+// leaky build that also costs more CPU per request, decided first, would
+// otherwise stop the run before its leak is shown.
 func Decided(ms []Metric) bool {
-	o := Overall(ms)
-	return o == Regressed || o == Same || o == Improved
+	if Overall(ms) == Inconclusive {
+		return false
+	}
+	for _, m := range ms {
+		if m.Verdict == Inconclusive && kindOf(m.Name) == slope {
+			return false
+		}
+	}
+	return true
+}
+
+// kindOf is the kind of the metric named name.
+func kindOf(name string) kind {
+	for _, d := range defs {
+		if d.name == name {
+			return d.kind
+		}
+	}
+	return diff
 }
 
 // tauOf is the mixing spread of each kind of metric, in margins: the

@@ -38,6 +38,9 @@ const (
 	AlertRequestsFailing = "SoakdRequestsFailing"
 	// AlertRunFailed fires when a scheduled run failed to start.
 	AlertRunFailed = "SoakdRunFailed"
+	// AlertRegression fires when a run is worse than its job's baseline
+	// run (soakd compare's verdict "regressed").
+	AlertRegression = "SoakdRegression"
 	// AlertTest is the alertname of TestAlert.
 	AlertTest = "SoakdTest"
 )
@@ -63,6 +66,9 @@ const (
 	ResourceRun    = "run"
 	// ResourceRequests labels an alert about the load's requests.
 	ResourceRequests = "requests"
+	// ResourceBaseline labels an alert about a run against its job's
+	// baseline.
+	ResourceBaseline = "baseline"
 )
 
 // Annotation keys.
@@ -198,6 +204,12 @@ func TargetDownAlert(job, runID, reason string) Alert {
 // runID are failing; reason says how many failed, why and when.
 func RequestsFailingAlert(job, runID, reason string) Alert {
 	return simpleAlert(AlertRequestsFailing, job, ResourceRequests, SeverityWarning, runID, reason)
+}
+
+// RegressionAlert returns a warning alert: a run is worse than its job's
+// baseline; reason says in which metrics.
+func RegressionAlert(job, runID, reason string) Alert {
+	return simpleAlert(AlertRegression, job, ResourceBaseline, SeverityWarning, runID, reason)
 }
 
 // RunFailedAlert returns a warning alert: a scheduled run failed to start;

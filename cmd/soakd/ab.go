@@ -13,11 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/soakd/soakd/soak/abrun"
+	"github.com/soakd/soakd/soak/compare"
 )
-
-// Exit codes of `soakd ab` beyond the shared ones: 1 (exitLeak) is
-// regressed, 3 (exitTargetDied) a build died.
-const exitInconclusive = 4
 
 // abUsage heads `soakd ab --help`.
 const abUsage = `Usage: soakd ab --a 'CMD_A' --b 'CMD_B' [flags] [URL_PATH...]
@@ -40,8 +37,10 @@ Exit code: 0 same or improved, 1 regressed, 4 inconclusive (undecided at
 
 Flags:`
 
-// abFlags are the output flags of `soakd ab`.
+// abFlags are the flags of `soakd ab` that are not abrun.Options: the
+// margins (as soakd compare's, by the same names) and the output.
 type abFlags struct {
+	cmp      compareFlags // the margins and --markdown/--junit, as soakd compare reads them
 	json     bool
 	quiet    bool
 	logLevel string
@@ -71,13 +70,9 @@ func newABFlagSet(o *abrun.Options, f *abFlags, stderr io.Writer) *pflag.FlagSet
 	fs.IntVar(&o.MinPairs, "min-pairs", 4, "pairs before the first look")
 	fs.IntVar(&o.LookEvery, "look-every", 1, "pairs between looks (the test holds at every look)")
 	fs.Float64Var(&o.Alpha, "alpha", abrun.DefaultAlpha, "two-sided error of each metric's confidence sequence, over all looks")
-	m := &o.Margins
-	fs.Float64Var(&m.LeakBytes, "margin-leak-bytes", abrun.DefaultMargins.LeakBytes, "a slope of B up to this many bytes/request over A's is the same")
-	fs.Float64Var(&m.LeakShare, "margin-leak-share", abrun.DefaultMargins.LeakShare, "... or up to this share of A's slope, whichever is larger")
-	fs.Float64Var(&m.CPU, "margin-cpu", abrun.DefaultMargins.CPU, "CPU per request up to this share over A's is the same")
-	fs.Float64Var(&m.Latency, "margin-latency", abrun.DefaultMargins.Latency, "p50, p99 and p99.9 latency up to this share over A's are the same")
-	fs.Float64Var(&m.Throughput, "margin-throughput", abrun.DefaultMargins.Throughput, "throughput down to this share under A's is the same")
-	fs.Float64Var(&m.ErrorPoints, "margin-errors", abrun.DefaultMargins.ErrorPoints, "an error rate up to this many percentage points over A's is the same")
+	declareMargins(fs, &f.cmp)
+	fs.StringVar(&f.cmp.markdown, "markdown", "", "also write the comparison as a Markdown table to this file (for a CI job's summary)")
+	fs.StringVar(&f.cmp.junit, "junit", "", "also write the comparison as JUnit XML to this file: one test case per metric, failed when regressed")
 	l := &o.Load
 	fs.IntVarP(&l.Concurrency, "concurrency", "c", 4, "closed-loop workers, each with its own connection")
 	fs.BoolVar(&l.KeepAlive, "keepalive", true, "reuse connections")
@@ -119,6 +114,11 @@ func parseAB(args []string, stderr io.Writer) (abrun.Options, abFlags, error) {
 	if !(o.Alpha > 0 && o.Alpha < 1) {
 		return o, f, fmt.Errorf("--alpha: must be between 0 and 1, got %v", o.Alpha)
 	}
+	m, err := f.cmp.margins()
+	if err != nil {
+		return o, f, err
+	}
+	o.Margins = m
 	o.Paths = fs.Args()
 	for _, p := range o.Paths {
 		if !strings.HasPrefix(p, "/") {
@@ -154,62 +154,69 @@ func cmdAB(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "soakd ab:", err)
 		return exitUsage
 	}
-	if f.json {
-		err = writeABJSON(stdout, res)
-	} else {
-		err = writeABText(stdout, res)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "soakd ab: writing the result:", err)
+	if err := writeAB(stdout, res, f); err != nil {
+		fmt.Fprintln(stderr, "soakd ab:", err)
 		return exitUsage
 	}
-	fmt.Fprintf(stderr, "soakd ab: %s after %d requests (%d pairs of %d-request blocks, stopped by %s)\n",
-		res.Verdict, res.Requests, res.Pairs, res.BlockRequests, res.StoppedBy)
+	fmt.Fprintf(stderr, "%s; after %d requests (%d pairs of %d-request blocks, stopped by %s)\n",
+		strings.Replace(res.Line(), "soakd compare", "soakd ab", 1), res.Requests, res.Pairs, res.BlockRequests, res.StoppedBy)
 	return abExit(res)
 }
 
-// abExit is the exit code of an A/B result.
+// abExit is the exit code of an A/B result: soakd compare's, or 3 when a
+// build died.
 func abExit(res *abrun.Result) int {
-	switch {
-	case res.StoppedBy == "a_died" || res.StoppedBy == "b_died":
+	if res.StoppedBy == "a_died" || res.StoppedBy == "b_died" {
 		return exitTargetDied
-	case res.Verdict == abrun.Regressed:
-		return exitLeak
-	case res.Verdict == abrun.Inconclusive:
-		return exitInconclusive
 	}
-	return exitOK
+	return compareExit(res.Verdict)
 }
 
-// writeABJSON writes the result with its metrics keyed by name.
-func writeABJSON(w io.Writer, res *abrun.Result) error {
-	ms := map[string]abrun.Metric{}
-	for _, m := range res.Metrics {
-		ms[m.Name] = m
+// writeAB prints the result (text or JSON) and writes the files asked for.
+func writeAB(w io.Writer, res *abrun.Result, f abFlags) error {
+	var err error
+	if f.json {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(res)
+	} else {
+		err = writeABText(w, res)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
-		*abrun.Result
-		Metrics map[string]abrun.Metric `json:"metrics"`
-	}{res, ms})
-}
-
-// writeABText writes the result as a table.
-func writeABText(w io.Writer, res *abrun.Result) error {
-	fmt.Fprintf(w, "A/B: %s (%d requests: A %d, B %d; %d pairs of %d-request blocks; %d looks; stopped by %s)\n\n",
-		res.Verdict, res.Requests, res.RequestsA, res.RequestsB, res.Pairs, res.BlockRequests, res.Looks, res.StoppedBy)
-	fmt.Fprintf(w, "%-16s %-13s %12s %12s %12s  %-26s %s\n", "metric", "verdict", "A", "B", "difference", "95% over all looks", "margin")
-	for _, m := range res.Metrics {
-		pct := func(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
-		num := func(v float64) string { return fmt.Sprintf("%+.3g", v) }
-		f := num
-		if m.Relative {
-			f = pct
+	if err != nil {
+		return fmt.Errorf("writing the result: %w", err)
+	}
+	for _, out := range []struct {
+		flag, path string
+		write      func(io.Writer) error
+	}{{"--markdown", f.cmp.markdown, res.WriteMarkdown}, {"--junit", f.cmp.junit, res.WriteJUnit}} {
+		if out.path == "" {
+			continue
 		}
-		fmt.Fprintf(w, "%-16s %-13s %12.4g %12.4g %12s  %-26s %s\n", m.Name, m.Verdict, m.A, m.B, f(m.Difference),
-			"["+f(m.CI95[0])+", "+f(m.CI95[1])+"]", f(m.Margin))
+		if err := createWith(out.path, out.write); err != nil {
+			return fmt.Errorf("%s %s: %w", out.flag, out.path, err)
+		}
 	}
-	_, err := fmt.Fprintf(w, "\n%s; alpha %.3g\n", res.Method, res.Alpha)
-	return err
+	return nil
+}
+
+// writeABText writes what the run took, then the comparison's table.
+func writeABText(w io.Writer, res *abrun.Result) error {
+	fmt.Fprintf(w, "A/B: %d requests (A %d, B %d) in %d pairs of %d-request blocks, %d looks, %.0f s; stopped by %s\n",
+		res.Requests, res.RequestsA, res.RequestsB, res.Pairs, res.BlockRequests, res.Looks, res.Seconds, res.StoppedBy)
+	fmt.Fprintf(w, "Intervals: %s, alpha %.3g, over every look.\n", res.Method, res.Alpha)
+	return res.WriteText(w)
+}
+
+// declareMargins declares soakd compare's margin flags, by the same names
+// and defaults, into f (soakd compare declares its own; one function for
+// both is a refactor for the lead's merge).
+func declareMargins(fs *pflag.FlagSet, f *compareFlags) {
+	d := compare.DefaultMargins()
+	fs.Float64Var(&f.m.LeakBytes, "leak-margin", d.LeakBytes, "memory growth per request that matters, bytes (or --leak-margin-share of A's slope, if larger)")
+	fs.Float64Var(&f.m.LeakCount, "leak-margin-count", d.LeakCount, "fds per request that matter")
+	fs.Float64Var(&f.sharePct, "leak-margin-share", 100*d.LeakShare, "the share of A's slope that matters, %")
+	fs.Float64Var(&f.latencyPct, "latency-margin", 100*d.Latency, "latency (p50, p99, p99.9) change that matters, % of A's")
+	fs.Float64Var(&f.cpuPct, "cpu-margin", 100*d.CPU, "CPU per request change that matters, % of A's")
+	fs.Float64Var(&f.m.ErrorPoints, "error-margin", d.ErrorPoints, "error rate change that matters, percentage points")
+	fs.Float64Var(&f.tputPct, "throughput-margin", 100*d.Throughput, "throughput drop that matters, % of A's")
 }

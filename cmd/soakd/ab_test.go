@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/soakd/soakd/soak/abrun"
+	"github.com/soakd/soakd/soak/compare"
 )
 
 func TestABUsageErrors(t *testing.T) {
@@ -21,6 +22,7 @@ func TestABUsageErrors(t *testing.T) {
 		{[]string{"--a", "x {port}", "--b", "y {port}", "--alpha", "1"}, "--alpha: must be between 0 and 1"},
 		{[]string{"--a", "x {port}", "--b", "y {port}", "api"}, `URL path "api": must start with /`},
 		{[]string{"--a", "x", "--b", "y {port}"}, "a: the command must hold {port}"},
+		{[]string{"--a", "x {port}", "--b", "y {port}", "--cpu-margin", "-1"}, "--cpu-margin: must be a number >= 0"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(append([]string{"ab"}, c.args...), &out, &errb); code != exitUsage {
@@ -37,11 +39,11 @@ func TestABExit(t *testing.T) {
 		res  abrun.Result
 		want int
 	}{
-		{abrun.Result{Verdict: abrun.Same}, exitOK},
-		{abrun.Result{Verdict: abrun.Improved}, exitOK},
-		{abrun.Result{Verdict: abrun.Regressed}, 1},
-		{abrun.Result{Verdict: abrun.Inconclusive}, 4},
-		{abrun.Result{Verdict: abrun.Regressed, StoppedBy: "b_died"}, exitTargetDied},
+		{abrun.Result{Result: compare.Result{Verdict: compare.Same}}, exitOK},
+		{abrun.Result{Result: compare.Result{Verdict: compare.Improved}}, exitOK},
+		{abrun.Result{Result: compare.Result{Verdict: compare.Regressed}}, 1},
+		{abrun.Result{Result: compare.Result{Verdict: compare.Inconclusive}}, 4},
+		{abrun.Result{Result: compare.Result{Verdict: compare.Regressed}, StoppedBy: "b_died"}, exitTargetDied},
 	} {
 		if got := abExit(&c.res); got != c.want {
 			t.Errorf("abExit(%s, %s) = %d; want %d", c.res.Verdict, c.res.StoppedBy, got, c.want)

@@ -44,6 +44,7 @@ func commands() map[string]command {
 		"serve":        {run: cmdServe, help: "run the daemon: scheduled soaks, API, web page, /metrics, alerts"},
 		"check-config": {run: cmdCheckConfig, help: "check a daemon config file and exit"},
 		"export":       {run: cmdExport, help: "write a stored run's samples (CSV) or report (JSON)"},
+		"compare":      {run: cmdCompare, help: "judge whether a new run is worse than an old one (exit 1: regressed)"},
 		"alert":        {run: cmdAlert, help: "'alert test --config FILE' sends a test alert through every sink"},
 		"version":      {run: cmdVersion, help: "print the version"},
 	}
@@ -87,7 +88,7 @@ func wantsHelp(args []string) bool {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: soakd COMMAND [flags]\n\nCommands:")
-	for _, name := range []string{"run", "analyze", "ab", "demo", "serve", "check-config", "export", "alert", "version"} {
+	for _, name := range []string{"run", "analyze", "compare", "ab", "demo", "serve", "check-config", "export", "alert", "version"} {
 		fmt.Fprintf(w, "  %-12s %s\n", name, commands()[name].help)
 	}
 	fmt.Fprintln(w, "\nRun 'soakd COMMAND --help' for a command's flags.")

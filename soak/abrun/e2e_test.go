@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/soak/compare"
 	"github.com/soakd/soakd/soak/load"
 
 	"go.uber.org/zap/zaptest"
@@ -58,8 +59,9 @@ func abRun(t *testing.T, a, b string, o Options) *Result {
 	}
 	t.Logf("%s after %d pairs, %d requests (A %d, B %d), %.1fs, %d looks, stopped by %s",
 		res.Verdict, res.Pairs, res.Requests, res.RequestsA, res.RequestsB, res.Seconds, res.Looks, res.StoppedBy)
-	for _, m := range res.Metrics {
-		t.Logf("  %-16s %s  A %.4g  B %.4g  diff %.4g  ci [%.4g, %.4g]  margin %.4g  at %d", m.Name, m.Verdict, m.A, m.B, m.Difference, m.CI95[0], m.CI95[1], m.Margin, m.DecidedAt)
+	for _, name := range res.Names() {
+		m, c := res.Metrics[name], res.Metrics[name].Cells()
+		t.Logf("  %-16s %-12s old %s new %s diff %s [%s] margin %s, at %d pairs", name, m.Verdict, c.Old, c.New, c.Difference, c.CI95, c.Margin, res.DecidedAt[name])
 	}
 	return res
 }
@@ -75,10 +77,10 @@ func e2eOptions() Options {
 // reads regressed on rss, and the run stops as soon as it is decided.
 func TestABFindsLeak(t *testing.T) {
 	res := abRun(t, "", "--leak-bytes 120", e2eOptions())
-	if rss := res.Metrics[0]; rss.Name != "rss_per_request" || rss.Verdict != Regressed {
-		t.Errorf("%s: %s; want rss_per_request regressed", rss.Name, rss.Verdict)
+	if rss := res.Metrics["rss_per_request"]; rss.Verdict != compare.Regressed {
+		t.Errorf("rss_per_request: %s; want regressed", rss.Verdict)
 	}
-	if res.Verdict != Regressed || !res.Decided || res.StoppedBy != "decided" {
+	if res.Verdict != compare.Regressed || !res.Decided || res.StoppedBy != "decided" {
 		t.Errorf("verdict %s, decided %v, stopped by %s; want regressed, decided", res.Verdict, res.Decided, res.StoppedBy)
 	}
 	if res.RequestsA != res.RequestsB || res.Blocks != 2*(res.Pairs+1) {
@@ -96,15 +98,15 @@ func TestABCleanTwice(t *testing.T) {
 	o := e2eOptions()
 	o.Requests = 40000
 	res := abRun(t, "", "", o)
-	for _, m := range res.Metrics {
-		if m.Verdict == Regressed {
-			t.Errorf("%s: regressed, %+.3g in [%.3g, %.3g]; want no regression", m.Name, m.Difference, m.CI95[0], m.CI95[1])
+	for name, m := range res.Metrics {
+		if m.Verdict == compare.Regressed {
+			t.Errorf("%s: regressed, %+.3g in [%.3g, %.3g]; want no regression", name, m.Difference, m.CI95[0], m.CI95[1])
 		}
 	}
-	if rss := res.Metrics[0]; rss.CI95[0] > 0 || rss.CI95[1] < 0 {
+	if rss := res.Metrics["rss_per_request"]; rss.CI95[0] > 0 || rss.CI95[1] < 0 {
 		t.Errorf("rss_per_request: %+.3g in [%.3g, %.3g]; want an interval that holds 0", rss.Difference, rss.CI95[0], rss.CI95[1])
 	}
-	if res.Verdict == Regressed || res.StoppedBy == "a_died" || res.StoppedBy == "b_died" {
+	if res.Verdict == compare.Regressed || res.StoppedBy == "a_died" || res.StoppedBy == "b_died" {
 		t.Errorf("verdict %s, stopped by %s; want same or inconclusive", res.Verdict, res.StoppedBy)
 	}
 }

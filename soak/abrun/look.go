@@ -1,142 +1,102 @@
 package abrun
 
 import (
+	"fmt"
 	"math"
-)
 
-// Verdicts of a metric, and of the comparison: the worst of its metrics.
-const (
-	Regressed    = "regressed"
-	Same         = "same"
-	Improved     = "improved"
-	Inconclusive = "inconclusive"
+	"github.com/soakd/soakd/soak/compare"
 )
-
-// Metric is one metric's comparison at a look.
-type Metric struct {
-	Name string `json:"-"`
-	Unit string `json:"unit"`
-	// A and B are the builds' values: slopes per request, or the mean
-	// over A's and B's blocks.
-	A float64 `json:"old"`
-	B float64 `json:"new"`
-	// Difference is B − A for slopes and the error rate, and B's value
-	// relative to A's (0.12 = 12 % worse) for the others (Relative); CI95
-	// is its running confidence sequence at 95 % over every look, and
-	// Margin the difference within which B is the same.
-	Difference float64    `json:"difference"`
-	CI95       [2]float64 `json:"ci95"`
-	Margin     float64    `json:"margin"`
-	Relative   bool       `json:"relative,omitempty"`
-	Verdict    string     `json:"verdict"`
-	// DecidedAt is the pair count at the look that decided it; 0 while
-	// undecided.
-	DecidedAt int `json:"decided_at_pairs,omitempty"`
-}
 
 // Judge is the sequential test over the looks of one run: every metric's
-// confidence sequence, intersected over the looks, and its verdict, kept
-// once decided.
+// confidence sequence, intersected over the looks, judged as soakd
+// compare judges an interval (compare.Judge), and its verdict, kept once
+// decided.
 type Judge struct {
-	margins Margins
+	margins compare.Margins
 	alpha   float64
-	bounds  map[string][2]float64 // running intersection, on the test's scale
-	metrics map[string]Metric     // the decided metrics, as decided
+	bounds  map[string][2]float64     // running intersection, on the test's scale
+	decided map[string]compare.Metric // the decided metrics, as decided
+	at      map[string]int            // the pairs at the look that decided each
 }
 
-// NewJudge is a sequential judge with margins (zero fields take
-// DefaultMargins) whose false-alarm rate, over all looks, is at most
-// alpha per metric and direction: a regression is claimed with
-// probability at most alpha/2 when the truth is at the margin.
-func NewJudge(m Margins, alpha float64) *Judge {
+// NewJudge is a sequential judge with margins whose false-alarm rate,
+// over all looks, is at most alpha/2 per metric: the chance that a
+// metric whose truth is at its margin reads regressed at any look.
+func NewJudge(m compare.Margins, alpha float64) *Judge {
 	if !(alpha > 0 && alpha < 1) {
 		alpha = DefaultAlpha
 	}
-	return &Judge{margins: m.withDefaults(), alpha: alpha,
-		bounds: map[string][2]float64{}, metrics: map[string]Metric{}}
+	return &Judge{margins: m, alpha: alpha, bounds: map[string][2]float64{},
+		decided: map[string]compare.Metric{}, at: map[string]int{}}
 }
 
 // DefaultAlpha is the two-sided error of each metric's confidence
 // sequence: 1 % on each side.
 const DefaultAlpha = 0.02
 
-// Look judges every metric on the tally so far and returns them in report
-// order. A decided metric keeps its verdict.
-func (j *Judge) Look(t *Tally, pairs int) []Metric {
-	out := make([]Metric, 0, len(defs))
+// Look judges every metric on the tally so far. A decided metric keeps
+// its verdict.
+func (j *Judge) Look(t *Tally, pairs int) compare.Result {
+	res := compare.Result{Metrics: map[string]compare.Metric{}}
 	for _, def := range defs {
-		if m, ok := j.metrics[def.name]; ok {
-			out = append(out, m)
+		if m, ok := j.decided[def.name]; ok {
+			res.Metrics[def.name] = m
 			continue
 		}
-		m := j.look(def, estimateOf(def, t, j.margins), pairs)
-		if m.Verdict != Inconclusive {
-			j.metrics[def.name] = m
+		m := j.look(def, estimateOf(def, t, j.margins))
+		if m.Verdict != compare.Inconclusive {
+			j.decided[def.name], j.at[def.name] = m, pairs
 		}
-		out = append(out, m)
+		res.Metrics[def.name] = m
+	}
+	res.Verdict = compare.Overall(res.Metrics)
+	return res
+}
+
+// DecidedAt is the pairs at the look that decided each decided metric.
+func (j *Judge) DecidedAt() map[string]int {
+	out := make(map[string]int, len(j.at))
+	for k, v := range j.at {
+		out[k] = v
 	}
 	return out
 }
 
 // look narrows def's running interval by this look's and judges it.
-func (j *Judge) look(def metricDef, e estimate, pairs int) Metric {
+func (j *Judge) look(def metricDef, e estimate) compare.Metric {
 	hw := HalfWidth(e.se, tauOf[def.kind]*e.margin, j.alpha, e.nu)
 	lo, hi := e.d-hw, e.d+hw
 	if b, ok := j.bounds[def.name]; ok {
 		lo, hi = math.Max(lo, b[0]), math.Min(hi, b[1])
 	}
 	if lo > hi { // the looks disagree: the noise is not what the test assumes
-		lo, hi = math.Min(lo, hi), math.Max(lo, hi)
+		lo, hi = hi, lo
 	}
 	if !math.IsInf(hw, 1) {
 		j.bounds[def.name] = [2]float64{lo, hi}
 	}
-	m := Metric{Name: def.name, Unit: def.unit, A: e.a, B: e.b, Difference: e.d,
-		CI95: [2]float64{lo, hi}, Margin: e.margin, Verdict: judge(lo, hi, e.margin)}
-	if m.Verdict != Inconclusive {
-		m.DecidedAt = pairs
-	}
-	if def.kind == logRatio {
-		m.Relative = true
-		m.Difference, m.Margin = math.Expm1(e.d), math.Expm1(e.margin)
+	m := compare.Metric{Unit: def.unit, Old: e.a, New: e.b, Difference: e.d, CI95: [2]float64{lo, hi},
+		Margin: e.margin0, Verdict: compare.Judge([2]float64{lo, hi}, e.margin), HigherIsBetter: def.better}
+	switch {
+	case def.kind == logRatio && def.better: // ln A/B back to B/A − 1
+		m.Relative, m.Difference = true, math.Expm1(-e.d)
+		m.CI95 = [2]float64{math.Expm1(-hi), math.Expm1(-lo)}
+	case def.kind == logRatio:
+		m.Relative, m.Difference = true, math.Expm1(e.d)
 		m.CI95 = [2]float64{math.Expm1(lo), math.Expm1(hi)}
 	}
-	if def.better { // back to the metric's own direction: B over A
-		m.Difference, m.CI95 = 1/(1+m.Difference)-1, [2]float64{1/(1+m.CI95[1]) - 1, 1/(1+m.CI95[0]) - 1}
-		m.Margin = 1/(1+m.Margin) - 1
-	}
+	m.Reason = reason(m)
 	return m
 }
 
-// judge reads an interval of a difference oriented worse-is-positive
-// against its margin: regressed when it lies wholly above the margin,
-// improved when wholly below minus the margin, same when wholly inside
-// it (an equivalence test), else inconclusive.
-func judge(lo, hi, margin float64) string {
-	switch {
-	case math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi):
-		return Inconclusive
-	case lo > margin:
-		return Regressed
-	case hi < -margin:
-		return Improved
-	case lo > -margin && hi < margin:
-		return Same
+// reason says what decided the metric, or what would.
+func reason(m compare.Metric) string {
+	if m.Verdict == compare.Inconclusive {
+		return "the interval over every look is still wider than the margin allows: the run stopped before it narrowed (raise -n/-d)"
 	}
-	return Inconclusive
-}
-
-// Overall is the worst verdict of ms: regressed, then inconclusive, then
-// same, then improved (when every metric improved).
-func Overall(ms []Metric) string {
-	worst := Improved
-	rank := map[string]int{Improved: 0, Same: 1, Inconclusive: 2, Regressed: 3}
-	for _, m := range ms {
-		if rank[m.Verdict] > rank[worst] {
-			worst = m.Verdict
-		}
-	}
-	return worst
+	side := map[string]string{compare.Regressed: "above the margin", compare.Same: "inside ±margin",
+		compare.Improved: "better than zero and reaching past −margin"}[m.Verdict]
+	return fmt.Sprintf("the interval over every look lies %s", side)
 }
 
 // Decided tells whether the comparison can stop: its overall verdict is
@@ -144,26 +104,16 @@ func Overall(ms []Metric) string {
 // every resource slope is decided too. A leak is what a soak is for: a
 // leaky build that also costs more CPU per request, decided first, would
 // otherwise stop the run before its leak is shown.
-func Decided(ms []Metric) bool {
-	if Overall(ms) == Inconclusive {
+func Decided(res compare.Result) bool {
+	if res.Verdict == compare.Inconclusive || res.Verdict == "" {
 		return false
 	}
-	for _, m := range ms {
-		if m.Verdict == Inconclusive && kindOf(m.Name) == slope {
+	for _, d := range defs {
+		if m, ok := res.Metrics[d.name]; d.kind == slope && (!ok || m.Verdict == compare.Inconclusive) {
 			return false
 		}
 	}
 	return true
-}
-
-// kindOf is the kind of the metric named name.
-func kindOf(name string) kind {
-	for _, d := range defs {
-		if d.name == name {
-			return d.kind
-		}
-	}
-	return diff
 }
 
 // tauOf is the mixing spread of each kind of metric, in margins: the

@@ -1,59 +1,75 @@
 package abrun
 
-import "testing"
+import (
+	"math"
+	"testing"
 
-func TestJudgeAndDecided(t *testing.T) {
-	for _, c := range []struct {
-		lo, hi, margin float64
-		want           string
-	}{
-		{20, 30, 16, Regressed},
-		{-30, -20, 16, Improved},
-		{-10, 10, 16, Same},
-		{10, 20, 16, Inconclusive},
-		{-20, 10, 16, Inconclusive},
-	} {
-		if got := judge(c.lo, c.hi, c.margin); got != c.want {
-			t.Errorf("judge(%v, %v, %v) = %s; want %s", c.lo, c.hi, c.margin, got, c.want)
-		}
+	"github.com/soakd/soakd/soak/compare"
+)
+
+func TestDecided(t *testing.T) {
+	res := func(v ...string) compare.Result {
+		r := compare.Result{Metrics: map[string]compare.Metric{
+			"rss_per_request": {Verdict: v[0]}, "fds_per_request": {Verdict: compare.Same}, "cpu_per_request": {Verdict: v[1]}}}
+		r.Verdict = compare.Overall(r.Metrics)
+		return r
 	}
-	m := func(name, v string) Metric { return Metric{Name: name, Verdict: v} }
 	for _, c := range []struct {
-		ms   []Metric
-		want bool
+		rss, cpu string
+		want     bool
 	}{
-		{[]Metric{m("rss_per_request", Same), m("cpu_per_request", Same)}, true},
-		{[]Metric{m("rss_per_request", Regressed), m("cpu_per_request", Inconclusive)}, true},
-		{[]Metric{m("rss_per_request", Inconclusive), m("cpu_per_request", Regressed)}, false},
-		{[]Metric{m("rss_per_request", Same), m("cpu_per_request", Regressed)}, true},
-		{[]Metric{m("rss_per_request", Same), m("cpu_per_request", Inconclusive)}, false},
+		{compare.Same, compare.Same, true},
+		{compare.Regressed, compare.Inconclusive, true},
+		{compare.Inconclusive, compare.Regressed, false},
+		{compare.Same, compare.Regressed, true},
+		{compare.Same, compare.Inconclusive, false},
 	} {
-		if got := Decided(c.ms); got != c.want {
-			t.Errorf("Decided(%v) = %v; want %v", c.ms, got, c.want)
+		if got := Decided(res(c.rss, c.cpu)); got != c.want {
+			t.Errorf("Decided(rss %s, cpu %s) = %v; want %v", c.rss, c.cpu, got, c.want)
 		}
 	}
 }
 
 // TestJudgeKeepsDecisions: a decided metric keeps its verdict at later
-// looks, and the interval only narrows.
+// looks, the interval only narrows, and a relative metric is reported as
+// a share with its margin.
 func TestJudgeKeepsDecisions(t *testing.T) {
-	j := NewJudge(Margins{}, DefaultAlpha)
+	j := NewJudge(compare.DefaultMargins(), DefaultAlpha)
 	def := defs[2] // cpu_per_request
-	first := j.look(def, estimate{d: 0.3, se: 0.01, margin: 0.05}, 4)
-	if first.Verdict != Regressed {
-		t.Fatalf("first look: %s; want regressed", first.Verdict)
+	first := j.look(def, estimate{d: 0.3, se: 0.01, margin: testMargin(def, 0.05), margin0: 0.05})
+	if first.Verdict != compare.Regressed || !first.Relative || first.Margin != 0.05 {
+		t.Fatalf("first look: %+v; want regressed, relative, margin 0.05", first)
 	}
-	j.metrics[def.name] = first
-	tl := NewTally()
-	for _, m := range j.Look(tl, 6) {
-		if m.Name == def.name && m.Verdict != Regressed {
-			t.Errorf("later look: %s; want the decision kept", m.Verdict)
-		}
+	if d := first.Difference; d < 0.349 || d > 0.350 {
+		t.Errorf("difference %v; want e^0.3 − 1 = 0.3499", d)
 	}
-	j2 := NewJudge(Margins{}, DefaultAlpha)
-	a := j2.look(def, estimate{d: 0.02, se: 0.02, margin: 0.05}, 4)
-	b := j2.look(def, estimate{d: 0.02, se: 0.5, margin: 0.05}, 6)
+	j.decided[def.name] = first
+	if m := j.Look(NewTally(), 6).Metrics[def.name]; m.Verdict != compare.Regressed {
+		t.Errorf("later look: %s; want the decision kept", m.Verdict)
+	}
+	j2 := NewJudge(compare.DefaultMargins(), DefaultAlpha)
+	a := j2.look(def, estimate{d: 0.02, se: 0.02, margin: testMargin(def, 0.05)})
+	b := j2.look(def, estimate{d: 0.02, se: 0.5, margin: testMargin(def, 0.05)})
 	if b.CI95[0] < a.CI95[0] || b.CI95[1] > a.CI95[1] {
 		t.Errorf("interval widened from %v to %v; want the running intersection", a.CI95, b.CI95)
+	}
+}
+
+// TestThroughputDirection: a throughput 20 % lower in B is a regression
+// reported as −20 %, judged against compare's 10 % drop.
+func TestThroughputDirection(t *testing.T) {
+	var def metricDef
+	for _, d := range defs {
+		if d.name == compare.Throughput {
+			def = d
+		}
+	}
+	j := NewJudge(compare.DefaultMargins(), DefaultAlpha)
+	m := j.look(def, estimate{d: -math.Log(0.8), se: 0.005, margin: testMargin(def, 0.1), margin0: 0.1})
+	if m.Verdict != compare.Regressed || m.Difference > -0.199 || m.Difference < -0.201 || !m.HigherIsBetter {
+		t.Errorf("throughput at 0.8×: %+v; want regressed, difference −0.2, higher is better", m)
+	}
+	if m.CI95[0] > m.Difference || m.CI95[1] < m.Difference {
+		t.Errorf("interval %v does not hold the difference %v", m.CI95, m.Difference)
 	}
 }

@@ -3,41 +3,9 @@ package abrun
 import (
 	"math"
 
+	"github.com/soakd/soakd/soak/compare"
 	"github.com/soakd/soakd/soak/verdict"
 )
-
-// Margins say how much worse B may be and still be the same. A slope's
-// margin is the larger of its absolute floor and its share of A's slope;
-// the others are shares of A's value (0.05 = 5 %), or percentage points
-// for the error rate.
-type Margins struct {
-	LeakBytes   float64 // bytes per request, default 16
-	LeakShare   float64 // of A's slope, default 0.25
-	FDs         float64 // fds per request, default 0.001
-	CPU         float64 // default 0.05
-	Latency     float64 // p50, p99, p99.9; default 0.10
-	Throughput  float64 // default 0.10
-	ErrorPoints float64 // default 0.5
-}
-
-// DefaultMargins are the margins of soakd compare.
-var DefaultMargins = Margins{LeakBytes: 16, LeakShare: 0.25, FDs: 0.001,
-	CPU: 0.05, Latency: 0.10, Throughput: 0.10, ErrorPoints: 0.5}
-
-// withDefaults fills each zero margin from DefaultMargins.
-func (m Margins) withDefaults() Margins {
-	d := DefaultMargins
-	for _, f := range []struct{ v, d *float64 }{
-		{&m.LeakBytes, &d.LeakBytes}, {&m.LeakShare, &d.LeakShare}, {&m.FDs, &d.FDs},
-		{&m.CPU, &d.CPU}, {&m.Latency, &d.Latency}, {&m.Throughput, &d.Throughput},
-		{&m.ErrorPoints, &d.ErrorPoints},
-	} {
-		if *f.v <= 0 {
-			*f.v = *f.d
-		}
-	}
-	return m
-}
 
 // kind is how a metric's difference is estimated.
 type kind int
@@ -52,7 +20,8 @@ const (
 	diff
 )
 
-// metricDef is one judged metric.
+// metricDef is one judged metric, named and united as soakd compare
+// names them.
 type metricDef struct {
 	name string // the JSON key, e.g. "rss_per_request"
 	unit string
@@ -61,12 +30,12 @@ type metricDef struct {
 	// metric from a block.
 	resource string
 	value    func(Block) float64
-	// better is true when a larger value is better (throughput): the
-	// difference is then judged as A over B.
+	// better is true when a larger value is better (throughput): its
+	// regression is a drop.
 	better bool
-	// margin is the metric's margin given A's value, in the difference's
-	// units (a share for logRatio).
-	margin func(m Margins, a float64) float64
+	// margin is the metric's margin as compare reports it, given A's
+	// value: units per request, a share, or points.
+	margin func(m compare.Margins, a float64) float64
 }
 
 // Resources name the resource series a run records for each build.
@@ -75,38 +44,52 @@ const (
 	ResourceFDs = "fds"
 )
 
-// defs is the table of judged metrics, in report order.
+// defs is the table of judged metrics.
 var defs = []metricDef{
-	{name: "rss_per_request", unit: "bytes", kind: slope, resource: ResourceRSS,
-		margin: func(m Margins, a float64) float64 { return math.Max(m.LeakBytes, m.LeakShare*math.Max(a, 0)) }},
-	{name: "fds_per_request", unit: "fds", kind: slope, resource: ResourceFDs,
-		margin: func(m Margins, a float64) float64 { return math.Max(m.FDs, m.LeakShare*math.Max(a, 0)) }},
-	{name: "cpu_per_request", unit: "seconds", kind: logRatio, value: Block.CPUPerRequest,
-		margin: func(m Margins, _ float64) float64 { return m.CPU }},
-	{name: "latency_p50", unit: "seconds", kind: logRatio, value: func(b Block) float64 { return b.P50 },
-		margin: func(m Margins, _ float64) float64 { return m.Latency }},
-	{name: "latency_p99", unit: "seconds", kind: logRatio, value: func(b Block) float64 { return b.P99 },
-		margin: func(m Margins, _ float64) float64 { return m.Latency }},
-	{name: "latency_p99_9", unit: "seconds", kind: logRatio, value: func(b Block) float64 { return b.P999 },
-		margin: func(m Margins, _ float64) float64 { return m.Latency }},
-	{name: "throughput", unit: "requests/s", kind: logRatio, value: Block.Throughput, better: true,
-		margin: func(m Margins, _ float64) float64 { return m.Throughput }},
-	{name: "error_rate", unit: "percent", kind: diff, value: Block.ErrorPercent,
-		margin: func(m Margins, _ float64) float64 { return m.ErrorPoints }},
+	{name: compare.SlopeMetric(ResourceRSS), unit: "bytes/request", kind: slope, resource: ResourceRSS,
+		margin: func(m compare.Margins, a float64) float64 { return m.SlopeMargin("bytes", a) }},
+	{name: compare.SlopeMetric(ResourceFDs), unit: "fds/request", kind: slope, resource: ResourceFDs,
+		margin: func(m compare.Margins, a float64) float64 { return m.SlopeMargin("fds", a) }},
+	{name: compare.CPUPerRequest, unit: "seconds/request", kind: logRatio, value: Block.CPUPerRequest,
+		margin: func(m compare.Margins, _ float64) float64 { return m.CPU }},
+	{name: compare.LatencyP50, unit: "seconds", kind: logRatio, value: func(b Block) float64 { return b.P50 },
+		margin: func(m compare.Margins, _ float64) float64 { return m.Latency }},
+	{name: compare.LatencyP99, unit: "seconds", kind: logRatio, value: func(b Block) float64 { return b.P99 },
+		margin: func(m compare.Margins, _ float64) float64 { return m.Latency }},
+	{name: compare.LatencyP999, unit: "seconds", kind: logRatio, value: func(b Block) float64 { return b.P999 },
+		margin: func(m compare.Margins, _ float64) float64 { return m.Latency }},
+	{name: compare.Throughput, unit: "requests/second", kind: logRatio, value: Block.Throughput, better: true,
+		margin: func(m compare.Margins, _ float64) float64 { return m.Throughput }},
+	{name: compare.ErrorRate, unit: "points", kind: diff, value: Block.ErrorPercent,
+		margin: func(m compare.Margins, _ float64) float64 { return m.ErrorPoints }},
 }
 
-// estimate is a metric's difference at one look, oriented so that a
-// positive value is worse for B, on the scale the test runs on (ln of
-// the ratio for logRatio), with its standard error and margin on the
-// same scale; a and b are the builds' values in the metric's unit.
+// estimate is a metric's difference at one look on the scale the test
+// runs on, oriented so that a positive value is worse for B (ln B/A, or
+// ln A/B for throughput), with its standard error and margin on that
+// scale; a and b are the builds' values in the metric's unit, and
+// margin0 the margin as reported.
 type estimate struct {
-	a, b, d, se, margin float64
-	nu                  float64 // the degrees of freedom of se; 0 = known
+	a, b, d, se, margin, margin0 float64
+	nu                           float64 // the degrees of freedom of se; 0 = known
+}
+
+// testMargin is a reported margin on the test's scale: ln(1+m) for a
+// ratio that must not rise by m, −ln(1−m) for one that must not drop by
+// m (B/A < 1−m is a regression, as compare judges it).
+func testMargin(def metricDef, m float64) float64 {
+	switch {
+	case def.kind != logRatio:
+		return m
+	case def.better:
+		return -math.Log1p(-m)
+	}
+	return math.Log1p(m)
 }
 
 // estimateOf estimates metric def from the tally; se is +Inf when there
 // is not yet enough to tell.
-func estimateOf(def metricDef, t *Tally, m Margins) estimate {
+func estimateOf(def metricDef, t *Tally, m compare.Margins) estimate {
 	if def.kind == slope {
 		return slopeEstimate(def, t, m)
 	}
@@ -117,7 +100,6 @@ func estimateOf(def metricDef, t *Tally, m Margins) estimate {
 		if math.IsNaN(va) || math.IsNaN(vb) {
 			continue
 		}
-		sa, sb = sa+va, sb+vb
 		switch {
 		case def.kind == diff:
 			xs = append(xs, vb-va)
@@ -125,32 +107,37 @@ func estimateOf(def metricDef, t *Tally, m Margins) estimate {
 			xs = append(xs, math.Log(va/vb))
 		case va > 0 && vb > 0:
 			xs = append(xs, math.Log(vb/va))
+		default:
+			continue
 		}
+		sa, sb = sa+va, sb+vb
 	}
 	n := float64(len(xs))
-	e := estimate{a: sa / n, b: sb / n, se: math.Inf(1)}
+	e := estimate{a: sa / n, b: sb / n}
 	e.d, e.se, e.nu = meanSE(xs)
-	e.margin = def.margin(m, e.a)
-	if def.kind == logRatio {
-		e.margin = math.Log1p(e.margin)
-	}
+	e.margin0 = def.margin(m, e.a)
+	e.margin = testMargin(def, e.margin0)
 	return e
 }
 
 // slopeEstimate is B's slope minus A's, each from the verdict's own fit
 // (a robust slope with an interval honest under autocorrelation), its
 // standard error read off the two 95 % intervals.
-func slopeEstimate(def metricDef, t *Tally, m Margins) estimate {
+func slopeEstimate(def metricDef, t *Tally, m compare.Margins) estimate {
 	var fit [2]verdict.Resource
 	se := [2]float64{}
 	for _, b := range []Build{A, B} {
 		fit[b] = verdict.AnalyzeResource(t.Points[b][def.resource], verdict.ResourceOptions{
-			Name: def.resource, Unit: def.unit})
+			Name: def.resource, Unit: resourceUnit[def.resource]})
 		se[b] = math.Inf(1)
 		if w := fit[b].CI95[1] - fit[b].CI95[0]; fit[b].Points >= 6 && w >= 0 {
 			se[b] = w / (2 * 1.959963984540054)
 		}
 	}
+	mg := def.margin(m, fit[A].PerRequest)
 	return estimate{a: fit[A].PerRequest, b: fit[B].PerRequest, d: fit[B].PerRequest - fit[A].PerRequest,
-		se: math.Hypot(se[A], se[B]), margin: def.margin(m, fit[A].PerRequest)}
+		se: math.Hypot(se[A], se[B]), margin: mg, margin0: mg}
 }
+
+// resourceUnit is the verdict's unit of each resource.
+var resourceUnit = map[string]string{ResourceRSS: "bytes", ResourceFDs: "fds"}

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/soakd/soakd/soak/compare"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -36,12 +37,14 @@ type Options struct {
 	// the first look (default 4), LookEvery the pairs between looks
 	// (default 2).
 	WarmupPairs, MinPairs, LookEvery int
-	Margins                          Margins
-	Alpha                            float64       // default DefaultAlpha
-	Interval                         time.Duration // sampling within a block; default 50ms
-	ReadyTimeout                     time.Duration // for a started command; default 10s
-	Progress                         io.Writer     // a line per look; nil = none
-	Log                              *zap.Logger
+	// Margins are soakd compare's; the zero value is
+	// compare.DefaultMargins.
+	Margins      compare.Margins
+	Alpha        float64       // default DefaultAlpha
+	Interval     time.Duration // sampling within a block; default 50ms
+	ReadyTimeout time.Duration // for a started command; default 10s
+	Progress     io.Writer     // a line per look; nil = none
+	Log          *zap.Logger
 }
 
 // DefaultDuration bounds a run given no bound.
@@ -78,13 +81,19 @@ func (o *Options) setDefaults() {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
+	if o.Margins == (compare.Margins{}) {
+		o.Margins = compare.DefaultMargins()
+	}
 }
 
-// Result is an A/B run's outcome: the comparison at the last look, and
-// what the decision took.
+// Result is an A/B run's outcome: the comparison at the last look, in
+// soakd compare's form (its verdict, metrics and writers), and what the
+// decision took.
 type Result struct {
-	Verdict string   `json:"verdict"`
-	Metrics []Metric `json:"-"`
+	compare.Result
+	// DecidedAt is the pairs at the look that decided each decided
+	// metric.
+	DecidedAt map[string]int `json:"decided_at_pairs"`
 	// Decided says the sequential test stopped the run; otherwise it ran
 	// to its bound and undecided metrics stay inconclusive.
 	Decided   bool   `json:"decided"`
@@ -166,7 +175,7 @@ func (r *run) loop(ctx context.Context) error {
 		case time.Since(r.start) >= r.o.Duration:
 			return r.stop("duration")
 		case pairs >= r.o.MinPairs && (pairs-r.o.MinPairs)%r.o.LookEvery == 0:
-			if r.look(); Decided(r.res.Metrics) {
+			if r.look(); Decided(r.res.Result) {
 				return r.stop("decided")
 			}
 		}
@@ -176,14 +185,14 @@ func (r *run) loop(ctx context.Context) error {
 // look judges every metric on the tally and records it in the result.
 func (r *run) look() {
 	pairs := len(r.tally.Pairs())
-	r.res.Metrics = r.judge.Look(r.tally, pairs)
+	r.res.Result = r.judge.Look(r.tally, pairs)
+	r.res.DecidedAt = r.judge.DecidedAt()
 	r.res.Looks++
-	r.res.Verdict = Overall(r.res.Metrics)
 	r.res.Pairs, r.res.Blocks = pairs, len(r.tally.Blocks)
 	total, by := r.tally.Requests()
 	r.res.Requests, r.res.RequestsA, r.res.RequestsB = total, by[A], by[B]
 	if w := r.o.Progress; w != nil {
-		fmt.Fprintf(w, "look %d: %d pairs, %d requests: %s%s\n", r.res.Looks, pairs, total, r.res.Verdict, undecided(r.res.Metrics))
+		fmt.Fprintf(w, "look %d: %d pairs, %d requests: %s%s\n", r.res.Looks, pairs, total, r.res.Verdict, undecided(r.res.Result))
 	}
 }
 
@@ -256,11 +265,12 @@ func (r *run) sample(b *build, served uint64) {
 }
 
 // undecided lists the metrics still inconclusive, for a progress line.
-func undecided(ms []Metric) string {
+func undecided(res compare.Result) string {
 	s := ""
-	for _, m := range ms {
-		if m.Verdict == Inconclusive {
-			s += fmt.Sprintf(" %s %+.3g [%.3g, %.3g]", m.Name, m.Difference, m.CI95[0], m.CI95[1])
+	for _, d := range defs {
+		if m := res.Metrics[d.name]; m.Verdict == compare.Inconclusive {
+			c := m.Cells()
+			s += fmt.Sprintf(" %s %s [%s]", d.name, c.Difference, c.CI95)
 		}
 	}
 	if s != "" {

@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/soakd/soakd/soak/compare"
+	"github.com/soakd/soakd/soak/verdict"
 )
 
 // simSeeds is the number of seeded runs per case: SOAKD_AB_SEEDS, else
@@ -35,9 +38,9 @@ func tallyCase(c simCase, n int) (overall map[string]int, regressed map[string]i
 	for seed := range uint64(n) {
 		o := simulate(seed, c.a, c.b, 4, 2, 40)
 		overall[o.overall]++
-		for _, m := range o.metrics {
-			if m.Verdict == Regressed {
-				regressed[m.Name]++
+		for name, m := range o.metrics {
+			if m.Verdict == compare.Regressed {
+				regressed[name]++
 			}
 		}
 		pairs = append(pairs, o.pairs)
@@ -60,7 +63,7 @@ func TestSimNoFalseAlarm(t *testing.T) {
 	}
 	for _, c := range cases {
 		overall, reg, pairs := tallyCase(c, n)
-		rate := float64(overall[Regressed]) / float64(n)
+		rate := float64(overall[compare.Regressed]) / float64(n)
 		t.Logf("%s: %v; regressed by metric %v; pairs median %d", c.name, overall, reg, pairs[n/2])
 		if limit := 0.01 + 1/float64(n); rate > limit {
 			t.Errorf("%s: regressed in %.1f %% of %d runs; want <= %.1f %%", c.name, 100*rate, n, 100*limit)
@@ -82,9 +85,8 @@ func TestSimFindsLeak(t *testing.T) {
 }
 
 // separateRuns judges a leak of leak B/request in B by two separate runs
-// of total requests each half, as soakd compare judges two reports: the
-// difference of the two slopes with a fixed 95 % interval against the
-// margin. It returns the share of n seeds that read regressed.
+// of total requests each half, judged by soakd compare's own slope rule
+// (compare.CompareSlopes on each run's fit). It returns the share of n seeds that read regressed.
 func separateRuns(leak float64, total, n int) float64 {
 	hits := 0
 	for seed := range uint64(n) {
@@ -97,8 +99,12 @@ func separateRuns(leak float64, total, n int) float64 {
 				w.runBlock(t, Build(who), b, 0.1*float64(total/2))
 			}
 		}
-		e := slopeEstimate(defs[0], t, DefaultMargins.withDefaults())
-		if judge(e.d-1.96*e.se, e.d+1.96*e.se, e.margin) == Regressed {
+		var sl [2]compare.Slope
+		for _, b := range []Build{A, B} {
+			f := verdict.AnalyzeResource(t.Points[b][ResourceRSS], verdict.ResourceOptions{Name: "rss", Unit: "bytes"})
+			sl[b] = compare.Slope{Unit: "bytes", PerRequest: f.PerRequest, CI95: f.CI95}
+		}
+		if compare.CompareSlopes(sl[A], sl[B], compare.DefaultMargins()).Verdict == compare.Regressed {
 			hits++
 		}
 	}
@@ -118,7 +124,7 @@ func TestSimSeparateRuns(t *testing.T) {
 	for seed := range uint64(n) {
 		o := simulate(seed, [3]float64{0, 1, 1}, [3]float64{120, 1, 1}, 4, 2, 40)
 		s := math.MaxInt
-		if o.rss == Regressed {
+		if o.rss == compare.Regressed {
 			s = o.pairs * 2 * simBlock
 		}
 		stops = append(stops, s)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/soakd/soakd/soak/compare"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -75,7 +76,7 @@ type simOutcome struct {
 	overall string
 	rss     string
 	pairs   int
-	metrics []Metric
+	metrics map[string]compare.Metric
 }
 
 // simulate runs one sequential A/B soak of builds a and b: a look every
@@ -85,8 +86,8 @@ func simulate(seed uint64, a, b [3]float64, minPairs, lookEvery, maxPairs int) s
 	w := &simWorld{r: r}
 	bs := [2]*simBuild{newSimBuild(r, a[0], a[1], a[2]), newSimBuild(r, b[0], b[1], b[2])}
 	t := NewTally()
-	j := NewJudge(Margins{}, DefaultAlpha)
-	var ms []Metric
+	j := NewJudge(compare.DefaultMargins(), DefaultAlpha)
+	var res compare.Result
 	for i := 0; i < 2*maxPairs; i++ {
 		who := Order(i)
 		w.runBlock(t, who, bs[who], simBlock)
@@ -94,10 +95,9 @@ func simulate(seed uint64, a, b [3]float64, minPairs, lookEvery, maxPairs int) s
 		if i%2 == 0 || pairs < minPairs || (pairs-minPairs)%lookEvery != 0 && pairs != maxPairs {
 			continue
 		}
-		ms = j.Look(t, pairs)
-		if Decided(ms) {
+		if res = j.Look(t, pairs); Decided(res) {
 			break
 		}
 	}
-	return simOutcome{overall: Overall(ms), rss: ms[0].Verdict, pairs: len(t.Pairs()), metrics: ms}
+	return simOutcome{overall: res.Verdict, rss: res.Metrics["rss_per_request"].Verdict, pairs: len(t.Pairs()), metrics: res.Metrics}
 }

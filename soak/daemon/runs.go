@@ -522,6 +522,9 @@ func (d *Daemon) account(ar *activeRun, status, result string, rep *model.Report
 			// next run, as a leak's does.
 			firing = append(firing, alerts.ResourceTarget)
 		}
+		if d.againstBaseline(ar.job, ar.id, status, rep) {
+			firing = append(firing, alerts.ResourceBaseline)
+		}
 		hub.endRun(ar.job, firing)
 		fields = append(fields, reportFields(rep)...)
 	}

@@ -128,6 +128,9 @@ func (d *Daemon) pageRun(w http.ResponseWriter, r *http.Request) {
 		Links: []web.Link{{Text: "All runs", Href: "/"}, {Text: "Report JSON", Href: "/api/v1/runs/" + itoa(id)},
 			{Text: "Samples CSV", Href: "/api/v1/runs/" + itoa(id) + "/samples?format=csv"}},
 	}
+	if !live {
+		opt.Baseline, opt.Pin = d.baselineViews(run)
+	}
 	if live {
 		opt.RefreshSeconds = refreshSeconds
 		if ar := d.activeByID(id); ar != nil {
@@ -209,7 +212,25 @@ func (d *Daemon) pageCompare(w http.ResponseWriter, r *http.Request) {
 		d.pageError(w, err)
 		return
 	}
+	j := &web.Judgement{OldID: ids[0], NewID: ids[1], Result: compareRuns(repA, repB, ids[1])}
 	d.writePage(w, func(b *bytes.Buffer) error {
-		return web.Compare(b, repA, repB, d.runView(runA), d.runView(runB))
+		return web.Compare(b, repA, repB, d.runView(runA), d.runView(runB), j)
 	})
+}
+
+// baselineViews are a finished run's comparison with its baseline, when
+// it has one, and the button that pins it as its job's baseline, when it
+// has a report and its job is still configured.
+func (d *Daemon) baselineViews(run store.Run) (*web.Judgement, *web.PinButton) {
+	var j *web.Judgement
+	base, _ := d.st.JobBaseline(run.Job)
+	if res, old, err := d.storedComparison(run.ID); err == nil {
+		j = &web.Judgement{OldID: old, NewID: run.ID, Baseline: true, Pinned: base.RunID == old && base.Pinned, Result: res}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		d.log.Warn("web: reading a run's comparison", zap.Int64("run", run.ID), zap.Error(err))
+	}
+	if !d.knownJob(run.Job) {
+		return j, nil
+	}
+	return j, &web.PinButton{Job: run.Job, RunID: run.ID, IsBaseline: base.RunID == run.ID, Pinned: base.RunID == run.ID && base.Pinned}
 }

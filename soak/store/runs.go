@@ -191,7 +191,8 @@ func (s *Store) MarkInterrupted() ([]int64, error) {
 }
 
 // Prune deletes finished runs, with their samples, that started before
-// now-maxAge or that are beyond the newest maxRunsPerJob of their job. A
+// now-maxAge or that are beyond the newest maxRunsPerJob of their job,
+// except a job's pinned baseline. A
 // zero bound is no bound. Running runs are never deleted. It returns the
 // number of runs deleted. Each run goes in its own transaction, so that
 // sample writes are never held up long.
@@ -218,7 +219,8 @@ func (s *Store) prunable(now time.Time, maxAge time.Duration, maxRunsPerJob int)
 	}
 	rows, err := s.rdb.Query(`SELECT id FROM (
 			SELECT id, status, started_ns, ROW_NUMBER() OVER (PARTITION BY job ORDER BY id DESC) AS n FROM runs)
-		WHERE status != ? AND (started_ns < ? OR (? > 0 AND n > ?)) ORDER BY id`,
+		WHERE status != ? AND (started_ns < ? OR (? > 0 AND n > ?))
+			AND id NOT IN (SELECT run_id FROM baselines WHERE pinned = 1) ORDER BY id`,
 		StatusRunning, cutoff, maxRunsPerJob, maxRunsPerJob)
 	if err != nil {
 		return nil, err
@@ -243,6 +245,12 @@ func (s *Store) deleteRun(id int64) error {
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE run_id = ?`, id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM comparisons WHERE run_id = ?`, id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM baselines WHERE run_id = ?`, id); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ? AND status != ?`, id, StatusRunning); err != nil {

@@ -50,10 +50,23 @@ var migrations = []string{
 		run_id      INTEGER NOT NULL,
 		PRIMARY KEY (pid, start_ticks)
 	);`,
+	// Version 4: each job's baseline run (the last good run, or one
+	// pinned), and each run's comparison with the baseline it had.
+	`CREATE TABLE baselines (
+		job    TEXT    PRIMARY KEY,
+		run_id INTEGER NOT NULL,
+		pinned INTEGER NOT NULL DEFAULT 0 -- 1: pinned through the API; a good run does not replace it
+	);
+	CREATE TABLE comparisons (
+		run_id      INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+		baseline_id INTEGER NOT NULL,
+		verdict     TEXT    NOT NULL,
+		data        BLOB    NOT NULL -- a compare.Result as JSON
+	);`,
 }
 
 // SchemaVersion is the schema version this package writes: len(migrations).
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrate brings the database up to SchemaVersion, one transaction per
 // step.

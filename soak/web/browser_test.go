@@ -71,7 +71,7 @@ func fixtureServer(t *testing.T, runs map[int64]*model.Report, views []RunView, 
 			http.NotFound(w, r)
 			return
 		}
-		if err := Compare(w, runs[a], runs[b], view(a), view(b)); err != nil {
+		if err := Compare(w, runs[a], runs[b], view(a), view(b), nil); err != nil {
 			t.Error(err)
 		}
 	})

@@ -47,7 +47,7 @@ func TestEscaping(t *testing.T) {
 	}{
 		{"run", func(b *bytes.Buffer) error { return RunReport(b, rep, opt) }},
 		{"index", func(b *bytes.Buffer) error { return Index(b, ix) }},
-		{"compare", func(b *bytes.Buffer) error { return Compare(b, rep, rep, ix.Runs[0], ix.Runs[1]) }},
+		{"compare", func(b *bytes.Buffer) error { return Compare(b, rep, rep, ix.Runs[0], ix.Runs[1], judged(rep, rep)) }},
 	}
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) {
@@ -105,7 +105,7 @@ func TestEmptyPages(t *testing.T) {
 		}, "not sampled (load only)"},
 		{"index without jobs or runs", func(b *bytes.Buffer) error { return Index(b, IndexData{}) }, "No runs yet."},
 		{"compare without samples", func(b *bytes.Buffer) error {
-			return Compare(b, &model.Report{}, &model.Report{}, RunView{ID: 1}, RunView{ID: 2})
+			return Compare(b, &model.Report{}, &model.Report{}, RunView{ID: 1}, RunView{ID: 2}, judged(&model.Report{}, &model.Report{}))
 		}, "Run #1 against run #2"},
 	}
 	for _, tt := range tests {

@@ -108,7 +108,7 @@ func TestGolden(t *testing.T) {
 		{"index.html", func(b *bytes.Buffer) error { return Index(b, sampleIndex()) }},
 		{"compare.html", func(b *bytes.Buffer) error {
 			ix := sampleIndex()
-			return Compare(b, run1, run2, ix.Runs[1], ix.Runs[2])
+			return Compare(b, run1, run2, ix.Runs[1], ix.Runs[2], judged(run1, run2))
 		}},
 	}
 	for _, p := range pages {

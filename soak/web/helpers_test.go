@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/soakd/soakd/soak/compare"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/soaktest"
 )
@@ -32,4 +33,11 @@ func loadRun(t testing.TB, dir string) *model.Report {
 		t.Fatalf("%s: %v", dir, err)
 	}
 	return &rep
+}
+
+// judged is run b judged against run a, as the daemon's compare page
+// shows it.
+func judged(a, b *model.Report) *Judgement {
+	res := compare.Compare(compare.FromReport(a), compare.FromReport(b), compare.Options{Margins: compare.DefaultMargins(), Seed: 1})
+	return &Judgement{OldID: 1, NewID: 2, Result: res}
 }

@@ -8,6 +8,7 @@ package web
 import (
 	"embed"
 	"fmt"
+	"github.com/soakd/soakd/soak/compare"
 	"html/template"
 	"io"
 	"maps"
@@ -38,6 +39,11 @@ type PageOptions struct {
 	// running run's page reuses the charts of its latest live analysis
 	// (RenderCharts) on every reload until the next analysis.
 	Charts *Charts
+	// Baseline is the run's comparison with its job's baseline, when it
+	// has one; Pin, when set, shows the button that pins the run as the
+	// job's baseline.
+	Baseline *Judgement
+	Pin      *PinButton
 }
 
 // Charts are a run's rendered charts, for PageOptions.Charts.
@@ -163,6 +169,10 @@ func badgeOf(v string) badge {
 	switch v {
 	case verdict.Leak, verdict.OverallFailing, "failed":
 		return badge{"bad", "✗", v}
+	case compare.Regressed:
+		return badge{"bad", "✗", v}
+	case compare.Same, compare.Improved:
+		return badge{"good", "✓", v}
 	case "clean", verdict.Stable:
 		return badge{"good", "✓", v}
 	case "completed":
@@ -312,6 +322,7 @@ type comparePage struct {
 	Sides  []side
 	Chart  chart
 	Slopes []slopeRow
+	Judged *Judgement
 }
 
 type side struct {
@@ -326,9 +337,10 @@ type slopeRow struct {
 	Ratio string
 }
 
-// Compare writes the comparison of two runs: their verdicts and slopes side
-// by side, and one chart with both runs' RSS against requests.
-func Compare(w io.Writer, a, b *model.Report, av, bv RunView) error {
+// Compare writes the comparison of two runs: the judgement of B against A
+// (when judged is set), their verdicts and slopes side by side, and one
+// chart with both runs' RSS against requests.
+func Compare(w io.Writer, a, b *model.Report, av, bv RunView, judged *Judgement) error {
 	if a == nil || b == nil {
 		return fmt.Errorf("compare: both runs need a report")
 	}
@@ -338,7 +350,7 @@ func Compare(w io.Writer, a, b *model.Report, av, bv RunView) error {
 	}
 	d := comparePage{
 		frame: newFrame(fmt.Sprintf("soakd: run %d against run %d", av.ID, bv.ID), "", []Link{{"All runs", "/"}}),
-		A:     side{"A", av, a}, B: side{"B", bv, b}, Chart: c, Slopes: slopeRows(a, b),
+		A:     side{"A", av, a}, B: side{"B", bv, b}, Chart: c, Slopes: slopeRows(a, b), Judged: judged,
 	}
 	d.Sides = []side{d.A, d.B}
 	return execute(w, "compare.html", d)

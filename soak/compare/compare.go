@@ -1,0 +1,259 @@
+// Package compare judges whether a new run is worse than an old one: for
+// each resource the difference of the two runs' per-request slopes, and for
+// latency, CPU per request, error rate and throughput the difference of
+// the runs' figures with an interval from a block bootstrap over time
+// blocks. Each difference is judged against a margin: regressed when the
+// whole interval lies above it, same when the interval lies inside ±margin
+// (an equivalence test), improved when it is significantly better and may
+// be better by more than the margin, inconclusive otherwise. It is pure:
+// no I/O.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Verdicts of a metric and of a comparison.
+const (
+	Regressed    = "regressed"
+	Same         = "same"
+	Improved     = "improved"
+	Inconclusive = "inconclusive"
+	// Unjudged is a metric shown for information only: the runs hold no
+	// per-block figures to give it an interval. It never sets the overall
+	// verdict.
+	Unjudged = "unjudged"
+)
+
+// z95 is the normal quantile of a two-sided 95 % interval.
+const z95 = 1.959963984540054
+
+// Margins are the differences that matter: a change inside them is the
+// same, a change past them a regression.
+type Margins struct {
+	// LeakBytes and LeakCount are the smallest per-request growth
+	// difference that matters, for memory (bytes) and for counts (fds,
+	// threads, sockets); LeakShare is the share of the old run's slope
+	// that matters when it is larger.
+	LeakBytes, LeakCount, LeakShare float64
+	// Latency and CPU are shares of the old run's figure (0.10: +10 %).
+	Latency, CPU float64
+	// ErrorPoints is the error rate's margin in percentage points.
+	ErrorPoints float64
+	// Throughput is the share of the old run's throughput that a drop
+	// must exceed to be a regression.
+	Throughput float64
+}
+
+// DefaultMargins are the margins of issue 24: leak per request
+// +max(16 B, 25 %), latency +10 %, CPU per request +5 %, error rate +0.5
+// points, throughput −10 %.
+func DefaultMargins() Margins {
+	return Margins{LeakBytes: 16, LeakCount: 0.001, LeakShare: 0.25, Latency: 0.10, CPU: 0.05,
+		ErrorPoints: 0.5, Throughput: 0.10}
+}
+
+// Validate checks that every margin is a finite number ≥ 0 and names
+// the field that is not.
+func (m Margins) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"leak_bytes", m.LeakBytes}, {"leak_count", m.LeakCount}, {"leak_share", m.LeakShare},
+		{"latency", m.Latency}, {"cpu", m.CPU}, {"error_points", m.ErrorPoints}, {"throughput", m.Throughput}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("margins.%s: must be a number >= 0, got %v", f.name, f.v)
+		}
+	}
+	if m.Throughput >= 1 {
+		return fmt.Errorf("margins.throughput: a share of the old throughput, must be < 1, got %v", m.Throughput)
+	}
+	return nil
+}
+
+// Slope is one resource's per-request growth in one run, as the run's
+// report gives it.
+type Slope struct {
+	Unit       string     // "bytes", "fds", "threads", "sockets"
+	PerRequest float64    // units per request
+	CI95       [2]float64 // its 95 % interval, per request
+	// Slow resources (read on a slower cadence) do not hold the overall
+	// verdict back when they alone are inconclusive.
+	Slow bool
+}
+
+// Block is one time block of a run's soak: its totals, and the latency of
+// its progress intervals.
+type Block struct {
+	Seconds  float64 // length
+	Requests float64 // completed requests
+	Errors   float64 // failed requests among them
+	// CPUSeconds is the target's CPU time over the block; NaN when not
+	// known (no CPU readings, or the target restarted within the block).
+	CPUSeconds float64
+	// P50 and P99 are the mean over the block's progress intervals of
+	// their latency quantiles, seconds; 0 when the block has none.
+	P50, P99 float64
+}
+
+// Run is what a comparison reads of one run.
+type Run struct {
+	Slopes map[string]Slope // by resource name, e.g. "rss"
+	Blocks []Block          // the soak's time blocks, in order
+	// P999 is the whole run's p99.9 latency in seconds (0: unknown). The
+	// runs hold no per-block p99.9, so it is shown but not judged.
+	P999 float64
+	// Requests is the run's soak requests, for the text.
+	Requests float64
+}
+
+// Metric is one compared figure: the report's "metrics.<name>" object.
+// For relative metrics (latency, CPU per request, throughput) Difference,
+// CI95 and Margin are shares of Old (new/old − 1); for the error rate
+// they are percentage points; for slopes, units per request.
+type Metric struct {
+	Unit       string     `json:"unit"`
+	Old        float64    `json:"old"`
+	New        float64    `json:"new"`
+	Difference float64    `json:"difference"`
+	CI95       [2]float64 `json:"ci95"`
+	Relative   bool       `json:"relative"`
+	Margin     float64    `json:"margin"`
+	Verdict    string     `json:"verdict"`
+	Reason     string     `json:"reason,omitempty"`
+	// Slow is carried from the slope: see Slope.Slow.
+	Slow bool `json:"-"`
+	// HigherIsBetter is true for throughput: its regression is a drop.
+	HigherIsBetter bool `json:"higher_is_better,omitempty"`
+	slope          bool
+}
+
+// Result is a comparison: the overall verdict and each metric's.
+type Result struct {
+	Verdict string            `json:"verdict"`
+	Metrics map[string]Metric `json:"metrics"`
+}
+
+// Names lists the result's metrics in display order: slopes by name, then
+// latency, CPU, errors and throughput.
+func (r Result) Names() []string {
+	names := make([]string, 0, len(r.Metrics))
+	for n := range r.Metrics {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		ri, rj := rank(names[i]), rank(names[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+var order = map[string]int{"rss_per_request": 0, LatencyP50: 2, LatencyP99: 3, LatencyP999: 4,
+	CPUPerRequest: 5, ErrorRate: 6, Throughput: 7}
+
+func rank(name string) int {
+	if r, ok := order[name]; ok {
+		return r
+	}
+	return 1
+}
+
+// Names of the block metrics.
+const (
+	LatencyP50    = "latency_p50"
+	LatencyP99    = "latency_p99"
+	LatencyP999   = "latency_p999"
+	CPUPerRequest = "cpu_per_request"
+	ErrorRate     = "error_rate"
+	Throughput    = "throughput"
+)
+
+// SlopeMetric is the name of a resource's slope metric: "rss_per_request".
+func SlopeMetric(resource string) string { return resource + "_per_request" }
+
+// Options set a comparison.
+type Options struct {
+	Margins Margins
+	// Seed seeds the bootstrap, so a comparison is reproducible.
+	Seed uint64
+	// Resamples is the bootstrap's number of resamples; default 2000.
+	Resamples int
+}
+
+// Compare judges the new run against the old: every resource both runs
+// fitted, and the block metrics. The overall verdict is the worst.
+func Compare(old, cur Run, o Options) Result {
+	if o.Resamples <= 0 {
+		o.Resamples = 2000
+	}
+	res := Result{Metrics: map[string]Metric{}}
+	for name, os := range old.Slopes {
+		if ns, ok := cur.Slopes[name]; ok {
+			res.Metrics[SlopeMetric(name)] = CompareSlopes(os, ns, o.Margins)
+		}
+	}
+	for name, m := range compareBlocks(old, cur, o) {
+		res.Metrics[name] = m
+	}
+	res.Verdict = Overall(res.Metrics)
+	return res
+}
+
+// Overall is the worst verdict of the metrics: regressed, then
+// inconclusive, then same, then improved. A slow resource that is
+// inconclusive does not count when another slope decided (as in a run's
+// own verdict); unjudged metrics never count.
+func Overall(ms map[string]Metric) string {
+	decided := false
+	for _, m := range ms {
+		if m.slope && !m.Slow && m.Verdict != Inconclusive {
+			decided = true
+		}
+	}
+	worst := ""
+	for _, m := range ms {
+		if m.Verdict == Unjudged || (m.Slow && decided && m.Verdict == Inconclusive) {
+			continue
+		}
+		worst = Worst(worst, m.Verdict)
+	}
+	if worst == "" {
+		return Inconclusive
+	}
+	return worst
+}
+
+var severity = map[string]int{"": 0, Improved: 1, Same: 2, Inconclusive: 3, Regressed: 4}
+
+// Worst is the worse of two verdicts.
+func Worst(a, b string) string {
+	if severity[b] > severity[a] {
+		return b
+	}
+	return a
+}
+
+// Judge is the verdict on a difference's interval ci (oriented so that
+// higher is worse) against margin: regressed when ci lies above margin;
+// same when it lies inside ±margin; improved when it lies below zero and
+// reaches below −margin; inconclusive otherwise, and when ci is not
+// finite.
+func Judge(ci [2]float64, margin float64) string {
+	lo, hi := ci[0], ci[1]
+	switch {
+	case math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0):
+		return Inconclusive
+	case lo > margin:
+		return Regressed
+	case lo >= -margin && hi <= margin:
+		return Same
+	case hi < 0 && lo < -margin:
+		return Improved
+	}
+	return Inconclusive
+}

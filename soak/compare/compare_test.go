@@ -1,0 +1,105 @@
+package compare_test
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/soakd/soakd/soak/compare"
+)
+
+func TestJudge(t *testing.T) {
+	for _, c := range []struct {
+		ci   [2]float64
+		want string
+	}{
+		{[2]float64{17, 40}, compare.Regressed},
+		{[2]float64{-10, 10}, compare.Same},
+		{[2]float64{-16, 16}, compare.Same},
+		{[2]float64{-40, -1}, compare.Improved},
+		{[2]float64{-40, -20}, compare.Improved},
+		{[2]float64{-5, 20}, compare.Inconclusive},
+		{[2]float64{-20, 5}, compare.Inconclusive},
+		{[2]float64{math.NaN(), 5}, compare.Inconclusive},
+	} {
+		if got := compare.Judge(c.ci, 16); got != c.want {
+			t.Errorf("Judge(%v, 16) = %s; want %s", c.ci, got, c.want)
+		}
+	}
+}
+
+// TestSlopeDifference: symmetric intervals give the difference ± the
+// errors in quadrature; an asymmetric one gives each side its own.
+func TestSlopeDifference(t *testing.T) {
+	old := compare.Slope{Unit: "bytes", PerRequest: 10, CI95: [2]float64{7, 13}}
+	cur := compare.Slope{Unit: "bytes", PerRequest: 130, CI95: [2]float64{126, 150}}
+	d, ci := compare.SlopeDifference(old, cur)
+	if d != 120 {
+		t.Errorf("difference = %v; want 120", d)
+	}
+	if lo := 120 - math.Hypot(4, 3); math.Abs(ci[0]-lo) > 1e-9 {
+		t.Errorf("lower end = %v; want %v", ci[0], lo)
+	}
+	if hi := 120 + math.Hypot(20, 3); math.Abs(ci[1]-hi) > 1e-9 {
+		t.Errorf("upper end = %v; want %v", ci[1], hi)
+	}
+	m := compare.CompareSlopes(old, cur, compare.DefaultMargins())
+	if m.Verdict != compare.Regressed || m.Margin != 16 {
+		t.Errorf("verdict %s, margin %v; want regressed, 16", m.Verdict, m.Margin)
+	}
+	big := compare.Slope{Unit: "bytes", PerRequest: 1000, CI95: [2]float64{990, 1010}}
+	if m := compare.CompareSlopes(big, big, compare.DefaultMargins()); m.Margin != 250 || m.Verdict != compare.Same {
+		t.Errorf("a leak against itself: margin %v verdict %s; want 250, same", m.Margin, m.Verdict)
+	}
+}
+
+func TestOverall(t *testing.T) {
+	ms := map[string]compare.Metric{
+		"a": {Verdict: compare.Same}, "b": {Verdict: compare.Improved}, "c": {Verdict: compare.Unjudged},
+	}
+	if got := compare.Overall(ms); got != compare.Same {
+		t.Errorf("Overall = %s; want same", got)
+	}
+	ms["d"] = compare.Metric{Verdict: compare.Inconclusive}
+	if got := compare.Overall(ms); got != compare.Inconclusive {
+		t.Errorf("Overall = %s; want inconclusive", got)
+	}
+	ms["e"] = compare.Metric{Verdict: compare.Regressed}
+	if got := compare.Overall(ms); got != compare.Regressed {
+		t.Errorf("Overall = %s; want regressed", got)
+	}
+}
+
+// TestJSON: a figure without a value is null, and reads back as NaN.
+func TestJSON(t *testing.T) {
+	r := compare.Result{Verdict: compare.Inconclusive, Metrics: map[string]compare.Metric{
+		compare.LatencyP99: {Unit: "seconds", Old: 0.002, New: math.NaN(), Difference: math.NaN(),
+			CI95: [2]float64{math.NaN(), math.NaN()}, Relative: true, Margin: 0.1, Verdict: compare.Inconclusive},
+	}}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); !strings.Contains(s, `"ci95":[null,null]`) || !strings.Contains(s, `"old":0.002`) {
+		t.Errorf("JSON = %s; want ci95 [null,null] and old 0.002", s)
+	}
+	var back compare.Result
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if m := back.Metrics[compare.LatencyP99]; !math.IsNaN(m.CI95[0]) || m.Old != 0.002 {
+		t.Errorf("read back %+v; want NaN interval, old 0.002", m)
+	}
+}
+
+func TestMarginsValidate(t *testing.T) {
+	m := compare.DefaultMargins()
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	m.CPU = -1
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "margins.cpu") {
+		t.Errorf("Validate = %v; want an error naming margins.cpu", err)
+	}
+}

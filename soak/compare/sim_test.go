@@ -1,0 +1,219 @@
+package compare_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/compare"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+const mib = 1 << 20
+
+// server is a synthetic server's lasting traits: both runs of a pair
+// share them, and differ by their noise and by the change under test.
+type server struct {
+	noise     string  // "white", "ar1" or "sawtooth"
+	base, sd  float64 // RSS level and white noise, bytes
+	tau, wsd  float64 // AR(1) wander of RSS: time constant (s) and spread
+	cycle     float64 // sawtooth: GC period, seconds
+	live      float64 // sawtooth: the heap that a GC leaves
+	cost, p99 float64 // CPU seconds per request, p99 latency in seconds
+	errRate   float64
+}
+
+// change is what the new build adds.
+type change struct {
+	leak         float64 // bytes per request
+	cpu, latency float64 // shares: 0.1 = +10 %
+}
+
+// shape of each simulated run: a 1-hour soak sampled every 4 s at
+// 1000 req/s after a 1-minute warm-up.
+const (
+	soakSec, sampleSec, warmSec, rate = 3600.0, 4.0, 60.0, 1000.0
+)
+
+func newServer(rng *rand.Rand, noise string) server {
+	s := server{noise: noise, base: (20 + 180*rng.Float64()) * mib, sd: (0.004 + 2*rng.Float64()) * mib,
+		cost: 20e-6 + 80e-6*rng.Float64(), p99: 0.001 + 0.01*rng.Float64(), errRate: 0.001 * rng.Float64()}
+	switch noise {
+	case "ar1":
+		s.tau, s.wsd = 60+540*rng.Float64(), (0.5+3.5*rng.Float64())*mib
+	case "sawtooth":
+		s.cycle, s.live, s.sd = 20+100*rng.Float64(), (5+45*rng.Float64())*mib, 0.25*mib*rng.Float64()
+	}
+	return s
+}
+
+// ar1 is autocorrelated wander with time constant tau samples and spread sd.
+func ar1(rng *rand.Rand, tau, sd float64) func() float64 {
+	phi := math.Exp(-1 / tau)
+	level := sd * rng.NormFloat64()
+	return func() float64 {
+		level = phi*level + math.Sqrt(1-phi*phi)*sd*rng.NormFloat64()
+		return level
+	}
+}
+
+// records simulates one run of s with ch: RSS, CPU time counted in 10 ms
+// ticks, the load's per-second latency and errors, each with its own
+// noise, through warm-up and soak.
+func records(rng *rand.Rand, s server, ch change) []model.Record {
+	wander := func() float64 { return 0 }
+	if s.tau > 0 {
+		wander = ar1(rng, s.tau/sampleSec, s.wsd)
+	}
+	load := ar1(rng, 15, 0.05) // the machine's drift: throughput
+	slow := ar1(rng, 15, 0.08) // and latency
+	burst := ar1(rng, 5, 0.5)  // errors come in bursts
+	recs := make([]model.Record, 0, int((warmSec+soakSec)/sampleSec)+1)
+	var req, errs, cpu, soakReq0 float64
+	for t := 0.0; t <= warmSec+soakSec; t += sampleSec {
+		ph := verdict.Soak
+		if t < warmSec {
+			ph = verdict.Warmup
+		}
+		n := rate * sampleSec * (1 + load())
+		req += n
+		if ph == verdict.Warmup {
+			soakReq0 = req
+		}
+		errs += math.Max(0, math.Round(s.errRate*math.Exp(burst())*n+math.Sqrt(s.errRate*n)*rng.NormFloat64()))
+		cpu += s.cost * (1 + ch.cpu) * n * (1 + 0.05*rng.NormFloat64())
+		q := math.Max(req-soakReq0, 0)
+		rss := s.base + s.sd*rng.NormFloat64() + wander() + ch.leak*q
+		if s.cycle > 0 {
+			rss += s.live * math.Mod(t, s.cycle) / s.cycle
+		}
+		lat := s.p99 * (1 + ch.latency) * math.Exp(slow()+0.1*rng.NormFloat64())
+		recs = append(recs, model.Record{
+			Sample:  probes.Sample{Alive: true, Incarnation: 1, RSS: uint64(math.Round(rss/4096) * 4096), CPUUser: math.Floor(cpu*100) / 100},
+			Elapsed: t, Phase: ph, Requests: uint64(req), Errors: uint64(errs), Rate: n / sampleSec, P50: lat / 4, P99: lat,
+		})
+	}
+	return recs
+}
+
+// simulate runs one run of s with ch into a report, the way a run's
+// report is made: the verdict's fit of RSS against requests.
+func simulate(rng *rand.Rand, s server, ch change) *model.Report {
+	recs := records(rng, s, ch)
+	pts := make([]verdict.Point, len(recs))
+	for i, r := range recs {
+		pts[i] = verdict.Point{Requests: float64(r.Requests), Seconds: r.Elapsed, Value: float64(r.RSS), Incarnation: 1, Phase: r.Phase}
+	}
+	rss := verdict.AnalyzeResource(pts, verdict.ResourceOptions{Name: "rss", Unit: "bytes"})
+	return &model.Report{Resources: map[string]verdict.Resource{"rss": rss}, Records: recs}
+}
+
+// tally counts the verdicts of pairs of runs, overall and per metric.
+type tally struct {
+	n       int
+	overall map[string]int
+	metric  map[string]map[string]int
+}
+
+func (t *tally) add(noise string, r compare.Result) {
+	t.n++
+	t.overall[r.Verdict]++
+	t.overall[noise+":"+r.Verdict]++
+	for name, m := range r.Metrics {
+		if t.metric[name] == nil {
+			t.metric[name] = map[string]int{}
+		}
+		t.metric[name][m.Verdict]++
+	}
+}
+
+func (t *tally) rate(metric, v string) float64 {
+	if metric == "" {
+		return float64(t.overall[v]) / float64(t.n)
+	}
+	return float64(t.metric[metric][v]) / float64(t.n)
+}
+
+// study compares n pairs of runs of servers with each noise model, the
+// new run carrying ch.
+func study(n int, ch change, seed uint64) *tally {
+	t := &tally{overall: map[string]int{}, metric: map[string]map[string]int{}}
+	for _, noise := range []string{"white", "ar1", "sawtooth"} {
+		for k := range n {
+			rng := rand.New(rand.NewPCG(seed, uint64(k)*7919+uint64(len(noise))))
+			s := newServer(rng, noise)
+			old, cur := simulate(rng, s, change{}), simulate(rng, s, ch)
+			t.add(noise, compare.Compare(compare.FromReport(old), compare.FromReport(cur),
+				compare.Options{Margins: compare.DefaultMargins(), Seed: uint64(k), Resamples: 300}))
+		}
+	}
+	return t
+}
+
+func (t *tally) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "overall %v;", t.overall)
+	for name, m := range t.metric {
+		fmt.Fprintf(&b, " %s %v;", name, m)
+	}
+	return b.String()
+}
+
+func TestStudySameServer(t *testing.T) {
+	tl := study(pairs(), change{}, 1)
+	t.Log(tl)
+	if r := tl.rate("", compare.Regressed); r > 0.01 {
+		t.Errorf("the same server read regressed in %.1f %% of pairs; want <= 1 %%", 100*r)
+	}
+	if r := tl.rate("", compare.Same); r < 0.90 {
+		t.Errorf("the same server read same in %.1f %% of pairs; want >= 90 %%", 100*r)
+	}
+}
+
+// TestStudyChanges: a leak, a CPU cost or a latency added in the new run
+// that clears its margin reads regressed in at least 95 % of pairs, on
+// that metric and overall. A leak at the margin (16 B/request against a
+// 16 B margin) and latency shifts of 15 and 20 % (against +10 %, under a
+// wander of 8 % with a one-minute time constant: the interval's half
+// width is 6–7 %, so +20 % reads regressed in about 93 % of pairs) are
+// reported, not asserted.
+func TestStudyChanges(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		ch     change
+		metric string
+		assert bool
+	}{
+		{"leak 16 B/request", change{leak: 16}, "rss_per_request", false},
+		{"leak 64 B/request", change{leak: 64}, "rss_per_request", true},
+		{"leak 200 B/request", change{leak: 200}, "rss_per_request", true},
+		{"CPU +10 %", change{cpu: 0.10}, compare.CPUPerRequest, true},
+		{"CPU +20 %", change{cpu: 0.20}, compare.CPUPerRequest, true},
+		{"latency +15 %", change{latency: 0.15}, compare.LatencyP99, false},
+		{"latency +20 %", change{latency: 0.20}, compare.LatencyP99, false},
+		{"latency +30 %", change{latency: 0.30}, compare.LatencyP99, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !c.assert && os.Getenv("SOAKD_COMPARE_PAIRS") == "" {
+				t.Skip("reported, not asserted: bench/compare-study.sh runs it")
+			}
+			tl := study(pairs()/2, c.ch, 2)
+			t.Logf("%s: %s regressed %.0f %%, overall regressed %.0f %%; %s", c.name, c.metric,
+				100*tl.rate(c.metric, compare.Regressed), 100*tl.rate("", compare.Regressed), tl)
+			if !c.assert {
+				return
+			}
+			if r := tl.rate(c.metric, compare.Regressed); r < 0.95 {
+				t.Errorf("%s read regressed on %s in %.1f %% of pairs; want >= 95 %%", c.name, c.metric, 100*r)
+			}
+			if r := tl.rate("", compare.Regressed); r < 0.95 {
+				t.Errorf("%s read regressed overall in %.1f %% of pairs; want >= 95 %%", c.name, 100*r)
+			}
+		})
+	}
+}

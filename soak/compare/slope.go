@@ -1,0 +1,73 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+)
+
+// SlopeDifference is new − old per-request slope with its 95 % interval.
+// Each run's interval is backed out into a standard error on each side
+// (an interval may be asymmetric: a leak's is widened to span its second
+// half's), and the two independent errors combine in quadrature: the
+// difference's lower side takes the new run's lower error and the old
+// run's upper one, and the other way round.
+func SlopeDifference(old, cur Slope) (d float64, ci [2]float64) {
+	oLo, oHi := sides(old)
+	nLo, nHi := sides(cur)
+	d = cur.PerRequest - old.PerRequest
+	return d, [2]float64{d - z95*math.Hypot(nLo, oHi), d + z95*math.Hypot(nHi, oLo)}
+}
+
+// sides are the standard errors below and above a slope, from its 95 %
+// interval.
+func sides(s Slope) (lo, hi float64) {
+	return math.Max(s.PerRequest-s.CI95[0], 0) / z95, math.Max(s.CI95[1]-s.PerRequest, 0) / z95
+}
+
+// SlopeMargin is the growth difference that matters for a resource of
+// unit whose old slope is old: the floor for its unit, or LeakShare of
+// the old slope when larger.
+func (m Margins) SlopeMargin(unit string, old float64) float64 {
+	floor := m.LeakCount
+	if unit == "bytes" {
+		floor = m.LeakBytes
+	}
+	return math.Max(floor, m.LeakShare*math.Abs(old))
+}
+
+// CompareSlopes judges a resource's new per-request slope against its old
+// one.
+func CompareSlopes(old, cur Slope, m Margins) Metric {
+	d, ci := SlopeDifference(old, cur)
+	mt := Metric{Unit: old.Unit + "/request", Old: old.PerRequest, New: cur.PerRequest, Difference: d, CI95: ci,
+		Margin: m.SlopeMargin(old.Unit, old.PerRequest), Slow: old.Slow || cur.Slow, slope: true}
+	if !finite(old.PerRequest, cur.PerRequest, old.CI95[0], old.CI95[1], cur.CI95[0], cur.CI95[1]) {
+		mt.Verdict, mt.Reason = Inconclusive, "a run has no fitted slope for this resource (too few samples)"
+		return mt
+	}
+	mt.Verdict = Judge(ci, mt.Margin)
+	mt.Reason = slopeReason(mt)
+	return mt
+}
+
+func slopeReason(m Metric) string {
+	switch m.Verdict {
+	case Regressed:
+		return fmt.Sprintf("grows faster by more than the margin (%.4g %s): the interval's lower end is %.4g", m.Margin, m.Unit, m.CI95[0])
+	case Same:
+		return fmt.Sprintf("the interval lies within ±%.4g %s", m.Margin, m.Unit)
+	case Improved:
+		return "grows slower: the interval lies below zero and reaches past the margin"
+	}
+	return fmt.Sprintf("the interval [%.4g, %.4g] is wider than the margin ±%.4g %s allows to decide: run both longer",
+		m.CI95[0], m.CI95[1], m.Margin, m.Unit)
+}
+
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}

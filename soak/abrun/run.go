@@ -94,8 +94,9 @@ type Result struct {
 	// DecidedAt is the pairs at the look that decided each decided
 	// metric.
 	DecidedAt map[string]int `json:"decided_at_pairs"`
-	// Decided says the sequential test stopped the run; otherwise it ran
-	// to its bound and undecided metrics stay inconclusive.
+	// Decided says the comparison was decided at the last look (see
+	// Decided); otherwise the run reached its bound (StoppedBy) first and
+	// what is undecided reads inconclusive.
 	Decided   bool   `json:"decided"`
 	StoppedBy string `json:"stopped_by"` // "decided", "requests", "duration", "interrupt", "a_died", "b_died"
 	Blocks    int    `json:"blocks"`
@@ -202,7 +203,7 @@ func (r *run) stop(why string) error {
 	if why != "decided" {
 		r.look()
 	}
-	r.res.StoppedBy, r.res.Decided = why, why == "decided"
+	r.res.StoppedBy, r.res.Decided = why, Decided(r.res.Result)
 	return nil
 }
 

@@ -13,7 +13,8 @@ import (
 )
 
 // simSeeds is the number of seeded runs per case: SOAKD_AB_SEEDS, else
-// 50 (each runs up to 20 looks of two fits; bench/ab-study.sh runs 1000).
+// 50, or 8 under -race (each runs up to 19 looks of two fits;
+// bench/ab-study.sh runs 1000).
 func simSeeds(t *testing.T) int {
 	if s := os.Getenv("SOAKD_AB_SEEDS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -21,6 +22,9 @@ func simSeeds(t *testing.T) int {
 			t.Fatalf("SOAKD_AB_SEEDS=%q: want a positive count", s)
 		}
 		return n
+	}
+	if raceBuild {
+		return 8
 	}
 	return 50
 }

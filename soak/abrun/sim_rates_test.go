@@ -147,6 +147,9 @@ func TestSimSeparateRuns(t *testing.T) {
 		}
 	}
 	t.Logf("requests to decide a 120 B/request leak in 95 %% of %d runs: A/B %d (median %d); two separate runs %d", n, ab95, abMed, sep95)
+	if raceBuild {
+		return // 95 % of 8 seeds is all of them: too few to rank the designs
+	}
 	if sep95 == 0 || abMed >= sep95 {
 		t.Errorf("the A/B's median is %d requests, the separate runs need %d; want the A/B below", abMed, sep95)
 	}

@@ -90,7 +90,8 @@ func TestABFindsLeak(t *testing.T) {
 }
 
 // TestABCleanTwice: the same clean target twice reads no regression, and
-// rss's interval holds 0. At 40 000 requests a build the Go heap's
+// rss reads same or inconclusive (bench/README.md records one false
+// 'improved' on rss in a 10-minute run: the Go heap's early sizing). At 40 000 requests a build the Go heap's
 // sawtooth leaves rss's interval about ±25 B/request, wider than the
 // 16 B margin: deciding same takes about 4 times longer, which
 // bench/ab-e2e.sh runs (see bench/README.md).
@@ -103,8 +104,8 @@ func TestABCleanTwice(t *testing.T) {
 			t.Errorf("%s: regressed, %+.3g in [%.3g, %.3g]; want no regression", name, m.Difference, m.CI95[0], m.CI95[1])
 		}
 	}
-	if rss := res.Metrics["rss_per_request"]; rss.CI95[0] > 0 || rss.CI95[1] < 0 {
-		t.Errorf("rss_per_request: %+.3g in [%.3g, %.3g]; want an interval that holds 0", rss.Difference, rss.CI95[0], rss.CI95[1])
+	if rss := res.Metrics["rss_per_request"]; rss.Verdict != compare.Same && rss.Verdict != compare.Inconclusive {
+		t.Errorf("rss_per_request: %s, %+.3g in [%.3g, %.3g]; want same or inconclusive", rss.Verdict, rss.Difference, rss.CI95[0], rss.CI95[1])
 	}
 	if res.Verdict == compare.Regressed || res.StoppedBy == "a_died" || res.StoppedBy == "b_died" {
 		t.Errorf("verdict %s, stopped by %s; want same or inconclusive", res.Verdict, res.StoppedBy)

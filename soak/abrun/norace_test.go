@@ -1,0 +1,5 @@
+//go:build !race
+
+package abrun
+
+const raceBuild = false

@@ -63,4 +63,3 @@ func TestReadListenCounters(t *testing.T) {
 		t.Error("ReadListenCounters(missing pid) = nil error; want one")
 	}
 }
-

@@ -14,7 +14,7 @@ type USL struct {
 	Kappa  float64 `json:"kappa"`
 	Lambda float64 `json:"lambda"` // throughput of one worker alone, req/s
 	// Peak is N* = √((1−σ)/κ), the concurrency of the highest throughput;
-	// +Inf (null in JSON) when κ is 0.
+	// 0 when κ is 0 (throughput never falls).
 	Peak float64 `json:"peak_concurrency"`
 	R2   float64 `json:"r2"` // 1 − SSres/SStot of the throughput
 	OK   bool    `json:"ok"` // false: too few levels (fewer than 3) to fit
@@ -40,12 +40,11 @@ func FitUSL(n, x []float64) USL {
 		}
 	}
 	if pts < 3 {
-		return USL{Peak: math.Inf(1)}
+		return USL{}
 	}
 	best := searchUSL(n, x)
 	best.R2 = r2(n, x, best)
 	best.OK = true
-	best.Peak = math.Inf(1)
 	if best.Kappa > 0 {
 		best.Peak = math.Sqrt((1 - best.Sigma) / best.Kappa)
 	}

@@ -3,6 +3,7 @@ package sweep
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -68,10 +69,29 @@ func TestFitUSLLinear(t *testing.T) {
 	n := []float64{1, 2, 5, 10, 20}
 	x := []float64{50, 100, 250, 500, 1000}
 	u := FitUSL(n, x)
-	if !u.OK || u.Sigma > 0.01 || u.Peak < 1000 || math.Abs(u.Lambda-50) > 0.5 {
+	if !u.OK || u.Sigma > 0.01 || (u.Peak != 0 && u.Peak < 1000) || math.Abs(u.Lambda-50) > 0.5 {
 		t.Errorf("FitUSL(linear) = %+v; want σ ≈ 0, λ = 50, no peak before 1000", u)
 	}
 	if u := FitUSL(n[:2], x[:2]); u.OK {
 		t.Errorf("FitUSL(2 levels).OK = true; want false")
+	}
+}
+
+// TestSynBands: the retransmit schedule with and without linear timeouts.
+func TestSynBands(t *testing.T) {
+	modes := func(bs []band) []float64 {
+		var m []float64
+		for _, b := range bs {
+			m = append(m, b.mode)
+		}
+		return m
+	}
+	for _, c := range []struct {
+		linear int
+		want   []float64
+	}{{0, []float64{1, 3, 7, 15}}, {4, []float64{1, 2, 3, 4, 5, 7, 11}}} {
+		if got := modes(synBands(c.linear)); !slices.Equal(got, c.want) {
+			t.Errorf("synBands(%d) modes = %v; want %v", c.linear, got, c.want)
+		}
 	}
 }

@@ -90,7 +90,7 @@ func explain(ls []Level, u USL, pc PerConnection) Knee {
 	k := kneeIndex(ls)
 	for i, l := range ls {
 		if _, what, ok := fdCeiling(l); ok {
-			return fdKnee(ls, i, k, what, pc)
+			return fdKnee(ls, i, what, pc)
 		}
 	}
 	for i, l := range ls {
@@ -124,14 +124,12 @@ func overflowed(l Level) bool {
 	return l.ListenOverflows > 0 && (full || len(l.SynModes) > 0)
 }
 
-func fdKnee(ls []Level, i, k int, what string, pc PerConnection) Knee {
+// fdKnee puts the knee at the last level below the fd wall (level i).
+func fdKnee(ls []Level, i int, what string, pc PerConnection) Knee {
 	at := ls[i]
 	kn := Knee{Cause: CauseFDLimit, Concurrency: at.Concurrency}
 	if i > 0 {
 		kn.Concurrency = ls[i-1].Concurrency
-	}
-	if k >= 0 && k < i-1 {
-		kn.Concurrency = ls[k].Concurrency
 	}
 	kn.Reason = fmt.Sprintf("at %d clients the target's fds stopped at %d, %s, with %.0f connections established", at.Concurrency, at.FDs, what, at.Established)
 	if pc.CeilingConnections > 0 {

@@ -37,6 +37,9 @@ type Level struct {
 	// Established is the median count of established connections to the
 	// URL's port (accepted or still queued).
 	Established float64 `json:"established"`
+	// Accepted is the median of those the target accepted: established
+	// less the accept queue.
+	Accepted float64 `json:"accepted"`
 	// RSS and FDs are the target's medians over the level; FDLimit its
 	// RLIMIT_NOFILE.
 	RSS     uint64 `json:"rss_bytes"`

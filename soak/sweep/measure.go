@@ -107,6 +107,7 @@ type kernelWatch struct {
 	qMax  int
 	limit int
 	est   []float64
+	held  []float64
 	err   error
 }
 
@@ -143,6 +144,7 @@ func (k *kernelWatch) sample() {
 	}
 	k.qMax, k.limit = max(k.qMax, q.Queue), max(k.limit, q.Limit)
 	k.est = append(k.est, float64(q.Established))
+	k.held = append(k.held, float64(q.Established-q.Queue))
 }
 
 // fill sets the level's kernel figures; the counters' end is read now.
@@ -156,7 +158,7 @@ func (k *kernelWatch) fill(lv *Level) {
 		}
 	}
 	lv.AcceptQueueMax, lv.AcceptQueueLimit = k.qMax, k.limit
-	lv.Established = median(k.est)
+	lv.Established, lv.Accepted = median(k.est), median(k.held)
 }
 
 // fillTarget sets the target's RSS, fds and fd limit, medians over the
@@ -181,6 +183,7 @@ func fillTarget(lv *Level, rep *model.Report) {
 	lv.RSS, lv.FDs = uint64(median(rss)), int(median(fds))
 	if lv.Established == 0 {
 		lv.Established = median(est)
+		lv.Accepted = lv.Established
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 
 // PerConnection is the target's memory and fds per open connection: the
 // Theil–Sen slope (robust to a level that stands out) of the levels' RSS
-// and fds against their established connections, with Sen's 95 %
+// and fds against the connections they accepted, with Sen's 95 %
 // interval, and the connections at which the fds reach their limit.
 type PerConnection struct {
 	RSSBytes float64    `json:"rss_bytes"`
@@ -26,7 +26,7 @@ type PerConnection struct {
 	Text               string  `json:"text"`
 }
 
-// perConnection fits RSS and fds against the established connections of
+// perConnection fits RSS and fds against the accepted connections of
 // the levels below any fd wall (a level at the wall holds fewer fds than
 // connections and would bend the line).
 func perConnection(ls []Level) PerConnection {
@@ -37,10 +37,10 @@ func perConnection(ls []Level) PerConnection {
 			pc.FDLimit = lim
 			continue
 		}
-		if l.Established <= 0 || l.FDs == 0 {
+		if l.Accepted <= 0 || l.FDs == 0 {
 			continue
 		}
-		x = append(x, l.Established)
+		x = append(x, l.Accepted)
 		rss = append(rss, float64(l.RSS))
 		fds = append(fds, float64(l.FDs))
 		if pc.FDLimit == 0 {

@@ -13,8 +13,9 @@
  *                   second later, find the queue drained: latencies
  *                   cluster near 1 s (listen_queue).
  *   --mode select   one thread, select(): answers each request --delay-ms
- *                   after it came, and accepts no connection whose fd
- *                   would reach FD_SETSIZE (1024): it stops at 1023 fds
+ *                   after it came; a connection whose fd would reach
+ *                   FD_SETSIZE - 1 is closed at once and the listener
+ *                   left alone until another ends: it stops at 1023 fds
  *                   (fd_limit).
  *   --mode threads  a thread per connection that sleeps --delay-ms before
  *                   each answer: throughput grows with the clients while
@@ -22,8 +23,10 @@
  *
  * Build: cc -O2 -pthread -o sweepzoo sweepzoo.c
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -136,28 +139,40 @@ static void serve_backlog(int lfd) {
 }
 
 struct conn {
-	char buf[4096];
+	int open;
 	size_t n;
 	double due; /* when the pending answer is due; 0: none */
+	char buf[4096];
 };
 
 static struct conn conns[FD_SETSIZE];
 
-static void select_accept(int lfd, int *maxfd) {
-	int c = accept(lfd, NULL, NULL);
+/* select_accept takes one connection, unless its fd would reach
+ * FD_SETSIZE: then it is closed again and the listener is left alone
+ * until a connection ends (*full). The listener is non-blocking: 0 when
+ * there was none to take. */
+static int select_accept(int lfd, int *maxfd, int *full) {
+	int c = accept4(lfd, NULL, NULL, 0);
 	if (c < 0)
-		return;
-	conns[c].n = 0, conns[c].due = 0;
+		return 0;
+	if (c >= FD_SETSIZE - 1) {
+		close(c);
+		*full = 1;
+		return 0;
+	}
+	conns[c].open = 1, conns[c].n = 0, conns[c].due = 0;
 	if (c > *maxfd)
 		*maxfd = c;
+	return 1;
 }
 
-static void select_read(int fd) {
+static void select_read(int fd, int *full) {
 	struct conn *k = &conns[fd];
 	ssize_t r = read(fd, k->buf + k->n, sizeof k->buf - k->n);
 	if (r <= 0) {
 		close(fd);
-		k->n = 0, k->due = -1;
+		k->open = 0, k->n = 0, k->due = 0;
+		*full = 0;
 		return;
 	}
 	k->n += (size_t)r;
@@ -167,7 +182,7 @@ static void select_read(int fd) {
 
 static void select_answer(int fd, double now) {
 	struct conn *k = &conns[fd];
-	if (k->due <= 0 || k->due > now)
+	if (!k->open || k->due == 0 || k->due > now)
 		return;
 	size_t e = request_end(k->buf, k->n);
 	write_all(fd, ok_keep, sizeof ok_keep - 1);
@@ -177,38 +192,33 @@ static void select_answer(int fd, double now) {
 }
 
 static void serve_select(int lfd) {
-	int maxfd = lfd;
-	for (int i = 0; i < FD_SETSIZE; i++)
-		conns[i].due = -1; /* closed */
+	int maxfd = lfd, full = 0;
 	for (;;) {
 		fd_set rd;
 		FD_ZERO(&rd);
 		double now = now_ms(), next = now + 1000;
-		int open = 0;
+		int top = lfd;
 		for (int fd = lfd + 1; fd <= maxfd; fd++) {
-			if (conns[fd].due < 0)
+			if (!conns[fd].open)
 				continue;
-			open = fd;
+			top = fd;
 			FD_SET(fd, &rd);
 			if (conns[fd].due > 0 && conns[fd].due < next)
 				next = conns[fd].due;
 		}
-		maxfd = open > lfd ? open : lfd;
-		/* The next accept would return fd maxfd+1 at best: never reach FD_SETSIZE. */
-		int lowest_free = lfd + 1;
-		while (lowest_free < FD_SETSIZE && conns[lowest_free].due >= 0)
-			lowest_free++;
-		if (lowest_free < FD_SETSIZE - 1)
+		maxfd = top;
+		if (!full)
 			FD_SET(lfd, &rd);
-		double wait = next - now;
+		double wait = next > now ? next - now : 0;
 		struct timeval tv = {(time_t)(wait / 1000), (suseconds_t)((long)wait % 1000) * 1000};
 		if (select(maxfd + 1, &rd, NULL, NULL, &tv) < 0)
 			continue;
-		if (FD_ISSET(lfd, &rd))
-			select_accept(lfd, &maxfd);
+		for (int i = 0; i < 64 && !full && FD_ISSET(lfd, &rd); i++)
+			if (!select_accept(lfd, &maxfd, &full))
+				break;
 		for (int fd = lfd + 1; fd <= maxfd; fd++)
-			if (conns[fd].due >= 0 && FD_ISSET(fd, &rd))
-				select_read(fd);
+			if (conns[fd].open && FD_ISSET(fd, &rd))
+				select_read(fd, &full);
 		now = now_ms();
 		for (int fd = lfd + 1; fd <= maxfd; fd++)
 			select_answer(fd, now);
@@ -282,8 +292,11 @@ int main(int argc, char **argv) {
 	alarm((unsigned)lifetime);
 	if (!strcmp(mode, "backlog"))
 		serve_backlog(listener(1, port_file));
-	else if (!strcmp(mode, "select"))
-		serve_select(listener(128, port_file));
+	else if (!strcmp(mode, "select")) {
+		int lfd = listener(128, port_file);
+		fcntl(lfd, F_SETFL, O_NONBLOCK);
+		serve_select(lfd);
+	}
 	else if (!strcmp(mode, "threads"))
 		serve_threads(listener(1024, port_file));
 	fprintf(stderr, "sweepzoo: unknown --mode %s (backlog, select, threads)\n", mode);

@@ -45,7 +45,12 @@ const (
 	// selectLow and selectHigh bound an fd count that stops at select()'s
 	// FD_SETSIZE (1024).
 	selectLow, selectHigh = 1000, 1024
-	fdSetSize             = 1024
+	// starvedShare: a target that waited for a core this share of each
+	// request was held back by the machine.
+	starvedShare = 0.25
+	// machineBusy: the machine's busy share at which it is full.
+	machineBusy = 0.9
+	fdSetSize   = 1024
 )
 
 // kneeIndex is the index of the last level that scaled, the first level
@@ -68,13 +73,14 @@ func kneeIndex(ls []Level) int {
 
 // fdCeiling is the fd count the target stopped at, and which limit: its
 // RLIMIT_NOFILE, or select()'s FD_SETSIZE when its fds stay within
-// [1000, 1024] while more connections were established than it had fds.
+// [1000, 1024] while more connections were established (or more clients
+// asked) than it had fds.
 // ok is false when no level reached either.
 func fdCeiling(l Level) (limit int, what string, ok bool) {
 	switch {
 	case l.FDLimit > 0 && l.FDs >= l.FDLimit-2:
 		return l.FDLimit, fmt.Sprintf("its fd limit (RLIMIT_NOFILE %d)", l.FDLimit), true
-	case l.FDs >= selectLow && l.FDs <= selectHigh && l.Established > float64(l.FDs)+5:
+	case l.FDs >= selectLow && l.FDs <= selectHigh && max(l.Established, float64(l.Concurrency)) > float64(l.FDs)+5:
 		return fdSetSize, "select()'s FD_SETSIZE (1024)", true
 	}
 	return 0, "", false
@@ -82,7 +88,8 @@ func fdCeiling(l Level) (limit int, what string, ok bool) {
 
 // explain finds the knee and names its cause from the evidence, in the
 // order of the hardest walls first: fds, the accept queue, the client,
-// the target's cores, a throttle per connection, then the USL's σ and κ.
+// the target's cores (or the whole machine's, which the target shares
+// with soakd), a throttle per connection, then the USL's σ and κ.
 func explain(ls []Level, u USL, pc PerConnection) Knee {
 	if len(ls) == 0 {
 		return Knee{Cause: CauseNone, Reason: "no level was measured"}
@@ -110,6 +117,11 @@ func explain(ls []Level, u USL, pc PerConnection) Knee {
 	case past.CPU.Bound == verdict.BoundCPU:
 		kn.Cause = CauseCPU
 		kn.Reason = cpuReason(past)
+	case machineFull(past):
+		c := past.CPU
+		kn.Cause = CauseCPU
+		kn.Reason = fmt.Sprintf("at %d clients all %d cores of the machine were busy (the target %.2f, soakd %.2f, other work the rest): the target could get no more CPU; sweep from another machine to find the target's own limit",
+			past.Concurrency, c.HostCPUs, c.Utilization, c.ClientUtilization)
 	default:
 		kn.Cause, kn.Reason = uslCause(ls, k, u)
 	}
@@ -164,16 +176,32 @@ func cpuReason(l Level) string {
 }
 
 // noKnee is the verdict of a ladder that scaled at every step: a
-// throttle per connection when the target idled, else no knee.
+// throttle per connection when the target idled without waiting for a
+// core, else no knee.
 func noKnee(ls []Level) Knee {
 	first, top := ls[0], ls[len(ls)-1]
 	perClient := func(l Level) float64 { return l.Throughput / float64(l.Concurrency) }
-	if len(ls) >= 2 && first.Throughput > 0 && perClient(top) >= perConnEfficiency*perClient(first) && idle(top) {
+	if len(ls) >= 2 && first.Throughput > 0 && perClient(top) >= perConnEfficiency*perClient(first) && idle(top) && !starved(top) {
 		return Knee{Cause: CausePerConnection, Reason: fmt.Sprintf(
 			"throughput grew with the clients (%.3g req/s per client at %d, %.3g at %d; p50 %.3g ms) while the target used %.0f %% of its cores: each connection is throttled (a think time, Nagle and delayed ACKs), not the server",
 			perClient(first), first.Concurrency, perClient(top), top.Concurrency, 1000*top.P50, 100*top.CPU.Utilization/capacity(top))}
 	}
-	return Knee{Cause: CauseNone, Reason: fmt.Sprintf("throughput grew at every step up to %d clients (%.4g req/s): no knee within the ladder", top.Concurrency, top.Throughput)}
+	kn := Knee{Cause: CauseNone, Reason: fmt.Sprintf("throughput grew at every step up to %d clients (%.4g req/s): no knee within the ladder", top.Concurrency, top.Throughput)}
+	if top.CPUBound || starved(top) {
+		kn.Reason += fmt.Sprintf("; yet the target was short of CPU at %d clients (%s): other work on the machine held it back, so the ladder cannot show its own limit", top.Concurrency, top.CPU.Reason)
+	}
+	return kn
+}
+
+// starved tells whether the target waited for a core a quarter of each
+// request or more: a busy machine, not the target, set the pace.
+func starved(l Level) bool {
+	return l.CPU.ResponseSeconds > 0 && l.CPU.RunqueueWaitSeconds >= starvedShare*l.CPU.ResponseSeconds
+}
+
+// machineFull tells whether the whole machine's cores were busy.
+func machineFull(l Level) bool {
+	return l.Requests > 0 && l.CPU.HostCPUs > 0 && l.CPU.HostUtilization >= machineBusy*float64(l.CPU.HostCPUs)
 }
 
 func capacity(l Level) float64 {

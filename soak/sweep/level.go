@@ -34,14 +34,14 @@ type Level struct {
 	SynRetrans       uint64 `json:"syn_retransmits"`
 	AcceptQueueMax   int    `json:"accept_queue_max"`
 	AcceptQueueLimit int    `json:"accept_queue_limit"`
-	// Established is the median count of established connections to the
-	// URL's port (accepted or still queued).
+	// Established is the most established connections to the URL's port
+	// (accepted or still queued) at once over the level, and Accepted
+	// the most the target had accepted (established less the accept
+	// queue).
 	Established float64 `json:"established"`
-	// Accepted is the median of those the target accepted: established
-	// less the accept queue.
-	Accepted float64 `json:"accepted"`
-	// RSS and FDs are the target's medians over the level; FDLimit its
-	// RLIMIT_NOFILE.
+	Accepted    float64 `json:"accepted"`
+	// RSS and FDs are the target's highest over the level (a level ramps
+	// its connections up at its start); FDLimit its RLIMIT_NOFILE.
 	RSS     uint64 `json:"rss_bytes"`
 	FDs     int    `json:"fds"`
 	FDLimit int    `json:"fd_limit"`
@@ -63,13 +63,14 @@ type band struct{ mode, lo, hi float64 }
 // (net.ipv4.tcp_syn_linear_timeouts, Linux 6.5 and later: 4 by default,
 // and the timer keeps 1 s through the retransmit after them: 1 to 5 s),
 // then doubling, up to 16 s. Without linear timeouts that is 1, 3, 7 and
-// 15 s. A latency within half a second after a mode counts toward it.
+// 15 s. A latency from 50 ms before a mode to 500 ms after counts toward
+// it.
 func synBands(linear int) []band {
 	var bs []band
 	t, rto := 0.0, 1.0
 	for i := 0; t+rto <= 16; i++ {
 		t += rto
-		bs = append(bs, band{t, t, t + 0.5})
+		bs = append(bs, band{t, t - 0.05, t + 0.5})
 		if i >= linear {
 			rto *= 2
 		}
@@ -91,15 +92,17 @@ func linearSynTimeouts() int {
 	return n
 }
 
-// synModes names the bands that hold a cluster: at least 3 latencies and
-// 0.1 % of them, and more than twice as many as the same width just below
-// the band (a slow server's tail is smooth there; retransmits are not).
-func synModes(bands []band, counts func(lo, hi float64) uint64, total uint64) []float64 {
+// synModes names the bands that hold a cluster: at least 3 latencies,
+// and more than twice as many as the same width just below the band (a
+// slow server's tail is smooth there; retransmits are not). A share of
+// all requests would not do: a fast server answers thousands of requests
+// for each one a retransmit delays.
+func synModes(bands []band, counts func(lo, hi float64) uint64) []float64 {
 	var modes []float64
 	for _, b := range bands {
 		in := counts(b.lo, b.hi)
 		below := counts(b.lo-(b.hi-b.lo), b.lo)
-		if in >= 3 && float64(in) >= 0.001*float64(total) && in > 2*below {
+		if in >= 3 && in > 2*below {
 			modes = append(modes, b.mode)
 		}
 	}

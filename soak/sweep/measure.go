@@ -1,7 +1,7 @@
 package sweep
 
 import (
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -95,7 +95,7 @@ func (l *latencies) fill(lv *Level) {
 		}
 		return n
 	}
-	lv.SynModes = synModes(synBands(linearSynTimeouts()), count, lv.Requests)
+	lv.SynModes = synModes(synBands(linearSynTimeouts()), count)
 }
 
 // kernelWatch samples sock_diag's view of the URL's port while a level is
@@ -111,17 +111,21 @@ type kernelWatch struct {
 	err   error
 }
 
-// run samples every 100 ms until stop is closed, once lat measures.
-func (k *kernelWatch) run(lat *latencies, stop <-chan struct{}) {
+// run samples every 100 ms until stop is closed, once the warm-up is
+// over: after warm from now, or once lat measures (a warm-up in
+// requests). The clock is its own: a level whose requests take longer
+// than it (a server that stopped accepting) is still watched.
+func (k *kernelWatch) run(lat *latencies, warm time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
+	from := time.Now().Add(warm)
 	for {
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 		}
-		if lat.measuring() {
+		if (warm > 0 && time.Now().After(from)) || lat.measuring() {
 			k.sample()
 		}
 	}
@@ -158,11 +162,11 @@ func (k *kernelWatch) fill(lv *Level) {
 		}
 	}
 	lv.AcceptQueueMax, lv.AcceptQueueLimit = k.qMax, k.limit
-	lv.Established, lv.Accepted = median(k.est), median(k.held)
+	lv.Established, lv.Accepted = slices.Max(append(k.est, 0)), slices.Max(append(k.held, 0))
 }
 
-// fillTarget sets the target's RSS, fds and fd limit, medians over the
-// level's soak samples, and the CPU verdict.
+// fillTarget sets the target's RSS, fds and fd limit, the highest over
+// the level's soak samples, and the CPU verdict.
 func fillTarget(lv *Level, rep *model.Report) {
 	lv.CPU = rep.CPU
 	lv.CPUBound = rep.CPU.Bound == verdict.BoundCPU
@@ -180,21 +184,10 @@ func fillTarget(lv *Level, rep *model.Report) {
 			est = append(est, float64(r.TCPEstablished))
 		}
 	}
-	lv.RSS, lv.FDs = uint64(median(rss)), int(median(fds))
+	top := func(v []float64) float64 { return slices.Max(append(v, 0)) }
+	lv.RSS, lv.FDs = uint64(top(rss)), int(top(fds))
 	if lv.Established == 0 {
-		lv.Established = median(est)
+		lv.Established = top(est)
 		lv.Accepted = lv.Established
 	}
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

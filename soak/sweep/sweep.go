@@ -284,7 +284,7 @@ func (b *base) level(ctx context.Context, n int) (Level, error) {
 	kw := &kernelWatch{port: b.port}
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	go func() { defer close(done); kw.run(lat, stop) }()
+	go func() { defer close(done); kw.run(lat, max(wd, 100*time.Millisecond), stop) }()
 	rep, err := runner.Run(ctx, o)
 	close(stop)
 	<-done

@@ -17,6 +17,9 @@
  *                   FD_SETSIZE - 1 is closed at once and the listener
  *                   left alone until another ends: it stops at 1023 fds
  *                   (fd_limit).
+ *   --mode burn     the select() server, answering at once after spinning
+ *                   --burn-us of CPU time on its one thread: it saturates
+ *                   one core (cpu).
  *   --mode threads  a thread per connection that sleeps --delay-ms before
  *                   each answer: throughput grows with the clients while
  *                   the server idles (per_connection).
@@ -42,7 +45,7 @@
 
 static const char ok_keep[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok";
 static const char ok_close[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-static int delay_ms = 10, stall_ms = 0, stall_every_ms = 1500;
+static int delay_ms = 10, stall_ms = 0, stall_every_ms = 1500, burn_us = 0;
 
 static double now_ms(void) {
 	struct timespec ts;
@@ -82,6 +85,15 @@ static size_t request_end(const char *b, size_t n) {
 		if (b[i - 3] == '\r' && b[i - 2] == '\n' && b[i - 1] == '\r' && b[i] == '\n')
 			return i + 1;
 	return 0;
+}
+
+/* wants_close: the request of n bytes at b asks to close the connection
+ * after its answer (soakd's preflight does). */
+static int wants_close(const char *b, size_t n) {
+	char tmp[4097];
+	memcpy(tmp, b, n < 4096 ? n : 4096);
+	tmp[n < 4096 ? n : 4096] = 0;
+	return strcasestr(tmp, "\r\nconnection: close") != NULL;
 }
 
 static void write_all(int fd, const char *s, size_t n) {
@@ -180,12 +192,28 @@ static void select_read(int fd, int *full) {
 		k->due = now_ms() + delay_ms;
 }
 
+/* burn spins until the thread has used us microseconds of CPU time. */
+static void burn(int us) {
+	struct timespec a, b;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+
 static void select_answer(int fd, double now) {
 	struct conn *k = &conns[fd];
 	if (!k->open || k->due == 0 || k->due > now)
 		return;
+	if (burn_us > 0)
+		burn(burn_us);
 	size_t e = request_end(k->buf, k->n);
-	write_all(fd, ok_keep, sizeof ok_keep - 1);
+	if (wants_close(k->buf, e)) {
+		write_all(fd, ok_close, sizeof ok_close - 1);
+		shutdown(fd, SHUT_WR);
+	} else {
+		write_all(fd, ok_keep, sizeof ok_keep - 1);
+	}
 	memmove(k->buf, k->buf + e, k->n - e);
 	k->n -= e;
 	k->due = request_end(k->buf, k->n) ? now + delay_ms : 0;
@@ -240,6 +268,10 @@ static void *thread_conn(void *arg) {
 			n += (size_t)r;
 		}
 		sleep_ms(delay_ms);
+		if (wants_close(b, e)) {
+			write_all(c, ok_close, sizeof ok_close - 1);
+			goto out;
+		}
 		write_all(c, ok_keep, sizeof ok_keep - 1);
 		memmove(b, b + e, n - e);
 		n -= e;
@@ -270,6 +302,8 @@ int main(int argc, char **argv) {
 			mode = argv[i + 1];
 		else if (!strcmp(argv[i], "--delay-ms"))
 			delay_ms = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--burn-us"))
+			burn_us = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--stall-ms"))
 			stall_ms = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--stall-every-ms"))
@@ -292,13 +326,15 @@ int main(int argc, char **argv) {
 	alarm((unsigned)lifetime);
 	if (!strcmp(mode, "backlog"))
 		serve_backlog(listener(1, port_file));
-	else if (!strcmp(mode, "select")) {
+	else if (!strcmp(mode, "select") || !strcmp(mode, "burn")) {
+		if (!strcmp(mode, "burn"))
+			delay_ms = 0;
 		int lfd = listener(128, port_file);
 		fcntl(lfd, F_SETFL, O_NONBLOCK);
 		serve_select(lfd);
 	}
 	else if (!strcmp(mode, "threads"))
 		serve_threads(listener(1024, port_file));
-	fprintf(stderr, "sweepzoo: unknown --mode %s (backlog, select, threads)\n", mode);
+	fprintf(stderr, "sweepzoo: unknown --mode %s (backlog, select, burn, threads)\n", mode);
 	return 2;
 }

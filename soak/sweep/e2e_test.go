@@ -1,0 +1,201 @@
+package sweep_test
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/soaktest"
+	"github.com/soakd/soakd/soak/sweep"
+)
+
+// The sweep end to end against servers with a known knee: each case is a
+// short ladder (1–3 s a level) so that the set stays under about 40 s
+// under -race on a busy machine.
+
+func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }
+
+var zoo struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// zooBinary compiles testdata/sweepzoo/sweepzoo.c once.
+func zooBinary(t *testing.T) string {
+	t.Helper()
+	zoo.once.Do(func() {
+		zoo.bin = filepath.Join(soaktest.Dir(t), "sweepzoo")
+		src := filepath.Join("..", "..", "testdata", "sweepzoo", "sweepzoo.c")
+		out, err := exec.Command("cc", "-O2", "-pthread", "-o", zoo.bin, src).CombinedOutput()
+		if err != nil {
+			zoo.err = fmt.Errorf("cc %s: %v\n%s", src, err, out)
+		}
+	})
+	if zoo.err != nil {
+		t.Fatal(zoo.err)
+	}
+	return zoo.bin
+}
+
+// ladder is the shape of one test sweep.
+type ladder struct {
+	levels  []int
+	level   time.Duration
+	timeout time.Duration
+}
+
+// sweepOf sweeps the server at url (process pid) up the ladder.
+func sweepOf(t *testing.T, url string, pid int, l ladder) *sweep.Report {
+	t.Helper()
+	o := sweep.Options{
+		Run: runner.Options{
+			Load:    load.Options{Endpoints: []load.Endpoint{{URL: url}}, KeepAlive: true, Timeout: l.timeout},
+			Target:  probes.Spec{PID: pid, URL: url},
+			Sampler: probes.SamplerOptions{ThreadInterval: 250 * time.Millisecond},
+			Log:     zaptest.NewLogger(t),
+		},
+		Levels: l.levels, LevelDuration: l.level,
+	}
+	rep, err := sweep.Run(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + b.String())
+	return rep
+}
+
+func wantCause(t *testing.T, rep *sweep.Report, causes ...string) {
+	t.Helper()
+	if !slices.Contains(causes, rep.Knee.Cause) {
+		t.Errorf("knee cause = %s (%s); want one of %v", rep.Knee.Cause, rep.Knee.Reason, causes)
+	}
+}
+
+// TestSweepCPU: one select() thread burning 2 ms of CPU a request
+// saturates at one core: cpu.
+func TestSweepCPU(t *testing.T) {
+	srv := soaktest.StartServer(t, zooBinary(t), "--max-lifetime", "120", "--mode", "burn", "--burn-us", "2000")
+	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{1, 2, 4}, level: 1500 * time.Millisecond, timeout: 10 * time.Second})
+	top := rep.Levels[len(rep.Levels)-1]
+	if rep.Knee.Cause != sweep.CauseCPU && top.CPU.RunqueueWaitSeconds >= 0.1*top.CPU.ResponseSeconds {
+		t.Skipf("the machine was too busy: the server's thread waited for a core %.0f %% of each request, so its throughput followed the machine's other work (%s)",
+			100*top.CPU.RunqueueWaitSeconds/top.CPU.ResponseSeconds, top.CPU.Reason)
+	}
+	wantCause(t, rep, sweep.CauseCPU)
+}
+
+// TestSweepListenQueue: a backlog of 1 and an accept loop that stalls
+// 300 ms every second drops the other clients' SYNs in each stall; their
+// retransmits a second later make a 1 s latency mode.
+func TestSweepListenQueue(t *testing.T) {
+	srv := soaktest.StartServer(t, zooBinary(t), "--max-lifetime", "120", "--mode", "backlog",
+		"--delay-ms", "0", "--stall-ms", "300", "--stall-every-ms", "1000")
+	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{1, 8}, level: 3 * time.Second, timeout: 10 * time.Second})
+	wantCause(t, rep, sweep.CauseListenQueue)
+	top := rep.Levels[len(rep.Levels)-1]
+	if top.ListenOverflows == 0 || !slices.Contains(top.SynModes, 1) {
+		t.Errorf("at %d clients: %d overflows, latency modes %v; want drops counted and the 1 s mode", top.Concurrency, top.ListenOverflows, top.SynModes)
+	}
+}
+
+// TestSweepFDLimit: a select() server stops at 1023 fds; the ceiling
+// projected from the fds per connection is near 1020 connections.
+func TestSweepFDLimit(t *testing.T) {
+	if lim, _ := sweep.RaiseFDLimit(); lim < 1100+200 {
+		t.Skipf("the test's fd limit (%d) is too low for 1100 clients", lim)
+	}
+	srv := soaktest.StartServer(t, zooBinary(t), "--max-lifetime", "120", "--mode", "select", "--delay-ms", "200")
+	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{100, 300, 600, 1100}, level: 2 * time.Second, timeout: 3 * time.Second})
+	wantCause(t, rep, sweep.CauseFDLimit)
+	pc := rep.PerConnection
+	if pc.FDLimit != 1024 || pc.CeilingConnections < 900 || pc.CeilingConnections > 1100 {
+		t.Errorf("per connection = %.2f fds, limit %d, ceiling %.0f connections; want the limit 1024 reached near 1020 connections", pc.FDs, pc.FDLimit, pc.CeilingConnections)
+	}
+	if !strings.Contains(rep.Knee.Reason, "1023") {
+		t.Errorf("reason = %q; want it to say the fds stopped at 1023", rep.Knee.Reason)
+	}
+}
+
+// TestSweepPerConnection: a thread per connection that sleeps 20 ms
+// before each answer scales with the clients while it idles.
+func TestSweepPerConnection(t *testing.T) {
+	srv := soaktest.StartServer(t, zooBinary(t), "--max-lifetime", "120", "--mode", "threads", "--delay-ms", "20")
+	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{1, 2, 5, 10}, level: time.Second, timeout: 10 * time.Second})
+	wantCause(t, rep, sweep.CausePerConnection)
+	if rep.Knee.Concurrency != 0 {
+		t.Errorf("knee at %d clients; want none within the ladder", rep.Knee.Concurrency)
+	}
+	if s := rep.Suggestion; s.Concurrency != 10 || !strings.HasPrefix(s.Command, "soakd run -c 10 --rate ") {
+		t.Errorf("suggestion = %+v; want a soak at the top level", s)
+	}
+}
+
+// TestSweepNginx: nginx with one worker answering from memory has no
+// knee within a small ladder, or is CPU-bound.
+func TestSweepNginx(t *testing.T) {
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
+			t.Skip("nginx is not installed (Debian nginx-light)")
+		}
+	}
+	url, pid := startNginx(t, bin)
+	rep := sweepOf(t, url, pid, ladder{levels: []int{1, 2, 4}, level: time.Second, timeout: 10 * time.Second})
+	if rep.Knee.Cause == sweep.CauseClient {
+		t.Skipf("soakd itself was the limit: on this machine it shares the cores with nginx (%s)", rep.Knee.Reason)
+	}
+	wantCause(t, rep, sweep.CauseNone, sweep.CauseCPU)
+}
+
+// startNginx runs nginx in the foreground on a free loopback port with
+// its files in a temporary directory, and returns its URL and master PID.
+func startNginx(t *testing.T, bin string) (string, int) {
+	t.Helper()
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nginx cannot listen on port 0: a port just freed is taken
+	conf := fmt.Sprintf(`daemon off; master_process on; worker_processes 1; pid %[1]s/nginx.pid;
+error_log %[1]s/error.log; events { worker_connections 1024; }
+http { access_log off; client_body_temp_path %[1]s; proxy_temp_path %[1]s; fastcgi_temp_path %[1]s;
+uwsgi_temp_path %[1]s; scgi_temp_path %[1]s;
+server { listen %[2]s; location / { return 200 "ok\n"; } } }
+`, dir, addr)
+	path := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-c", path, "-p", dir, "-e", filepath.Join(dir, "error.log"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	soaktest.Reap(t, cmd)
+	soaktest.WaitFor(t, 10*time.Second, "nginx to listen on "+addr, func() bool {
+		c, err := net.Dial("tcp4", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	return "http://" + addr + "/", cmd.Process.Pid
+}

@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -149,7 +145,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if f.json {
-		err = writeSweepJSON(stdout, rep)
+		err = rep.WriteJSON(stdout)
 	} else {
 		err = rep.WriteText(stdout)
 	}
@@ -160,28 +156,10 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func writeSweepJSON(w io.Writer, rep *sweep.Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
-}
-
 // writeSweepFiles writes report.json, report.txt and report.html into dir.
 func writeSweepFiles(dir string, rep *sweep.Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := rep.WriteFiles(dir); err != nil {
 		return err
-	}
-	var js, txt strings.Builder
-	if err := writeSweepJSON(&js, rep); err != nil {
-		return err
-	}
-	if err := rep.WriteText(&txt); err != nil {
-		return err
-	}
-	for name, body := range map[string]string{"report.json": js.String(), "report.txt": txt.String()} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			return err
-		}
 	}
 	return web.WriteSweepFile(dir, rep)
 }

@@ -97,3 +97,16 @@ func TestStopReason(t *testing.T) {
 		t.Errorf("stopReason(scaling) = %q; want none", s)
 	}
 }
+
+// TestCompare words the change between two sweeps.
+func TestCompare(t *testing.T) {
+	io := verdict.BoundIO
+	prev := &Report{Knee: Knee{Concurrency: 10, Cause: CauseCPU}, Levels: []Level{lv(1, 100, io, 0), lv(10, 900, io, 0)}}
+	cur := &Report{Knee: Knee{Concurrency: 5, Cause: CauseCPU}, Levels: []Level{lv(1, 100, io, 0), lv(10, 450, io, 0)}}
+	got := Compare(prev, cur)
+	for _, want := range []string{"moved from 10 clients (cpu) to 5 clients (cpu)", "-50 % at 10 clients"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Compare = %q; want %q in it", got, want)
+		}
+	}
+}

@@ -215,7 +215,13 @@ func (o Options) openOnce(ctx context.Context) (*base, func(), error) {
 	}
 	spec := o.Run.Target
 	var pid int
-	spec.OnStart = func(s probes.Started) { pid = s.PID }
+	user := spec.OnStart
+	spec.OnStart = func(s probes.Started) {
+		pid = s.PID
+		if user != nil {
+			user(s)
+		}
+	}
 	t, err := probes.Open(ctx, spec, o.Run.Log)
 	if err != nil {
 		return nil, nil, err

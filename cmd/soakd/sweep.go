@@ -7,7 +7,6 @@ import (
 	"io"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -37,14 +36,6 @@ Exit code: 0 done, 2 a usage or runtime error.
 
 Flags:`
 
-// sweepFlags are the flags of `soakd sweep` beyond the run's.
-type sweepFlags struct {
-	levels        []int
-	levelDuration time.Duration
-	levelRequests uint64
-	levelWarmup   time.Duration
-}
-
 // notForSweep are run flags that the ladder sets per level.
 var notForSweep = []string{"concurrency", "rate", "requests", "duration", "warmup", "baseline", "cooldown"}
 
@@ -60,11 +51,15 @@ func parseSweep(args []string, stderr io.Writer) (sweep.Options, runFlags, error
 	for _, n := range notForSweep {
 		fs.Lookup(n).Hidden = true
 	}
-	sf := sweepFlags{levels: sweep.DefaultLevels, levelDuration: sweep.DefaultLevelDuration}
-	fs.IntSliceVar(&sf.levels, "levels", sf.levels, "the ladder: closed-loop concurrencies, rising")
-	fs.DurationVar(&sf.levelDuration, "level-duration", sf.levelDuration, "how long each level is measured, after its warm-up")
-	fs.Uint64Var(&sf.levelRequests, "level-requests", 0, "measure each level for this many requests instead of --level-duration")
-	fs.DurationVar(&sf.levelWarmup, "level-warmup", 0, "warm-up before each level's measure (default a tenth of the level, at most 3s; negative: none)")
+	sp := sweep.DefaultSpec()
+	fs.IntSliceVar(&sp.Levels, "levels", sp.Levels, "the ladder: closed-loop concurrencies, rising")
+	bind(fs, "sweep.levels", "levels")
+	fs.DurationVar(&sp.LevelDuration, "level-duration", sp.LevelDuration, "how long each level is measured, after its warm-up")
+	bind(fs, "sweep.level_duration", "level-duration")
+	fs.Uint64Var(&sp.LevelRequests, "level-requests", 0, "measure each level for this many requests instead of --level-duration")
+	bind(fs, "sweep.level_requests", "level-requests")
+	fs.DurationVar(&sp.LevelWarmup, "level-warmup", 0, "warm-up before each level's measure (default a tenth of the level, at most 3s; negative: none)")
+	bind(fs, "sweep.level_warmup", "level-warmup")
 	fs.Lookup("out").Usage = "write report.json, report.txt and report.html (the sweep's charts) into this directory"
 	if err := fs.Parse(args); err != nil {
 		return sweep.Options{}, f, err
@@ -73,9 +68,6 @@ func parseSweep(args []string, stderr io.Writer) (sweep.Options, runFlags, error
 		if fs.Changed(n) {
 			return sweep.Options{}, f, fmt.Errorf("--%s: not a sweep flag: the ladder sets it per level (use --levels, --level-duration, --level-requests, --level-warmup)", n)
 		}
-	}
-	if err := checkLevels(sf); err != nil {
-		return sweep.Options{}, f, err
 	}
 	switch rest := fs.Args(); {
 	case len(rest) == 1 && s.Load.TargetsFile == "":
@@ -87,29 +79,11 @@ func parseSweep(args []string, stderr io.Writer) (sweep.Options, runFlags, error
 	if f.noSmaps {
 		s.Sampling.Smaps = false
 	}
-	s.Load.Duration = sf.levelDuration // checked here, set per level
-	ro, err := s.Options()
+	o, err := sp.Options(s)
 	if err != nil {
-		return sweep.Options{}, f, specError(fs, err)
+		return o, f, specError(fs, err)
 	}
-	return sweep.Options{Run: ro, Levels: sf.levels, LevelDuration: sf.levelDuration,
-		LevelRequests: sf.levelRequests, LevelWarmup: sf.levelWarmup}, f, nil
-}
-
-// checkLevels checks the ladder's flags.
-func checkLevels(sf sweepFlags) error {
-	if len(sf.levels) == 0 {
-		return errors.New("--levels: give at least one concurrency, e.g. 1,2,5,10")
-	}
-	for i, n := range sf.levels {
-		if n < 1 || i > 0 && n <= sf.levels[i-1] {
-			return fmt.Errorf("--levels: want rising concurrencies >= 1, got %v", sf.levels)
-		}
-	}
-	if sf.levelRequests == 0 && sf.levelDuration <= 0 {
-		return fmt.Errorf("--level-duration: must be > 0, got %s (or set --level-requests)", sf.levelDuration)
-	}
-	return nil
+	return o, f, nil
 }
 
 func cmdSweep(args []string, stdout, stderr io.Writer) int {

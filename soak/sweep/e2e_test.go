@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -198,4 +199,39 @@ server { listen %[2]s; location / { return 200 "ok\n"; } } }
 		return err == nil
 	})
 	return "http://" + addr + "/", cmd.Process.Pid
+}
+
+// TestSweepExec starts the target once for the whole ladder (--exec) and
+// stops it at the end.
+func TestSweepExec(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close() // the target binds it again
+	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	var started []int
+	o := sweep.Options{
+		Run: runner.Options{
+			Load: load.Options{Endpoints: []load.Endpoint{{URL: url}}, KeepAlive: true, Timeout: 5 * time.Second},
+			Target: probes.Spec{URL: url, Exec: fmt.Sprintf("%s --mode threads --delay-ms 5 --max-lifetime 60 --port %d --port-file %s",
+				zooBinary(t), port, filepath.Join(t.TempDir(), "port")), OnStart: func(s probes.Started) { started = append(started, s.PID) }},
+			Log: zaptest.NewLogger(t),
+		},
+		Levels: []int{1, 2}, LevelDuration: 500 * time.Millisecond,
+	}
+	rep, err := sweep.Run(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(started) != 1 || len(rep.Levels) != 2 || !strings.Contains(rep.Target, "sweepzoo") {
+		t.Fatalf("started %v, %d levels, target %q; want one start for both levels, named", started, len(rep.Levels), rep.Target)
+	}
+	if err := syscall.Kill(started[0], 0); err == nil {
+		t.Errorf("pid %d still runs after the sweep; want it stopped", started[0])
+	}
+	if !strings.Contains(rep.Suggestion.Command, "--exec '") {
+		t.Errorf("suggestion %q; want the --exec target in it", rep.Suggestion.Command)
+	}
 }

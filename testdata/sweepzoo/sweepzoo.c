@@ -1,6 +1,6 @@
 /*
  * sweepzoo: the sweep's test servers, each with a known knee. HTTP/1.1 on
- * 127.0.0.1, port 0; it writes "HOST:PORT\n" to --port-file and exits
+ * 127.0.0.1, --port (default 0: any free one); it writes "HOST:PORT\n" to --port-file and exits
  * after --max-lifetime seconds whatever happens.
  *
  *   --mode backlog  listen(fd, 1), and an accept loop that stalls
@@ -45,7 +45,7 @@
 
 static const char ok_keep[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok";
 static const char ok_close[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-static int delay_ms = 10, stall_ms = 0, stall_every_ms = 1500, burn_us = 0;
+static int listen_port = 0, delay_ms = 10, stall_ms = 0, stall_every_ms = 1500, burn_us = 0;
 
 static double now_ms(void) {
 	struct timespec ts;
@@ -61,7 +61,7 @@ static void sleep_ms(int ms) {
 
 static int listener(int backlog, const char *port_file) {
 	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)listen_port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t l = sizeof a;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, backlog) < 0 ||
@@ -302,6 +302,8 @@ int main(int argc, char **argv) {
 			mode = argv[i + 1];
 		else if (!strcmp(argv[i], "--delay-ms"))
 			delay_ms = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--port"))
+			listen_port = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--burn-us"))
 			burn_us = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--stall-ms"))

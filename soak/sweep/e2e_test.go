@@ -93,7 +93,7 @@ func wantCause(t *testing.T, rep *sweep.Report, causes ...string) {
 // saturates at one core: cpu.
 func TestSweepCPU(t *testing.T) {
 	srv := soaktest.StartServer(t, zooBinary(t), "--max-lifetime", "120", "--mode", "burn", "--burn-us", "2000")
-	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{1, 2, 4}, level: 1500 * time.Millisecond, timeout: 10 * time.Second})
+	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{1, 2, 4}, level: time.Second, timeout: 10 * time.Second})
 	top := rep.Levels[len(rep.Levels)-1]
 	if rep.Knee.Cause != sweep.CauseCPU && top.CPU.RunqueueWaitSeconds >= 0.1*top.CPU.ResponseSeconds {
 		t.Skipf("the machine was too busy: the server's thread waited for a core %.0f %% of each request, so its throughput followed the machine's other work (%s)",
@@ -108,7 +108,7 @@ func TestSweepCPU(t *testing.T) {
 func TestSweepListenQueue(t *testing.T) {
 	srv := soaktest.StartServer(t, zooBinary(t), "--max-lifetime", "120", "--mode", "backlog",
 		"--delay-ms", "0", "--stall-ms", "300", "--stall-every-ms", "1000")
-	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{1, 8}, level: 3 * time.Second, timeout: 10 * time.Second})
+	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{1, 8}, level: 2500 * time.Millisecond, timeout: 10 * time.Second})
 	wantCause(t, rep, sweep.CauseListenQueue)
 	top := rep.Levels[len(rep.Levels)-1]
 	if top.ListenOverflows == 0 || !slices.Contains(top.SynModes, 1) {
@@ -116,9 +116,28 @@ func TestSweepListenQueue(t *testing.T) {
 	}
 }
 
-// TestSweepFDLimit: a select() server stops at 1023 fds; the ceiling
-// projected from the fds per connection is near 1020 connections.
+// TestSweepFDLimit: a thread per connection with RLIMIT_NOFILE 100 stops
+// at 100 fds; the ceiling projected from the fds per connection is near
+// 94 connections (6 fds are the server's own).
 func TestSweepFDLimit(t *testing.T) {
+	srv := soaktest.StartServer(t, zooBinary(t), "--max-lifetime", "120", "--mode", "threads", "--delay-ms", "20", "--max-fds", "100")
+	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{20, 40, 60, 150}, level: time.Second, timeout: 3 * time.Second})
+	wantCause(t, rep, sweep.CauseFDLimit)
+	pc := rep.PerConnection
+	if pc.FDLimit != 100 || pc.CeilingConnections < 85 || pc.CeilingConnections > 100 {
+		t.Errorf("per connection = %.2f fds, limit %d, ceiling %.0f connections; want the limit 100 reached near 94 connections", pc.FDs, pc.FDLimit, pc.CeilingConnections)
+	}
+	if !strings.Contains(rep.Knee.Reason, "RLIMIT_NOFILE 100") {
+		t.Errorf("reason = %q; want it to name the fd limit", rep.Knee.Reason)
+	}
+}
+
+// TestSweepSelect: a select() server stops at 1023 fds; the ceiling
+// projected from the fds per connection is near 1020 connections.
+func TestSweepSelect(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("1100 connections do not open within a level under the race detector on a 2-core machine (nor fit -short); bench/sweep.sh runs this server")
+	}
 	if lim, _ := sweep.RaiseFDLimit(); lim < 1100+200 {
 		t.Skipf("the test's fd limit (%d) is too low for 1100 clients", lim)
 	}
@@ -158,7 +177,7 @@ func TestSweepNginx(t *testing.T) {
 		}
 	}
 	url, pid := startNginx(t, bin)
-	rep := sweepOf(t, url, pid, ladder{levels: []int{1, 2, 4}, level: time.Second, timeout: 10 * time.Second})
+	rep := sweepOf(t, url, pid, ladder{levels: []int{1, 2, 4}, level: 700 * time.Millisecond, timeout: 10 * time.Second})
 	if rep.Knee.Cause == sweep.CauseClient {
 		t.Skipf("soakd itself was the limit: on this machine it shares the cores with nginx (%s)", rep.Knee.Reason)
 	}
@@ -219,7 +238,7 @@ func TestSweepExec(t *testing.T) {
 				zooBinary(t), port, filepath.Join(t.TempDir(), "port")), OnStart: func(s probes.Started) { started = append(started, s.PID) }},
 			Log: zaptest.NewLogger(t),
 		},
-		Levels: []int{1, 2}, LevelDuration: 500 * time.Millisecond,
+		Levels: []int{1, 2}, LevelDuration: 300 * time.Millisecond,
 	}
 	rep, err := sweep.Run(t.Context(), o)
 	if err != nil {

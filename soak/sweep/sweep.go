@@ -91,6 +91,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		lv, err := base.level(ctx, n)
 		if ctx.Err() != nil {
+			rep.Stopped = fmt.Sprintf("cancelled during the level of %d clients (%v)", n, context.Cause(ctx))
 			break
 		}
 		if err != nil {

@@ -22,7 +22,8 @@
  *                   one core (cpu).
  *   --mode threads  a thread per connection that sleeps --delay-ms before
  *                   each answer: throughput grows with the clients while
- *                   the server idles (per_connection).
+ *                   the server idles (per_connection). With --max-fds N
+ *                   (RLIMIT_NOFILE) it stops at N fds (fd_limit).
  *
  * Build: cc -O2 -pthread -o sweepzoo sweepzoo.c
  */
@@ -37,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -45,7 +47,7 @@
 
 static const char ok_keep[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok";
 static const char ok_close[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-static int listen_port = 0, delay_ms = 10, stall_ms = 0, stall_every_ms = 1500, burn_us = 0;
+static int max_fds = 0, listen_port = 0, delay_ms = 10, stall_ms = 0, stall_every_ms = 1500, burn_us = 0;
 
 static double now_ms(void) {
 	struct timespec ts;
@@ -286,6 +288,8 @@ static void serve_threads(int lfd) {
 		int c = accept(lfd, NULL, NULL);
 		if (c >= 0)
 			spawn(thread_conn, c);
+		else if (errno == EMFILE || errno == ENFILE)
+			sleep_ms(10); /* at the fd limit: the rest wait in the accept queue */
 	}
 }
 
@@ -302,6 +306,8 @@ int main(int argc, char **argv) {
 			mode = argv[i + 1];
 		else if (!strcmp(argv[i], "--delay-ms"))
 			delay_ms = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--max-fds"))
+			max_fds = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--port"))
 			listen_port = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--burn-us"))
@@ -322,6 +328,13 @@ int main(int argc, char **argv) {
 	if (!port_file) {
 		fprintf(stderr, "sweepzoo: --port-file FILE is required\n");
 		return 2;
+	}
+	if (max_fds > 0) {
+		struct rlimit rl = {(rlim_t)max_fds, (rlim_t)max_fds};
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+			perror("setrlimit");
+			return 2;
+		}
 	}
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGALRM, on_alarm);

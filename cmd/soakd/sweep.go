@@ -58,7 +58,7 @@ func parseSweep(args []string, stderr io.Writer) (sweep.Options, runFlags, error
 	bind(fs, "sweep.level_duration", "level-duration")
 	fs.Uint64Var(&sp.LevelRequests, "level-requests", 0, "measure each level for this many requests instead of --level-duration")
 	bind(fs, "sweep.level_requests", "level-requests")
-	fs.DurationVar(&sp.LevelWarmup, "level-warmup", 0, "warm-up before each level's measure (default a tenth of the level, at most 3s; negative: none)")
+	fs.DurationVar(&sp.LevelWarmup, "level-warmup", 0, "warm-up before each level's measure (default a tenth of the level, 300ms to 3s; negative: none)")
 	bind(fs, "sweep.level_warmup", "level-warmup")
 	fs.Lookup("out").Usage = "write report.json, report.txt and report.html (the sweep's charts) into this directory"
 	if err := fs.Parse(args); err != nil {

@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -61,7 +63,7 @@ func (d *Daemon) keepSweep(ar *activeRun, rep *sweep.Report) error {
 	if err := web.WriteSweepFile(out, rep); err != nil {
 		return fmt.Errorf("keeping the sweep: %w", err)
 	}
-	fields := []zap.Field{zap.String("dir", out), zap.Int("knee_concurrency", rep.Knee.Concurrency),
+	fields := []zap.Field{zap.String("dir", out), zap.String("page", "/sweeps/"+strconv.FormatInt(ar.id, 10)), zap.Int("knee_concurrency", rep.Knee.Concurrency),
 		zap.String("knee_cause", rep.Knee.Cause), zap.String("reason", rep.Knee.Reason), zap.String("suggestion", rep.Suggestion.Command)}
 	if c := sweep.Compare(prev, rep); c != "" {
 		fields = append(fields, zap.String("since_last_sweep", c))
@@ -90,6 +92,26 @@ func lastSweep(dir string) *sweep.Report {
 		}
 	}
 	return nil
+}
+
+// pageSweep serves a kept sweep's page: /sweeps/RUN_ID.
+func (d *Daemon) pageSweep(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		http.Error(w, "run ID: want a whole number", http.StatusBadRequest)
+		return
+	}
+	run, err := d.st.Run(id)
+	if err != nil {
+		d.pageError(w, err)
+		return
+	}
+	rep, err := sweep.ReadReport(filepath.Join(d.sweepDir(run.Job), strconv.FormatInt(id, 10), "report.json"))
+	if err != nil {
+		http.Error(w, fmt.Sprintf("run %d of job %s kept no sweep (a soak, or a sweep that failed)", id, run.Job), http.StatusNotFound)
+		return
+	}
+	d.writePage(w, func(b *bytes.Buffer) error { return web.SweepReport(b, rep) })
 }
 
 // finishSweep records the sweep's end in the store and the metrics.

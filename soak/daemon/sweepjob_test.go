@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,5 +57,9 @@ func TestSweepJob(t *testing.T) {
 	}
 	if last := lastSweep(dir); last == nil || last.Started.Equal(rep.Started) {
 		t.Errorf("lastSweep = the first sweep; want the newest")
+	}
+	code, body := httpDo(t, "GET", fmt.Sprintf("%s/sweeps/%d", d.url, ids[1]), "", nil)
+	if code != http.StatusOK || !strings.Contains(string(body), `id="sweep-throughput"`) {
+		t.Errorf("GET /sweeps/%d = %d; want the sweep's page with its charts", ids[1], code)
 	}
 }

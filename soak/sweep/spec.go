@@ -15,7 +15,7 @@ type Spec struct {
 	Levels        []int         `yaml:"levels"`
 	LevelDuration time.Duration `yaml:"level_duration"`
 	LevelRequests uint64        `yaml:"level_requests"`
-	LevelWarmup   time.Duration `yaml:"level_warmup"` // 0: a tenth of the level, at most 3s; negative: none
+	LevelWarmup   time.Duration `yaml:"level_warmup"` // 0: a tenth of the level, 300ms to 3s; negative: none
 }
 
 // DefaultSpec is the ladder of `soakd sweep` without flags.

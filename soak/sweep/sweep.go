@@ -36,7 +36,7 @@ type Options struct {
 	Levels []int
 	// Each level is measured for LevelDuration, or LevelRequests requests
 	// when set, after a warm-up of LevelWarmup (0: a tenth of the level,
-	// at most 3 s; negative: none).
+	// 300 ms to 3 s; negative: none).
 	LevelDuration time.Duration
 	LevelRequests uint64
 	LevelWarmup   time.Duration
@@ -264,7 +264,22 @@ func (b *base) warmup() (time.Duration, uint64) {
 	case b.LevelRequests > 0:
 		return 0, max(b.LevelRequests/10, 1)
 	}
-	return min(b.LevelDuration/10, 3*time.Second), 0
+	return min(max(b.LevelDuration/10, minWarmup), 3*time.Second), 0
+}
+
+// minWarmup lets a short level open its connections (and the target
+// accept them) before it is measured.
+const minWarmup = 300 * time.Millisecond
+
+// levelInterval is a level's sampling interval when the user set none:
+// about 20 samples a level, 100 ms to 1 s. A run's own pacing (300
+// samples) would sample a short level every 10 ms, and a level needs
+// its highest fds and RSS and its CPU times, not a series to fit.
+func levelInterval(d time.Duration) time.Duration {
+	if d <= 0 {
+		return time.Second
+	}
+	return min(max(d/20, 100*time.Millisecond), time.Second)
 }
 
 // level runs one rung: a soak at n clients with the kernel watched.
@@ -280,6 +295,9 @@ func (b *base) level(ctx context.Context, n int) (Level, error) {
 	}
 	o.Warmup = runner.Warmup{Duration: wd, Requests: wr, None: wd == 0 && wr == 0}
 	o.Baseline, o.Cooldown, o.OutDir, o.Progress, o.Spool = -1, 0, "", nil, nil
+	if o.Interval == 0 {
+		o.Interval = levelInterval(b.LevelDuration)
+	}
 	lat := newLatencies(wd, wr)
 	user := o.Load.OnResult
 	o.Load.OnResult = func(r load.Result) {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -133,7 +134,13 @@ func (r *Report) analyse(o Options) {
 	r.PerConnection = perConnection(r.Levels)
 	r.Knee = explain(r.Levels, r.USL, r.PerConnection)
 	r.Suggestion = suggest(r.Levels, r.Knee, o.Run)
+	r.Knee.Reason, r.Suggestion.Reason, r.Stopped = singular(r.Knee.Reason), singular(r.Suggestion.Reason), singular(r.Stopped)
 }
+
+var oneClients = regexp.MustCompile(`\b1 clients\b`)
+
+// singular words "1 clients" as "1 client".
+func singular(s string) string { return oneClients.ReplaceAllString(s, "1 client") }
 
 // stopReason says why the ladder should stop after its last level, or "".
 func stopReason(ls []Level, maxRate float64) string {

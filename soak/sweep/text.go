@@ -80,7 +80,7 @@ func (k Knee) text() string {
 	if k.Concurrency == 0 {
 		return fmt.Sprintf("none within the ladder (%s): %s", k.Cause, k.Reason)
 	}
-	return fmt.Sprintf("at %d clients, %s: %s", k.Concurrency, k.Cause, k.Reason)
+	return singular(fmt.Sprintf("at %d clients, %s: %s", k.Concurrency, k.Cause, k.Reason))
 }
 
 func (u USL) text() string {

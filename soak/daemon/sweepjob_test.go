@@ -25,7 +25,7 @@ func TestSweepJob(t *testing.T) {
     kind: sweep
     target: {pidfile: %s}
     load: {url: "http://%s/", timeout: 5s}
-    sweep: {levels: [1, 2, 3], level_duration: 500ms}
+    sweep: {levels: [1, 2], level_duration: 300ms}
 `, tg.pidFile, tg.addr)
 	d := startDaemon(t, parseConfig(t, yaml), Options{})
 	var ids []int64

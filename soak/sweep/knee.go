@@ -175,19 +175,24 @@ func cpuReason(l Level) string {
 	return s + ": it is CPU-bound"
 }
 
-// noKnee is the verdict of a ladder that scaled at every step: a
-// throttle per connection when the target idled without waiting for a
-// core, else no knee.
+// noKnee is the verdict of a ladder that scaled at every step: cpu when
+// the target was CPU-bound at the top level all the same (its last step
+// up still gained), a throttle per connection when it idled without
+// waiting for a core, else no knee.
 func noKnee(ls []Level) Knee {
 	first, top := ls[0], ls[len(ls)-1]
 	perClient := func(l Level) float64 { return l.Throughput / float64(l.Concurrency) }
+	if top.CPUBound {
+		return Knee{Concurrency: top.Concurrency, Cause: CauseCPU,
+			Reason: cpuReason(top) + fmt.Sprintf("; throughput still grew up to %d clients, so the knee is there or just past it", top.Concurrency)}
+	}
 	if len(ls) >= 2 && first.Throughput > 0 && perClient(top) >= perConnEfficiency*perClient(first) && idle(top) && !starved(top) {
 		return Knee{Cause: CausePerConnection, Reason: fmt.Sprintf(
 			"throughput grew with the clients (%.3g req/s per client at %d, %.3g at %d; p50 %.3g ms) while the target used %.0f %% of its cores: each connection is throttled (a think time, Nagle and delayed ACKs), not the server",
 			perClient(first), first.Concurrency, perClient(top), top.Concurrency, 1000*top.P50, 100*top.CPU.Utilization/capacity(top))}
 	}
 	kn := Knee{Cause: CauseNone, Reason: fmt.Sprintf("throughput grew at every step up to %d clients (%.4g req/s): no knee within the ladder", top.Concurrency, top.Throughput)}
-	if top.CPUBound || starved(top) {
+	if starved(top) {
 		kn.Reason += fmt.Sprintf("; yet the target was short of CPU at %d clients (%s): other work on the machine held it back, so the ladder cannot show its own limit", top.Concurrency, top.CPU.Reason)
 	}
 	return kn

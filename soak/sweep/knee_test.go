@@ -28,6 +28,7 @@ func TestExplain(t *testing.T) {
 		{"soakd saturated: client", []Level{lv(1, 400, io, 0.2), lv(2, 800, io, 0.4), lv(4, 850, verdict.BoundClient, 0.4)}, CauseClient, 2},
 		{"peak then fall, not saturated: coherency", []Level{lv(1, 100, io, 0.1), lv(2, 190, io, 0.1), lv(5, 400, io, 0.1), lv(10, 500, io, 0.1), lv(20, 420, io, 0.1), lv(50, 250, io, 0.1)}, CauseCoherency, 5},
 		{"plateau, not saturated: contention", []Level{lv(1, 100, io, 0.1), lv(2, 160, io, 0.1), lv(5, 240, io, 0.1), lv(10, 270, io, 0.1), lv(20, 280, io, 0.1)}, CauseContention, 2},
+		{"scaled to the top, CPU-bound there: cpu", []Level{lv(1, 200, cpu, 0.4), lv(2, 380, cpu, 0.8)}, CauseCPU, 2},
 		{"linear and busy: none", []Level{lv(1, 100, io, 0.6), lv(2, 200, io, 1.2), lv(4, 400, io, 1.6)}, CauseNone, 0},
 	}
 	for _, c := range cases {

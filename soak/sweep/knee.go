@@ -48,6 +48,9 @@ const (
 	// starvedShare: a target that waited for a core this share of each
 	// request was held back by the machine.
 	starvedShare = 0.25
+	// cpuUsed: cores (or a thread's share of one) a CPU-bound target
+	// uses at least.
+	cpuUsed = 0.5
 	// machineBusy: the machine's busy share at which it is full.
 	machineBusy = 0.9
 	fdSetSize   = 1024
@@ -114,7 +117,7 @@ func explain(ls []Level, u USL, pc PerConnection) Knee {
 	case past.CPU.Bound == verdict.BoundClient:
 		kn.Cause = CauseClient
 		kn.Reason = fmt.Sprintf("at %d clients soakd itself was the limit (%s), not the target: run it on another machine or with more cores", past.Concurrency, past.CPU.Reason)
-	case past.CPU.Bound == verdict.BoundCPU:
+	case cpuSaturated(past):
 		kn.Cause = CauseCPU
 		kn.Reason = cpuReason(past)
 	case machineFull(past):
@@ -182,7 +185,7 @@ func cpuReason(l Level) string {
 func noKnee(ls []Level) Knee {
 	first, top := ls[0], ls[len(ls)-1]
 	perClient := func(l Level) float64 { return l.Throughput / float64(l.Concurrency) }
-	if top.CPUBound {
+	if cpuSaturated(top) {
 		return Knee{Concurrency: top.Concurrency, Cause: CauseCPU,
 			Reason: cpuReason(top) + fmt.Sprintf("; throughput still grew up to %d clients, so the knee is there or just past it", top.Concurrency)}
 	}
@@ -202,6 +205,20 @@ func noKnee(ls []Level) Knee {
 // request or more: a busy machine, not the target, set the pace.
 func starved(l Level) bool {
 	return l.CPU.ResponseSeconds > 0 && l.CPU.RunqueueWaitSeconds >= starvedShare*l.CPU.ResponseSeconds
+}
+
+// cpuSaturated tells whether the CPU verdict said cpu and the target
+// did use the CPU: half a core, or its busiest thread on a CPU half the
+// time. On a machine with a load of 30 the verdict's rule of a thread
+// runnable 85 % of the time also catches a sleeper that waits for a
+// core to answer; that is the machine's contention, not the target's
+// demand.
+func cpuSaturated(l Level) bool {
+	c := l.CPU
+	if c.Bound != verdict.BoundCPU {
+		return false
+	}
+	return c.Utilization >= cpuUsed || (c.HotThread != nil && c.HotThread.CPU >= cpuUsed)
 }
 
 // machineFull tells whether the whole machine's cores were busy.

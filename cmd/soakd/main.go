@@ -39,6 +39,7 @@ func commands() map[string]command {
 		"run":          {run: cmdRun, help: "soak a server: load, sample, verdict"},
 		"analyze":      {run: cmdAnalyze, help: "re-analyse a run's samples.csv with other thresholds"},
 		"ab":           {run: cmdAB, help: "compare two builds: interleaved load, stops when decided"},
+		"sweep":        {run: cmdSweep, help: "find the concurrency knee: a ladder of loads, the knee and its cause"},
 		"demo":         {run: cmdDemo, help: "soak the built-in leaky demo target and print the report"},
 		"demo-target":  {run: cmdDemoTarget, hidden: true},
 		"serve":        {run: cmdServe, help: "run the daemon: scheduled soaks, API, web page, /metrics, alerts"},
@@ -88,7 +89,7 @@ func wantsHelp(args []string) bool {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: soakd COMMAND [flags]\n\nCommands:")
-	for _, name := range []string{"run", "analyze", "compare", "ab", "demo", "serve", "check-config", "export", "alert", "version"} {
+	for _, name := range []string{"run", "sweep", "analyze", "compare", "ab", "demo", "serve", "check-config", "export", "alert", "version"} {
 		fmt.Fprintf(w, "  %-12s %s\n", name, commands()[name].help)
 	}
 	fmt.Fprintln(w, "\nRun 'soakd COMMAND --help' for a command's flags.")

@@ -19,6 +19,7 @@ import (
 
 	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/sweep"
 )
 
 // Defaults of the daemon's settings.
@@ -99,7 +100,23 @@ type Job struct {
 	// Spec is what `soakd run`'s flags say: target, load, sampling,
 	// phases and thresholds, with the same defaults and the same checks.
 	runner.Spec `yaml:",inline"`
+
+	// Kind is "soak" (the default, also "") or "sweep": a ladder of
+	// concurrencies (Sweep) against the same target and URL, whose
+	// report is kept beside the job's earlier sweeps and compared with
+	// the last (`soakd sweep`).
+	Kind  string     `yaml:"kind"`
+	Sweep sweep.Spec `yaml:"sweep"`
 }
+
+// Job kinds.
+const (
+	KindSoak  = "soak"
+	KindSweep = "sweep"
+)
+
+// IsSweep tells whether the job is a sweep.
+func (j *Job) IsSweep() bool { return j.Kind == KindSweep }
 
 // Default returns a Config with every default set and no jobs.
 func Default() Config {
@@ -115,7 +132,7 @@ func Default() Config {
 // DefaultJob returns a Job with every default set: runner.DefaultSpec,
 // the defaults of `soakd run`'s flags.
 func DefaultJob() Job {
-	return Job{Spec: runner.DefaultSpec()}
+	return Job{Spec: runner.DefaultSpec(), Sweep: sweep.DefaultSpec()}
 }
 
 // Load reads, parses and validates the config file at path.

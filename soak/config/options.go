@@ -7,14 +7,30 @@ import (
 	"strings"
 
 	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/sweep"
 )
 
 // Options turns the job into a run's options, as `soakd run` turns its
 // flags (runner.Spec.Options). The daemon adds Log, OnRecord, OutDir and
 // the like. It reads the targets file and a body @FILE, so call it for
-// each run to pick up their current content.
+// each run to pick up their current content. A sweep's are the base of
+// its levels (SweepOptions).
 func (j *Job) Options() (runner.Options, error) {
+	if j.IsSweep() {
+		so, err := j.SweepOptions()
+		return so.Run, err
+	}
 	o, err := j.Spec.Options()
+	if err != nil {
+		return o, fmt.Errorf("job %s: %w", j.Name, err)
+	}
+	return o, nil
+}
+
+// SweepOptions turns a sweep job into a sweep's options, as `soakd
+// sweep` turns its flags.
+func (j *Job) SweepOptions() (sweep.Options, error) {
+	o, err := j.Sweep.Options(j.Spec)
 	if err != nil {
 		return o, fmt.Errorf("job %s: %w", j.Name, err)
 	}

@@ -201,6 +201,9 @@ func (v validator) checkJob(i int, seen map[string]int) {
 		v.errs.add(p+".timezone", "%q: unknown time zone (want an IANA name such as Europe/Berlin, or UTC, or Local)", j.Timezone)
 	}
 	v.checkRoute(p+".alerts", j.Alerts)
+	if v.checkKind(p, j) {
+		return
+	}
 	for _, e := range j.Spec.Check() {
 		v.errs.add(p+"."+e.Path, "%s", e.Text(lastName))
 	}
@@ -210,6 +213,38 @@ func (v validator) checkJob(i int, seen map[string]int) {
 			v.errs.add(p, "%v", err)
 		}
 	}
+}
+
+// checkKind checks jobs[i].kind and, for a sweep, the whole job; it
+// returns true when it checked the job.
+func (v validator) checkKind(p string, j *Job) bool {
+	switch j.Kind {
+	case "", KindSoak:
+		return false
+	case KindSweep:
+	default:
+		v.errs.add(p+".kind", "%q: want soak (the default) or sweep", j.Kind)
+		return true
+	}
+	errs := append(j.Sweep.Check(), j.Spec.Check()...)
+	for _, e := range errs {
+		if e.Path == "load" { // a sweep's levels bound its load
+			continue
+		}
+		v.errs.add(p+"."+e.Path, "%s", e.Text(lastName))
+	}
+	switch {
+	case j.MaxDuration < 0:
+		v.errs.add(p+".max_duration", "must be > 0, got %s", j.MaxDuration)
+	case j.MaxDuration == 0:
+		j.MaxDuration = j.Sweep.Budget() + j.Target.ReadyTimeout + DefaultSchedulingSlack
+	}
+	if len(v.errs.errs) == 0 {
+		if _, err := j.SweepOptions(); err != nil {
+			v.errs.add(p, "%v", err)
+		}
+	}
+	return true
 }
 
 // checkJobName checks jobs[i].name; seen maps the names so far to their

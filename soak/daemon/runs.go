@@ -378,6 +378,10 @@ func (d *Daemon) hub() *alertHub {
 // outcome.
 func (d *Daemon) execute(ar *activeRun, j config.Job) {
 	defer d.release(ar)
+	if j.IsSweep() {
+		d.executeSweep(ar, j)
+		return
+	}
 	opts, err := j.Options()
 	if err != nil {
 		d.finish(ar, nil, fmt.Errorf("job %s: %w", j.Name, err))

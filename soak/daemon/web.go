@@ -28,6 +28,7 @@ func (d *Daemon) mountWeb(mux *http.ServeMux) {
 	mux.HandleFunc("GET /{$}", d.pageIndex)
 	mux.HandleFunc("GET /runs/{id}", d.pageRun)
 	mux.HandleFunc("GET /compare", d.pageCompare)
+	mux.HandleFunc("GET /sweeps/{id}", d.pageSweep)
 }
 
 // writePage renders a page into a buffer first, so that a rendering error

@@ -66,7 +66,10 @@ func (j *Judge) DecidedAt() map[string]int {
 func (j *Judge) look(def metricDef, e estimate) compare.Metric {
 	hw := HalfWidth(e.se, tauOf[def.kind]*e.margin, j.alpha, e.nu)
 	lo, hi := e.d-hw, e.d+hw
-	if b, ok := j.bounds[def.name]; ok {
+	// A slope's looks are not intersected: its warm-up share moves with
+	// the requests, so each look estimates the slope after a later
+	// warm-up, and an early look's interval would pin a warm-up's bias.
+	if b, ok := j.bounds[def.name]; ok && def.kind != slope {
 		lo, hi = math.Max(lo, b[0]), math.Min(hi, b[1])
 	}
 	if lo > hi { // the looks disagree: the noise is not what the test assumes
@@ -86,6 +89,9 @@ func (j *Judge) look(def metricDef, e estimate) compare.Metric {
 		m.CI95 = [2]float64{math.Expm1(lo), math.Expm1(hi)}
 	}
 	m.Reason = reason(m)
+	if held := heldBack(m.Verdict, e); held != "" {
+		m.Verdict, m.Reason = compare.Inconclusive, held
+	}
 	return m
 }
 
@@ -123,3 +129,24 @@ func Decided(res compare.Result) bool {
 // leak from 96 000 to 80 000 in simulation, at the same false-alarm rate
 // (TestSimNoFalseAlarm).
 var tauOf = map[kind]float64{slope: 4, logRatio: 2, diff: 2}
+
+// heldBack says why a slope's regressed or improved must wait: the build
+// that grew faster does not read a leak on its own fit, by the rules of
+// `soakd run` (the floors, the shape, the transient rule). Two clean
+// processes of one runtime size their heaps differently over their first
+// requests (two Go processes of one build: 65 and 13 B/request over their
+// first 20 000, a difference that held to the last third), a real
+// difference in growth that is no leak in either; a slope difference
+// counts once the faster build's growth is a leak that soakd run would
+// name.
+func heldBack(v string, e estimate) string {
+	switch {
+	case !e.gated:
+		return ""
+	case v == compare.Regressed && !e.bLeaks:
+		return "B grew faster, but its own fit does not read a leak yet (warm-up growth differs between processes): waiting for B's verdict"
+	case v == compare.Improved && !e.aLeaks:
+		return "A grew faster, but its own fit does not read a leak yet (warm-up growth differs between processes): waiting for A's verdict"
+	}
+	return ""
+}

@@ -72,6 +72,9 @@ var defs = []metricDef{
 type estimate struct {
 	a, b, d, se, margin, margin0 float64
 	nu                           float64 // the degrees of freedom of se; 0 = known
+	// aLeaks and bLeaks, for a slope, say whether each build's own fit
+	// reads a leak; gated says they are set (see heldBack).
+	aLeaks, bLeaks, gated bool
 }
 
 // testMargin is a reported margin on the test's scale: ln(1+m) for a
@@ -127,7 +130,7 @@ func slopeEstimate(def metricDef, t *Tally, m compare.Margins) estimate {
 	var fit [2]verdict.Resource
 	se := [2]float64{}
 	for _, b := range []Build{A, B} {
-		fit[b] = verdict.AnalyzeResource(t.Points[b][def.resource], verdict.ResourceOptions{
+		fit[b] = verdict.AnalyzeResource(warmedUp(t.Points[b][def.resource]), verdict.ResourceOptions{
 			Name: def.resource, Unit: resourceUnit[def.resource]})
 		se[b] = math.Inf(1)
 		if w := fit[b].CI95[1] - fit[b].CI95[0]; fit[b].Points >= 6 && w >= 0 {
@@ -136,7 +139,32 @@ func slopeEstimate(def metricDef, t *Tally, m compare.Margins) estimate {
 	}
 	mg := def.margin(m, fit[A].PerRequest)
 	return estimate{a: fit[A].PerRequest, b: fit[B].PerRequest, d: fit[B].PerRequest - fit[A].PerRequest,
-		se: math.Hypot(se[A], se[B]), margin: mg, margin0: mg}
+		se: math.Hypot(se[A], se[B]), margin: mg, margin0: mg,
+		aLeaks: fit[A].Verdict == verdict.Leak, bLeaks: fit[B].Verdict == verdict.Leak, gated: true}
+}
+
+// warmupShare is the share of a build's requests so far whose points
+// only warm it up, as `soakd run`'s default --warmup 10%: a runtime sizes
+// its heap over its first requests (two Go processes of one build differ
+// there by tens of bytes per request over 20 000 requests), and a slope
+// that includes it is not the slope the looks converge on.
+const warmupShare = 0.1
+
+// warmedUp returns pts with the first warmupShare of the requests so far
+// (and any point already marked) in the warm-up phase.
+func warmedUp(pts []verdict.Point) []verdict.Point {
+	if len(pts) == 0 {
+		return pts
+	}
+	cut := warmupShare * pts[len(pts)-1].Requests
+	out := make([]verdict.Point, len(pts))
+	for i, p := range pts {
+		if p.Requests <= cut {
+			p.Phase = verdict.Warmup
+		}
+		out[i] = p
+	}
+	return out
 }
 
 // resourceUnit is the verdict's unit of each resource.

@@ -95,7 +95,8 @@ func TestSimFindsLeak(t *testing.T) {
 
 // separateRuns judges a leak of leak B/request in B by two separate runs
 // of total requests each half, judged by soakd compare's own slope rule
-// (compare.CompareSlopes on each run's fit). It returns the share of n seeds that read regressed.
+// (compare.CompareSlopes on each run's fit), with B's own fit reading a
+// leak as the A/B asks. It returns the share of n seeds that read regressed.
 func separateRuns(leak float64, total, n int) float64 {
 	hits := 0
 	for seed := range uint64(n) {
@@ -109,11 +110,13 @@ func separateRuns(leak float64, total, n int) float64 {
 			}
 		}
 		var sl [2]compare.Slope
+		var leaks bool
 		for _, b := range []Build{A, B} {
 			f := verdict.AnalyzeResource(t.Points[b][ResourceRSS], verdict.ResourceOptions{Name: "rss", Unit: "bytes"})
 			sl[b] = compare.Slope{Unit: "bytes", PerRequest: f.PerRequest, CI95: f.CI95}
+			leaks = f.Verdict == verdict.Leak // B's own verdict, as the A/B asks (heldBack)
 		}
-		if compare.CompareSlopes(sl[A], sl[B], compare.DefaultMargins()).Verdict == compare.Regressed {
+		if leaks && compare.CompareSlopes(sl[A], sl[B], compare.DefaultMargins()).Verdict == compare.Regressed {
 			hits++
 		}
 	}

@@ -20,10 +20,17 @@ func main() {
 	n := flag.Int("n", 300, "series per model")
 	seed := flag.Uint64("seed", 1, "random seed")
 	live := flag.Int("live", 0, "also simulate the daemon's live looks on this many 8 h runs")
+	slow := flag.Int("slow", 0, "print only the slow-leak power table and the sawtooth designs, with this many series per design")
 	flag.Parse()
 	if *n < 1 {
 		fmt.Fprintln(os.Stderr, "verdict-study: -n must be at least 1")
 		os.Exit(2)
+	}
+	if *slow > 0 {
+		study.WritePowerTable(os.Stdout, study.PowerTable(*slow, *seed))
+		fmt.Println()
+		study.WriteSawtooths(os.Stdout, *slow, *seed)
+		return
 	}
 	study.Table(os.Stdout, *n, *seed)
 	if *live > 0 {

@@ -257,10 +257,12 @@ func checkLives(res Resource, pts []Point, opt ResourceOptions, by map[int]*seri
 	reqs, start := soakSpan(pts)
 	lf, ok := fitLives(lives, reqs, start)
 	th := opt.Thresholds
-	// Growth that recycling hides does not pile up towards the limit:
-	// only the per-request and horizon floors are in force for it, and
-	// its interval, not its estimate, must pass the total-growth floor.
-	fl.limitShare, fl.exhaust = 0, 0
+	// Growth that recycling hides does not pile up in the tree: the
+	// floors that project the tree's level (over the horizon, to the
+	// limit) are not in force for it, only the per-request floor (what a
+	// process grows per request it serves); and its interval, not its
+	// estimate, must pass the total-growth floor.
+	fl = floors{perRequest: th.MinPerRequest}
 	if !ok || lf.replaced == 0 || lf.p >= th.Alpha || lf.lo <= fl.leak() || lf.lo*reqs <= th.MinTotal {
 		return res
 	}

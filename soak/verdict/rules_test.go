@@ -97,3 +97,30 @@ func TestAdviceNamesTotalFloor(t *testing.T) {
 			res.Verdict, res.Settle, res.SettleRequests, res.Reason)
 	}
 }
+
+// TestLivesKeepToTheFloor: replaced workers that carried fds at a rate
+// under the per-request floor (7e-5 fds/request against 0.001, as a
+// prefork server's recycled workers did at 1.7e-4) leave the tree's
+// stable verdict alone; carried at 100 times that, they do not.
+func TestLivesKeepToTheFloor(t *testing.T) {
+	for _, tt := range []struct {
+		rise   float64
+		stable bool
+	}{{0.02, true}, {2, false}} {
+		lives, _ := recycledLives(20, 40, 4, 0.001, func(k int) float64 { return tt.rise * float64(k) })
+		var pts []Point
+		for _, l := range lives {
+			for i := range l {
+				l[i].Requests *= 1000 // 1 000 req/s
+				l[i].Value -= 1e6 - 20
+			}
+			pts = append(pts, l...)
+		}
+		opt := ResourceOptions{Name: "fds", Unit: "fds", Lives: lives, Limit: 1024}.withDefaults()
+		fl := floorsFor(opt.Thresholds, 3.6e6, opt.Limit, 20)
+		res := checkLives(Resource{Verdict: Stable, Unit: "fds"}, pts, opt, nil, 3.6e6, fl)
+		if got := res.Verdict == Stable; got != tt.stable {
+			t.Errorf("lives rising %g fds a second: got %s (%s); want stable %v", tt.rise, res.Verdict, res.Reason, tt.stable)
+		}
+	}
+}

@@ -388,13 +388,19 @@ func atLeast(more, span, rph float64) float64 {
 }
 
 // longestCycle is the longest stretch, in requests, between two sudden
-// drops of the series (a GC sawtooth's cycle, see cycles); 0 with fewer
-// than two drops.
+// drops of the series (a GC sawtooth's cycle, see cycles), a drop being a
+// fall of cycleSigmas robust SDs of the changes; 0 with fewer than two
+// drops.
 func longestCycle(s *series, quantum float64) float64 {
 	if len(s.y) < 3 {
 		return 0
 	}
-	d, _, limit := s.changes(quantum)
+	d, med, _ := s.changes(quantum)
+	abs := make([]float64, len(d))
+	for i, v := range d {
+		abs[i] = math.Abs(v - med)
+	}
+	limit := math.Max(cycleSigmas*1.4826*trend.MedianFast(abs), dropQuanta*quantum)
 	prev, longest := -1, 0.0
 	for i, v := range d {
 		if v < -limit {
@@ -444,3 +450,11 @@ func splitResets(pts []Point) []Point {
 	}
 	return out
 }
+
+// cycleSigmas: a fall of this many robust SDs of the sample-to-sample
+// changes is a drop that ends a cycle. Lower than dropSigmas (which
+// switches the envelope to one trough per cycle and must not be fooled):
+// a small Go heap (2–8 MiB) under 0.5 MiB of white noise falls by 3–11
+// SDs at each collection, and two false drops in a run of white noise
+// at 4.5 SDs (7e-6 a change) are rarer than one in a thousand runs.
+const cycleSigmas = 4.5

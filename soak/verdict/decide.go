@@ -165,7 +165,7 @@ func decideGrowth(f fit, th Thresholds, fl floors, rel *bool, cycle float64) dec
 	case shapeStairs:
 		return decision{verdict: Inconclusive, why: whyStairs, bind: bindRequests, more: f.span}
 	}
-	if ok, last := f.sustained(fl, cycle); !ok || cycle == 0 && !f.continues(fl) {
+	if ok, last := f.sustained(fl, cycle); !ok || cycle <= f.span/4 && !f.continues(fl) {
 		// Slow growth: the extrapolation is long, so the growth must
 		// go on through the last cycle and, slowing as it has, still
 		// add more than the floor allows over the horizon; or a curve
@@ -205,8 +205,13 @@ func (f fit) sustained(fl floors, cycle float64) (bool, trend.Fit) {
 		return true, last
 	}
 	h1, h2 := f.sub(0, n/2+1), f.sub(n/2, n)
-	dx := mean(f.b.X[n/2:]) - mean(f.b.X[:n/2+1])
-	return f.addsOverHorizon(h1.Slope, h2, dx, fl), last
+	if h1.Slope <= oneSidedHi(h2) {
+		// No confident slowdown: the whole soak's interval, which
+		// clears the floor, judges.
+		return true, last
+	}
+	k := pace(h1.Slope, h2.Slope, mean(f.b.X[n/2:])-mean(f.b.X[:n/2+1]))
+	return f.addsOverHorizon(k, h2.Lo, fl), last
 }
 
 // continues: the last third's growth, at a confidence and against a bar
@@ -246,6 +251,9 @@ func (f fit) lastCycle(cycle float64) trend.Fit {
 // oneSidedLo is a fit's one-sided 95 % lower bound.
 func oneSidedLo(t trend.Fit) float64 { return t.Slope - zLast*(t.Hi-t.Lo)/(2*z95) }
 
+// oneSidedHi is a fit's one-sided 95 % upper bound.
+func oneSidedHi(t trend.Fit) float64 { return t.Slope + zLast*(t.Hi-t.Lo)/(2*z95) }
+
 // decideSlowing judges growth that decelerates: a plateau when the
 // interval after the knot lies under the lowest floor in force; a leak
 // when the stretch after the knot clears a floor on its own and is
@@ -281,34 +289,46 @@ func decideSlowing(f fit, th Thresholds, fl floors, rel *bool) decision {
 
 // stillLeaking: growth that slows after the knot is still a leak if the
 // soak's last third clears the lowest floor in force on its own
-// (one-sided, 95 %) and the growth, slowing from before the knot to after
-// it, still adds more over the horizon than that floor allows
-// (addsOverHorizon). A leak under wander reads as a bend with about the
-// same slope on both sides and passes; a cache that fills slows by a
-// measurable factor and adds a bounded amount, and does not.
+// (one-sided, 95 %) and the growth after the knot, were it to keep
+// slowing at the pace it slowed (from before the knot to after it, or
+// from the soak's first half to its second, whichever is faster: the
+// bend itself is already established, see classify), still adds more
+// over the horizon than that floor allows. A leak under wander reads as
+// a bend with about the same slope on both sides and passes; a cache
+// that fills slows by a measurable factor and adds a bounded amount, and
+// does not.
 func (f fit) stillLeaking(t trend.Fit, fl floors) bool {
 	if fl.horizon <= 0 || oneSidedLo(f.last) <= fl.leak() {
 		return false
 	}
-	at := f.shape.at
-	dx := mean(f.b.X[at:]) - mean(f.b.X[:at+1])
-	return f.addsOverHorizon(f.sub(0, at+1).Slope, t, dx, fl)
+	at, n := f.shape.at, len(f.b.X)
+	k := pace(f.sub(0, at+1).Slope, t.Slope, mean(f.b.X[at:])-mean(f.b.X[:at+1]))
+	if n >= 8 {
+		h1, h2 := f.sub(0, n/2+1), f.sub(n/2, n)
+		k = math.Max(k, pace(h1.Slope, h2.Slope, mean(f.b.X[n/2:])-mean(f.b.X[:n/2+1])))
+	}
+	return f.addsOverHorizon(k, t.Lo, fl)
 }
 
-// addsOverHorizon: growth at slope b that then ran at the fit t, dx
-// requests later, adds more over the horizon than the lowest floor in
-// force allows there, at t's lower bound, were it to keep slowing
-// exponentially at the pace it slowed from b to t (as a cache that fills
-// does). A slowdown that is not confident (b within t's one-sided 95 %
-// bound) is not taken as one, and the whole soak's interval judges; so
-// does growth that did not slow.
-func (f fit) addsOverHorizon(b float64, t trend.Fit, dx float64, fl floors) bool {
-	h := f.horizonRequests(fl)
-	if b <= t.Slope+zLast*(t.Hi-t.Lo)/(2*z95) || t.Slope <= 0 || dx <= 0 {
-		return f.whole.Lo*h > fl.leak()*h
+// pace is the exponential rate, per request, at which a slope b fell to
+// a, dx requests later; 0 when it did not fall.
+func pace(b, a, dx float64) float64 {
+	if b <= a || a <= 0 || dx <= 0 {
+		return 0
 	}
-	k := math.Log(b/t.Slope) / dx
-	return math.Max(t.Lo, 0)*-math.Expm1(-k*h)/k > fl.leak()*h
+	return math.Log(b/a) / dx
+}
+
+// addsOverHorizon: growth at lo per request, slowing exponentially at
+// pace k (as a cache that fills does), adds more over the horizon than
+// the lowest floor in force allows there.
+func (f fit) addsOverHorizon(k, lo float64, fl floors) bool {
+	h := f.horizonRequests(fl)
+	added := lo * h
+	if k*h > 1e-9 {
+		added = math.Max(lo, 0) * -math.Expm1(-k*h) / k
+	}
+	return added > fl.leak()*h
 }
 
 // horizonRequests is the requests served over the horizon at the soak's

@@ -309,3 +309,29 @@ func IntervalTable(w io.Writer, n int, seed uint64, leaks []float64, designs []D
 	}
 	return out
 }
+
+// driftKinds are the study's models of noise whose spread drifts (issue
+// 22, item 5), on its random runs: white noise whose SD falls from 4 to
+// 0.5 MiB over the soak with no trend, and one whose SD rises from 0.5
+// to 4 MiB under a leak of 64 B/request.
+func driftKinds() []Kind {
+	return []Kind{
+		{Name: "sd-fall-4-0.5", Make: spreadDrift(4*mib, 0.5*mib, 0)},
+		{Name: "leak-64-sd-rise", Leak: true, Make: spreadDrift(0.5*mib, 4*mib, 64)},
+	}
+}
+
+// spreadDrift is a random run with white noise whose SD moves linearly
+// from sd0 to sd1 over the soak, and leak bytes per request.
+func spreadDrift(sd0, sd1, leak float64) func(*rand.Rand) Series {
+	return func(rng *rand.Rand) Series {
+		sh := randomShape(rng)
+		base := logUniform(rng, 10*mib, 200*mib)
+		pts := generate(sh, func(q, t float64, ph verdict.Phase) (float64, int) {
+			f := math.Min(math.Max(t/sh.SoakSec, 0), 1)
+			return pages(base + (sd0+f*(sd1-sd0))*rng.NormFloat64() + leak*math.Max(q, 0)), 0
+		})
+		return Series{Points: pts, Opt: verdict.ResourceOptions{Name: "rss", Unit: "bytes"}, Truth: leak,
+			NoiseSD: math.Max(sd0, sd1), Shape: sh}
+	}
+}

@@ -24,14 +24,15 @@ type SlowDesign struct {
 
 // Name labels a design, e.g. "leak-20 100/s 2 h".
 func (d SlowDesign) Name() string {
-	s := fmt.Sprintf("leak-%g %g/s %s", d.Leak, d.Rate, hours(d.SoakSec))
+	s := fmt.Sprintf("leak-%g %g/s %s", d.Leak, d.Rate, runLength(d.SoakSec))
 	if d.CycleSec > 0 {
 		s += fmt.Sprintf(" saw %g min", d.CycleSec/60)
 	}
 	return s
 }
 
-func hours(sec float64) string {
+// runLength names a soak length, e.g. "30 min" or "2 h".
+func runLength(sec float64) string {
 	if sec < 3600 {
 		return fmt.Sprintf("%g min", sec/60)
 	}
@@ -181,7 +182,7 @@ func WritePowerTable(w io.Writer, tab [][]PowerCell) {
 	}
 	fmt.Fprintln(w)
 	for i, row := range tab {
-		fmt.Fprintf(w, "%-8s", hours(SlowSoaks[i]))
+		fmt.Fprintf(w, "%-8s", runLength(SlowSoaks[i]))
 		for _, c := range row {
 			s := "none"
 			if c.Smallest > 0 {

@@ -20,7 +20,7 @@ func TestSlowLeaks(t *testing.T) {
 	tab := PowerTable(n, 5)
 	for i, row := range tab {
 		for j, c := range row {
-			name := hours(SlowSoaks[i])
+			name := runLength(SlowSoaks[i])
 			t.Logf("%s, %g req/s: smallest found %g (floor %.2f), false stable %.1f %%, false leak %.1f %%",
 				name, SlowRates[j], c.Smallest, c.Floor, 100*c.FalseStable, 100*c.FalseLeak)
 			if raceBuild || SlowSoaks[i] < 7200 {

@@ -64,7 +64,7 @@ func TestStudyIntervals(t *testing.T) {
 	n := 40
 	if raceBuild {
 		t.Log("race build: a small sample; the study's bars are checked without -race")
-		n = 6
+		n = 3
 	}
 	for _, nz := range Noises() {
 		t.Run(nz.Name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -246,5 +247,23 @@ func TestAnalyzeRealRuns(t *testing.T) {
 				t.Errorf("rss reason %q; want it to say %q", rss.Reason, c.reason)
 			}
 		})
+	}
+}
+
+// TestAnalyzeRejectsARequestsCounterThatGoesBack: a file whose requests
+// counter decreases (two runs joined, a counter that reset) is refused
+// with the line and what to do, not fitted as a soak that runs backwards.
+func TestAnalyzeRejectsARequestsCounterThatGoesBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "samples.csv")
+	rows := "elapsed_seconds,phase,requests,rss_bytes\n"
+	for i := range 40 {
+		rows += fmt.Sprintf("%d,soak,%d,%d\n", i, (i%30)*1000, 50<<20)
+	}
+	if err := os.WriteFile(path, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := analyzeArgs(t, path)
+	if code != exitUsage || !strings.Contains(stderr, "line 32: column requests: 0 is below 29000 on line 31") || !strings.Contains(stderr, "split the file at line 32") {
+		t.Errorf("exit %d, stderr %q; want %d and the line that goes back, with advice to split there\n%s", code, stderr, exitUsage, out)
 	}
 }

@@ -443,8 +443,8 @@ func netemMissing(t *testing.T) string {
 // TestFaultsNetem: delay (50 ms ± 10 ms each way) and 1 % packet loss on
 // the loopback of a network namespace of the test's own, from the
 // kernel's netem qdisc: TCP retransmits what is lost, every request is
-// answered late, and the run is clean (exit 0) with the delay in its
-// latency. Where the kernel has no netem (these machines: "Error:
+// answered late, and the run is not failing (exit 0) with the delay in
+// its latency. Where the kernel has no netem (these machines: "Error:
 // Specified qdisc kind is unknown."), it skips; the proxy rows of
 // TestFaults put the same faults on the wire from user space.
 func TestFaultsNetem(t *testing.T) {
@@ -474,7 +474,9 @@ func TestFaultsNetem(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(out, "out", "report.txt")); err == nil {
 		rep.text = string(b)
 	}
-	checkFault(t, faultRow{exit: exitOK, verdict: "clean", first: "clean", check: func(t *testing.T, r *faultReport) {
+	// 8 s cannot prove an fd count under the horizon floor (1 000 a day
+	// is one every 86 s), so the run reads clean or inconclusive.
+	checkFault(t, faultRow{exit: exitOK, verdict: okVerdicts, first: okVerdicts, check: func(t *testing.T, r *faultReport) {
 		if r.Load.Latency.P50 < 0.040 {
 			t.Errorf("latency p50 %.4f s; want ≥ 0.040 s (netem's 50 ms ± 10 ms each way)", r.Load.Latency.P50)
 		}

@@ -5,6 +5,10 @@
 // this prints the whole table, e.g. for docs/verdict-study.md:
 //
 //	go run ./cmd/verdict-study -n 500
+//
+// With -intervals N it prints the interval study instead: per noise model
+// and run design, coverage of the true slope, the interval's median
+// half-width over 1.96 × the estimates' real SD, and leak verdicts.
 package main
 
 import (
@@ -20,10 +24,29 @@ func main() {
 	n := flag.Int("n", 300, "series per model")
 	seed := flag.Uint64("seed", 1, "random seed")
 	live := flag.Int("live", 0, "also simulate the daemon's live looks on this many 8 h runs")
+	slow := flag.Int("slow", 0, "print only the slow-leak power table and the sawtooth designs, with this many series per design")
+	intervals := flag.Int("intervals", 0, "print only the interval study (coverage and width against real spread per noise and design), with this many runs a cell")
+	rate := flag.Float64("rate", 0, "with -intervals, only the designs at this many requests per second (0: all)")
 	flag.Parse()
 	if *n < 1 {
 		fmt.Fprintln(os.Stderr, "verdict-study: -n must be at least 1")
 		os.Exit(2)
+	}
+	if *slow > 0 {
+		study.WritePowerTable(os.Stdout, study.PowerTable(*slow, *seed))
+		fmt.Println()
+		study.WriteSawtooths(os.Stdout, *slow, *seed)
+		return
+	}
+	if *intervals > 0 {
+		var ds []study.Design
+		for _, d := range study.Designs() {
+			if *rate == 0 || d.Rate == *rate {
+				ds = append(ds, d)
+			}
+		}
+		study.IntervalTable(os.Stdout, *intervals, *seed, []float64{0, 50}, ds)
+		return
 	}
 	study.Table(os.Stdout, *n, *seed)
 	if *live > 0 {

@@ -277,11 +277,27 @@ func ReadSamples(r io.Reader) ([]Record, []string, error) {
 				return recs, resources, fmt.Errorf("line %d: column %s: %w", line, c.Name, err)
 			}
 		}
+		if err := requestsForward(recs, rec, line); err != nil {
+			return recs, resources, err
+		}
 		recs = append(recs, rec)
 	}
 	fillTimes(recs, cols)
 	padEndpoints(recs, cols)
 	return recs, resources, nil
+}
+
+// requestsForward rejects a row whose cumulative requests counter is
+// below the previous row's: soakd counts its own completed requests, and
+// they never decrease within a run, so a counter that goes back is two
+// runs (or a target's restarted counter) joined in one file. Fitted as
+// it is, the soak would run backwards.
+func requestsForward(recs []Record, rec Record, line int) error {
+	if len(recs) == 0 || rec.Requests >= recs[len(recs)-1].Requests {
+		return nil
+	}
+	return fmt.Errorf("line %d: column requests: %d is below %d on line %d; the requests counter is cumulative and never decreases within a run: split the file at line %d into two files, each with the header line, and analyse each",
+		line, rec.Requests, recs[len(recs)-1].Requests, line-1, line)
 }
 
 // headerColumns maps the header to its columns, and checks that the

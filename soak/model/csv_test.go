@@ -190,6 +190,8 @@ func TestReadSamplesErrorsNameTheLineAndColumn(t *testing.T) {
 		{"empty", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,,2\n", "line 2: column requests: empty: give a value in every row, or remove the column"},
 		{"bad time", "time,phase,requests,rss_bytes\nyesterday,soak,1,2\n", `line 2: column time: "yesterday" is not an RFC 3339 time`},
 		{"short row", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,1\n", "line 2"},
+		{"requests go back", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,500,2\n1,soak,900,2\n2,soak,3,2\n",
+			"line 4: column requests: 3 is below 900 on line 3; the requests counter is cumulative and never decreases within a run: split the file at line 4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := ReadSamples(strings.NewReader(tc.in))

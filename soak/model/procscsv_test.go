@@ -24,7 +24,7 @@ func membersRecords() []Record {
 	}
 	b.Time, b.Elapsed, b.Requests, b.Phase, b.Incarnation = a.Time.Add(time.Second), a.Elapsed+1.25, a.Requests+500, verdict.Cooldown, 3
 	b.Members = []probes.Member{{PID: 4300, Start: 123456999, PPID: 42, Name: "php-fpm", RSS: 8 << 20, FDs: 9, Threads: 1, CPU: 0.01}}
-	c.Time, c.Elapsed, c.Alive = b.Time.Add(time.Second), b.Elapsed+1, false
+	c.Time, c.Elapsed, c.Requests, c.Alive = b.Time.Add(time.Second), b.Elapsed+1, b.Requests, false
 	c.Members = nil
 	return []Record{a, b, c}
 }

@@ -133,20 +133,32 @@ func TestZooFastLeak(t *testing.T) {
 }
 
 // The same fast server leaking nothing: it allocates nothing per request,
-// so its RSS does not move by one byte, and every resource is stable.
+// so its RSS does not move by one byte. Stable means the interval lies
+// under the lowest floor in force: for RSS the horizon floor (64 MiB a day,
+// 0.016 B/request at 50 000 req/s) is finer than a page over 200 000
+// requests at full speed, so the run lasts 16 s (its soak about 10 s: a
+// page over more than the 5.3 s that 64 MiB a day takes to grow by 4 KiB,
+// at any throughput). An fd or thread count that
+// never moved proves no less than one over the soak, and 1 000 a day is
+// one every 86 s: a soak of seconds leaves them inconclusive, with advice
+// naming the horizon floor, never a leak.
 func TestZooFlatIsStable(t *testing.T) {
 	url, pid := startZooC(t)
-	rep := zooSoak(t, url, pid, zooRun{Requests: 200_000, Duration: 60 * time.Second})
-	for _, name := range []string{"rss", "fds", "threads"} {
-		if r := rep.Resources[name]; r.Verdict != verdict.Stable {
-			t.Errorf("%s verdict = %q; want stable (%s)", name, r.Verdict, r.Reason)
+	rep := zooSoak(t, url, pid, zooRun{Requests: 5_000_000, Duration: 16 * time.Second})
+	if r := rep.Resources["rss"]; r.Verdict != verdict.Stable {
+		t.Errorf("rss verdict = %q; want stable (%s)", r.Verdict, r.Reason)
+	}
+	for _, name := range []string{"fds", "threads"} {
+		r := rep.Resources[name]
+		if r.Verdict != verdict.Stable && (r.Verdict != verdict.Inconclusive || !strings.Contains(r.Settle, "horizon floor")) {
+			t.Errorf("%s verdict = %q, advice %q; want stable, or inconclusive with advice naming the horizon floor (%s)", name, r.Verdict, r.Settle, r.Reason)
 		}
 	}
 	if rss := rep.Resources["rss"]; rss.Growth != 0 || rss.PerRequest != 0 {
 		t.Errorf("rss growth = %.0f B, per_request = %g B; want 0 and 0 (the server allocates nothing)", rss.Growth, rss.PerRequest)
 	}
-	if rep.Verdict != verdict.OverallClean {
-		t.Errorf("overall verdict = %q; want clean", rep.Verdict)
+	if rep.Verdict != verdict.OverallClean && rep.Verdict != verdict.OverallInconclusive {
+		t.Errorf("overall verdict = %q; want clean or inconclusive", rep.Verdict)
 	}
 }
 

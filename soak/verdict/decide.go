@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"math"
+	"sort"
 
 	"github.com/soakd/soakd/soak/trend"
 )
@@ -13,12 +14,14 @@ type floors struct {
 	horizon    float64 // adds HorizonGrowth over Horizon at the throughput
 	limitShare float64 // adds HorizonLimitShare of the limit over Horizon
 	exhaust    float64 // reaches the limit within Exhaustion
+
+	horizonGrowth float64 // HorizonGrowth, which horizon spreads over the horizon's requests
 }
 
 // floorsFor turns the thresholds into per-request slopes at rph requests
 // an hour, for a resource now at current with limit (0 = none).
 func floorsFor(th Thresholds, rph, limit, current float64) floors {
-	fl := floors{perRequest: th.MinPerRequest}
+	fl := floors{perRequest: th.MinPerRequest, horizonGrowth: th.HorizonGrowth}
 	if rph <= 0 {
 		return fl
 	}
@@ -42,27 +45,54 @@ func (fl floors) leak() float64 {
 	return v
 }
 
-// negligible: a fit's growth is too small to matter. Its interval lies
-// under the per-request floor, and either includes zero (no growth shown)
-// or has its estimate under every floor (growth shown, but slight). The
-// horizon floor is not asked of the interval: at 50 000 req/s it is 0.016
-// B/request, finer than one page over a short run resolves, so a series
-// that never changed could never be stable. Growth that is shown and
-// projects above the horizon floor is not negligible: it is a leak once
-// its interval clears that floor, and inconclusive until then.
-func (fl floors) negligible(lo, slope, hi float64) bool {
+// negligible: a fit's growth is proven too small to matter, an
+// equivalence test. Its interval's upper end lies under the lowest floor
+// in force (fl.leak()): no growth the floors call a leak is left in the
+// interval. An interval that merely includes zero proves nothing: a leak
+// of 5 B/request at 1 000 req/s is +400 MiB a day, and a 30-minute run's
+// interval includes zero. When a run cannot resolve its floor (at 50 000
+// req/s the horizon floor is 0.016 B/request, finer than one page over
+// 200 000 requests), the verdict is inconclusive, with the requests that
+// would resolve it.
+func (fl floors) negligible(hi float64) bool { return hi < fl.leak() }
+
+// plateaued: growth after a knot that demonstrably stopped, the
+// plateau's meaning as before issue 22: its interval lies under the
+// per-request floor, and either includes zero or has its estimate under
+// every floor. The knot itself must already beat the line by strong
+// evidence (classify), so the tail is not asked to prove itself under
+// the horizon floor as "stable" is.
+func (fl floors) plateaued(lo, slope, hi float64) bool {
 	return hi < fl.perRequest && (lo <= 0 || slope < fl.leak())
+}
+
+// binding names the lowest floor in force, the one that "stable" must be
+// proven under, and its reading, e.g. "the horizon floor (64 MiB per 24 h
+// at this throughput)".
+func (fl floors) binding(th Thresholds, unit string) string {
+	switch v := fl.leak(); {
+	case v == fl.perRequest:
+		return "the per-request floor " + perReqAbs(v, unit)
+	case v == fl.horizon:
+		return "the horizon floor " + perReqAbs(v, unit) + " (" + amount(th.HorizonGrowth, unit) + " per " + secs(th.Horizon) + " at this throughput)"
+	case v == fl.limitShare:
+		return "the limit-share floor " + perReqAbs(v, unit)
+	}
+	return "the exhaustion floor " + perReqAbs(fl.leak(), unit) + " (the limit within " + secs(th.Exhaustion) + ")"
 }
 
 // decision is a verdict and why.
 type decision struct {
 	verdict string
-	why     string  // the reason's tail, see reason
-	more    float64 // extra requests that would settle an inconclusive one
-	tail    *tail   // the growth after the knot, for plateau and slowing
-	floor   float64 // the floor the last third must clear, for slow growth
-	level   float64 // the level at the load's start, for transient
-	seen    bool    // level is the process's when soakd first saw it
+	why     string     // the reason's tail, see reason
+	more    float64    // extra requests that would settle an inconclusive one
+	bind    string     // the constraint more is for: bindRequests, bindTotal or bindTime
+	tail    *tail      // the growth after the knot, for plateau and slowing
+	before  float64    // the slope before the knot, for a slowing leak
+	floor   float64    // what the last cycle must clear, for slow growth
+	last    *trend.Fit // the last cycle's fit, for slow growth
+	level   float64    // the level at the load's start, for transient
+	seen    bool       // level is the process's when soakd first saw it
 }
 
 // tail is the fit after a shape's knot.
@@ -82,27 +112,38 @@ const (
 	whyUnsure    = "unsure-last-third"
 	whySlow      = "slow-last-third"
 	whyTransient = "transient"
+	// whyLeakSlowing: a leak whose growth slowed after a knot but still
+	// clears the floor in force after it.
+	whyLeakSlowing = "leak-slowing"
 )
 
-// decide applies the rules in AnalyzeResource's doc comment.
-func decide(f fit, th Thresholds, fl floors, rel *bool) decision {
+// Constraints that bind the advice to run more.
+const (
+	bindRequests = "requests" // the interval must narrow: more requests
+	bindTotal    = "total"    // the growth must pass Thresholds.MinTotal
+	bindTime     = "time"     // the soak must last Thresholds.Transient
+)
+
+// decide applies the rules in AnalyzeResource's doc comment. cycle is
+// the longest cycle seen in the soak (a GC sawtooth's), in requests; 0
+// when none was.
+func decide(f fit, th Thresholds, fl floors, rel *bool, cycle float64) decision {
 	sig := f.significant(th.Alpha)
 	clears := sig && f.whole.Lo > fl.leak()
 	switch {
 	case f.shape.kind == shapeDecel && f.grew(plateauAlpha) && f.end-f.start > th.MinTotal:
 		return decideSlowing(f, th, fl, rel)
 	case clears && f.fittedGrowth() <= th.MinTotal:
-		more := th.MinTotal/f.whole.Slope - f.span
-		return decision{verdict: Inconclusive, why: whyShort, more: more}
+		return decision{verdict: Inconclusive, why: whyShort, bind: bindTotal, more: f.moreForTotal(th)}
 	case clears:
-		return decideGrowth(f, th, fl, rel)
-	case fl.negligible(f.whole.Lo, f.whole.Slope, f.whole.Hi):
+		return decideGrowth(f, th, fl, rel, cycle)
+	case fl.negligible(f.whole.Hi):
 		if f.shape.kind == shapeStep {
 			return decision{verdict: Stable, why: whyStep}
 		}
 		return decision{verdict: Stable, why: whyFlat}
 	}
-	return decision{verdict: Inconclusive, why: whyNoisy, more: f.moreFor(fl, th)}
+	return decision{verdict: Inconclusive, why: whyNoisy, bind: bindRequests, more: f.moreFor(fl, th)}
 }
 
 // plateauAlpha is the significance that growth before a knot needs for a
@@ -111,32 +152,32 @@ func decide(f fit, th Thresholds, fl floors, rel *bool) decision {
 const plateauAlpha = 0.05
 
 // decideGrowth judges growth that clears a floor by its shape.
-func decideGrowth(f fit, th Thresholds, fl floors, rel *bool) decision {
+func decideGrowth(f fit, th Thresholds, fl floors, rel *bool, cycle float64) decision {
 	switch f.shape.kind {
 	case shapeStep:
 		t := f.stepless()
 		switch {
-		case fl.negligible(t.Lo, t.Slope, t.Hi):
+		case fl.negligible(t.Hi):
 			return decision{verdict: Stable, why: whyStep}
 		case t.Lo <= fl.leak():
-			return decision{verdict: Inconclusive, why: whyStep, more: f.moreFor(fl, th)}
+			return decision{verdict: Inconclusive, why: whyStep, bind: bindRequests, more: f.moreFor(fl, th)}
 		}
 	case shapeStairs:
-		return decision{verdict: Inconclusive, why: whyStairs, more: f.span}
+		return decision{verdict: Inconclusive, why: whyStairs, bind: bindRequests, more: f.span}
 	}
-	if f.whole.Lo <= fl.perRequest && f.last.Slope-zLast*(f.last.Hi-f.last.Lo)/(2*z95) <= fl.leak() {
-		// Slow growth, a leak only by what it would add over the
-		// horizon: the extrapolation is long, so the last third must
-		// clear the floor on its own (at 95 %, one-sided), or a curve
+	if ok, last := f.sustained(fl, cycle); !ok || cycle <= f.span/4 && !f.continues(fl) {
+		// Slow growth: the extrapolation is long, so the growth must
+		// go on through the last cycle and, slowing as it has, still
+		// add more than the floor allows over the horizon; or a curve
 		// that is quietly levelling off would be projected as if it
 		// never would.
-		h := (f.last.Hi - f.last.Lo) / 2
-		return decision{verdict: Inconclusive, why: whySlow, floor: fl.leak(),
-			more: moreRequests(f.span, h/1.96, math.Abs(f.last.Slope-fl.leak()), th.Alpha)}
+		h := (last.Hi - last.Lo) / 2
+		return decision{verdict: Inconclusive, why: whySlow, floor: fl.leak(), bind: bindRequests, last: &last,
+			more: moreRequests(f.span, h/z95, math.Abs(last.Slope-fl.leak()), th.Alpha)}
 	}
 	if f.flattened() {
 		h := (f.last.Hi - f.last.Lo) / 2
-		return decision{verdict: Inconclusive, why: whyUnsure, more: moreRequests(f.span, h/1.96, math.Abs(f.last.Slope-keepFraction*f.whole.Slope), th.Alpha)}
+		return decision{verdict: Inconclusive, why: whyUnsure, bind: bindRequests, more: moreRequests(f.span, h/z95, math.Abs(f.last.Slope-keepFraction*f.whole.Slope), th.Alpha)}
 	}
 	if rel != nil && *rel {
 		return decision{verdict: Stable, why: whyReleased}
@@ -144,28 +185,156 @@ func decideGrowth(f fit, th Thresholds, fl floors, rel *bool) decision {
 	return decision{verdict: Leak, why: whyLeak}
 }
 
-// decideSlowing judges growth that decelerates: a plateau when what comes
-// after the knot is negligible; a leak when the stretch after the knot is
-// straight (no bend of its own, in its envelope or its bins' medians) and
-// clears a floor on its own, which is a leak under a warm-up that outlasted
-// the warm-up phase; inconclusive otherwise. A curve that keeps bending
-// down may level off after the soak, and its slope extrapolated over the
-// horizon would overstate it.
+// sustained: growth that clears the floor goes on. Its last cycle is not
+// confidently under the lowest floor in force (it did not stop), and,
+// were it to keep slowing at the pace it confidently slowed from the
+// soak's first half to its second, it would still add more over the
+// horizon than that floor allows (see addsOverHorizon). Growth that did
+// not confidently slow is judged by the whole soak's interval, which
+// clears the floor. What is asked depends on the margin to the floor and
+// on the longest cycle, not on a fixed slope: a leak in a sawtooth is
+// judged over whole cycles, and a leak far above the floor survives a
+// slowdown that one barely above it does not.
+func (f fit) sustained(fl floors, cycle float64) (bool, trend.Fit) {
+	last := f.lastCycle(cycle)
+	if last.Hi < fl.leak() {
+		return false, last
+	}
+	n := len(f.b.X)
+	if n < 8 || fl.horizon <= 0 {
+		return true, last
+	}
+	h1, h2 := f.sub(0, n/2+1), f.sub(n/2, n)
+	if h1.Slope <= oneSidedHi(h2) {
+		// No confident slowdown: the whole soak's interval, which
+		// clears the floor, judges.
+		return true, last
+	}
+	k := pace(h1.Slope, h2.Slope, mean(f.b.X[n/2:])-mean(f.b.X[:n/2+1]))
+	return f.addsOverHorizon(k, h2.Lo, fl), last
+}
+
+// continues: the last third's growth, at a confidence and against a bar
+// that fall with the margin by which the whole soak's interval clears the
+// lowest floor in force, clears the bar (see shortfall).
+func (f fit) continues(fl floors) bool {
+	short := shortfall(f, fl)
+	return f.last.Slope-short*zLast*(f.last.Hi-f.last.Lo)/(2*z95) > short*fl.leak()
+}
+
+// shortfall is 1 when the whole soak's interval barely clears the floor
+// in force, 0 once its lower end is fadeMargin times the floor, and falls
+// with the log of the margin between.
+func shortfall(f fit, fl floors) float64 {
+	return math.Min(1, math.Max(0, 1-math.Log(f.whole.Lo/fl.leak())/math.Log(fadeMargin)))
+}
+
+// fadeMargin: the margin over the floor at which the last third need
+// only not have flattened. Chosen by measurement (docs/verdict-study.md,
+// "Decisions"): 2 let 1.3 % of saturating-1-2's caches through as leaks,
+// 4 holds them at 1.0 % and finds the most slow leaks of 8 and 16.
+const fadeMargin = 4
+
+// lastCycle fits the soak's last stretch: its last third, or, when the
+// soak holds a cycle (a GC sawtooth) longer than a third, its last
+// cycle and a quarter, so that the stretch holds a whole cycle's
+// trough-to-trough growth and not only a tooth's climb or fall.
+func (f fit) lastCycle(cycle float64) trend.Fit {
+	if cycle <= f.span/3 {
+		return f.last
+	}
+	from := f.b.X[len(f.b.X)-1] - math.Min(1.25*cycle, f.span)
+	i := min(sort.SearchFloat64s(f.b.X, from), len(f.b.X)-3)
+	return f.sub(max(i, 0), len(f.b.X))
+}
+
+// oneSidedLo is a fit's one-sided 95 % lower bound.
+func oneSidedLo(t trend.Fit) float64 { return t.Slope - zLast*(t.Hi-t.Lo)/(2*z95) }
+
+// oneSidedHi is a fit's one-sided 95 % upper bound.
+func oneSidedHi(t trend.Fit) float64 { return t.Slope + zLast*(t.Hi-t.Lo)/(2*z95) }
+
+// decideSlowing judges growth that decelerates: a plateau when the
+// interval after the knot lies under the lowest floor in force; a leak
+// when the stretch after the knot clears a floor on its own and is
+// straight (no bend of its own, in its envelope or its bins' medians),
+// which is a leak under a warm-up that outlasted the warm-up phase; a
+// leak reported as slowing when it still bends but both the stretch after
+// the knot and the soak's last third clear the floor (slowing is not
+// stopping); inconclusive otherwise. A curve that keeps bending down and
+// whose last third does not clear the floor may level off after the
+// soak, and its slope extrapolated over the horizon would overstate it.
 func decideSlowing(f fit, th Thresholds, fl floors, rel *bool) decision {
 	t := f.sub(f.shape.at, len(f.b.X))
 	tl := &tail{lo: t.Lo, slope: t.Slope, hi: t.Hi}
-	if fl.negligible(t.Lo, t.Slope, t.Hi) {
+	if fl.plateaued(t.Lo, t.Slope, t.Hi) {
 		return decision{verdict: Plateau, why: whyPlateau, tail: tl}
 	}
 	span := f.b.X[len(f.b.X)-1] - f.b.X[f.shape.at]
-	if slopeP(t) < th.Alpha && t.Lo > fl.leak() && t.Slope*span > th.MinTotal && !f.shape.curve && f.straightAfter(f.shape.at) {
-		if rel != nil && *rel {
-			return decision{verdict: Stable, why: whyReleased, tail: tl}
+	clears := slopeP(t) < th.Alpha && t.Lo > fl.leak() && t.Slope*span > th.MinTotal
+	straight := clears && !f.shape.curve && f.straightAfter(f.shape.at)
+	if straight || clears && f.stillLeaking(t, fl) {
+		d := decision{verdict: Leak, why: whyLeak, tail: tl}
+		if !straight {
+			d.why, d.before = whyLeakSlowing, f.sub(0, f.shape.at+1).Slope
 		}
-		return decision{verdict: Leak, why: whyLeak, tail: tl}
+		if rel != nil && *rel {
+			d.verdict, d.why = Stable, whyReleased
+		}
+		return d
 	}
-	more := moreRequests(span, (t.Hi-t.Lo)/2/1.96, math.Abs(t.Slope-fl.leak()), th.Alpha) + f.span - span
-	return decision{verdict: Inconclusive, why: whySlowing, more: more, tail: tl}
+	more := moreRequests(span, (t.Hi-t.Lo)/2/z95, math.Abs(t.Slope-fl.leak()), th.Alpha) + f.span - span
+	return decision{verdict: Inconclusive, why: whySlowing, bind: bindRequests, more: more, tail: tl}
+}
+
+// stillLeaking: growth that slows after the knot is still a leak if the
+// soak's last third clears the lowest floor in force on its own
+// (one-sided, 95 %) and the growth after the knot, were it to keep
+// slowing at the pace it slowed (from before the knot to after it, or
+// from the soak's first half to its second, whichever is faster: the
+// bend itself is already established, see classify), still adds more
+// over the horizon than that floor allows. A leak under wander reads as
+// a bend with about the same slope on both sides and passes; a cache
+// that fills slows by a measurable factor and adds a bounded amount, and
+// does not.
+func (f fit) stillLeaking(t trend.Fit, fl floors) bool {
+	if fl.horizon <= 0 || oneSidedLo(f.last) <= fl.leak() {
+		return false
+	}
+	at, n := f.shape.at, len(f.b.X)
+	k := pace(f.sub(0, at+1).Slope, t.Slope, mean(f.b.X[at:])-mean(f.b.X[:at+1]))
+	if n >= 8 {
+		h1, h2 := f.sub(0, n/2+1), f.sub(n/2, n)
+		k = math.Max(k, pace(h1.Slope, h2.Slope, mean(f.b.X[n/2:])-mean(f.b.X[:n/2+1])))
+	}
+	return f.addsOverHorizon(k, t.Lo, fl)
+}
+
+// pace is the exponential rate, per request, at which a slope b fell to
+// a, dx requests later; 0 when it did not fall.
+func pace(b, a, dx float64) float64 {
+	if b <= a || a <= 0 || dx <= 0 {
+		return 0
+	}
+	return math.Log(b/a) / dx
+}
+
+// addsOverHorizon: growth at lo per request, slowing exponentially at
+// pace k (as a cache that fills does), adds more over the horizon than
+// the lowest floor in force allows there.
+func (f fit) addsOverHorizon(k, lo float64, fl floors) bool {
+	h := f.horizonRequests(fl)
+	added := lo * h
+	if k*h > 1e-9 {
+		added = math.Max(lo, 0) * -math.Expm1(-k*h) / k
+	}
+	return added > fl.leak()*h
+}
+
+// horizonRequests is the requests served over the horizon at the soak's
+// throughput (from the horizon floor, which is HorizonGrowth over them).
+func (f fit) horizonRequests(fl floors) float64 {
+	return fl.horizonGrowth / fl.horizon
 }
 
 // straightAfter: the envelope from point i on, and its bins' medians, show
@@ -200,14 +369,31 @@ func (f fit) stepless() trend.Fit {
 }
 
 // moreFor is the power computation behind "run ≥ N more requests": the
-// extra requests after which a slope as far from the nearest decision
-// boundary as the estimate is would be decided with 80 % power.
+// extra requests after which a slope as far from the lowest floor in
+// force as the estimate is would be decided with 80 % power: a leak
+// (significant at Alpha, its interval over the floor) when the estimate
+// is above the floor, stable (the 95 % interval's upper end under it,
+// one-sided 2.5 %) when below.
 func (f fit) moreFor(fl floors, th Thresholds) float64 {
-	boundary := fl.leak()
+	boundary, alpha := fl.leak(), th.Alpha
 	if f.whole.Slope < boundary {
-		boundary = fl.perRequest
+		alpha = (1 - 0.95) / 2
 	}
-	return moreRequests(f.span, f.halfWidth()/1.96, math.Abs(f.whole.Slope-boundary), th.Alpha)
+	return moreRequests(f.span, f.halfWidth()/z95, math.Abs(f.whole.Slope-boundary), alpha)
+}
+
+// moreForTotal is the extra requests after which growth at the interval's
+// lower end passes the total-growth floor (Thresholds.MinTotal): the
+// estimate alone would advise too few when it is uncertain.
+func (f fit) moreForTotal(th Thresholds) float64 {
+	rate := f.whole.Lo
+	if rate <= 0 {
+		rate = f.whole.Slope
+	}
+	if rate <= 0 {
+		return f.span
+	}
+	return th.MinTotal/rate - f.span
 }
 
 // moreRequests: with se the standard error of a slope over span requests

@@ -10,7 +10,7 @@ import (
 )
 
 // reason writes the one-sentence reason for a decision.
-func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) string {
+func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64, fl floors) string {
 	u, th := opt.Unit, opt.Thresholds
 	slope := perReq(f.whole.Slope, u) + " (95 % CI " + ciText(f.whole.Lo, f.whole.Hi, u) + ")"
 	var s string
@@ -30,6 +30,13 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 		if tte := res.TimeToExhaustionSeconds; tte != nil {
 			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
 		}
+	case whyLeakSlowing:
+		s = fmt.Sprintf("%s %s (95 %% CI %s) after the growth slowed at %s requests, from %s before, %s, %s: slowing but still leaking, the soak's last third clearing %s too",
+			opt.Name, perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), group(res.Tail.AtRequests), perReq(d.before, u), pText(res.PValue), perDayText(res.PerDay, th, u), fl.binding(th, u))
+		s += cooldownText(res.ReleasedAfterCooldown, idle)
+		if tte := res.TimeToExhaustionSeconds; tte != nil {
+			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
+		}
 	case whyTransient:
 		s = fmt.Sprintf("%s %s, %s, but in a soak of only %s it reached %s, not yet twice its %s %s: a runtime sizing itself to the load (a heap before its first collections, pools, arenas) grows as much and then stops; a soak of %s, or growth past %s, tells them apart",
 			opt.Name, perReq(res.PerRequest, u)+" (95 % CI "+ciText(res.CI95[0], res.CI95[1], u)+")", pText(res.PValue), secs(f.seconds), amount(f.end, u), amount(d.level, u), levelWhen(d.seen), secs(th.Transient), amount(2*d.level, u))
@@ -39,27 +46,27 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64) 
 		s = fmt.Sprintf("%s grew %s then levelled off: %s after the knot (95 %% CI %s) against %s before, like a cache or warm-up",
 			opt.Name, amount(f.end-f.start, u), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), perReq(f.whole.Slope, u))
 	case whySlowing:
-		s = fmt.Sprintf("%s %s, %s, but the growth is slowing: %s after the knot (95 %% CI %s); too soon to tell a leak from a plateau",
-			opt.Name, slope, f.pText(), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u))
+		s = fmt.Sprintf("%s %s, %s, but the growth is slowing: %s after the knot (95 %% CI %s), and slowing at that pace it may level off before it adds %s per %s; too soon to tell a leak from a plateau",
+			opt.Name, slope, f.pText(), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), amount(th.HorizonGrowth, u), secs(th.Horizon))
 	case whyStep:
 		s = fmt.Sprintf("%s stepped up %s once and is otherwise %s", opt.Name, amount(f.shape.size, u), map[bool]string{true: "flat", false: "unclear"}[d.verdict == Stable])
 	case whyStairs:
 		s = fmt.Sprintf("%s climbed %s in %d steps: growth in chunks that may go on; run as long again to see whether the steps keep coming",
 			opt.Name, amount(f.shape.size, u), f.shape.steps)
 	case whyFlat:
-		s = fmt.Sprintf("%s stable: %s, under the %s floor and %s", opt.Name, slope, perReqAbs(th.MinPerRequest, u), perDayText(res.PerDay, th, u))
+		s = fmt.Sprintf("%s stable: %s, the interval under %s", opt.Name, slope, fl.binding(th, u))
 	case whyShort:
 		s = fmt.Sprintf("%s %s, %s, but only %s in total, under the %s floor", opt.Name, slope, f.pText(),
 			amount(f.fittedGrowth(), u), amount(th.MinTotal, u))
 	case whySlow:
-		s = fmt.Sprintf("%s %s, %s, %s, but slow: the last third alone (%s, 95 %% CI %s) does not yet clear the %s floor that the horizon sets",
-			opt.Name, slope, f.pText(), perDayText(res.PerDay, th, u), perReq(f.last.Slope, u), ciText(f.last.Lo, f.last.Hi, u), perReqAbs(d.floor, u))
+		s = fmt.Sprintf("%s %s, %s, %s, but slow: the growth over the last cycle (%s, 95 %% CI %s) does not yet show that it goes on (it must clear %s, one-sided, against %s)",
+			opt.Name, slope, f.pText(), perDayText(res.PerDay, th, u), perReq(d.last.Slope, u), ciText(d.last.Lo, d.last.Hi, u), perReqAbs(d.floor, u), fl.binding(th, u))
 	case whyUnsure:
 		s = fmt.Sprintf("%s %s, %s, but the last third (%s) has slowed to under half",
 			opt.Name, slope, f.pText(), perReq(f.last.Slope, u))
 	default:
-		s = fmt.Sprintf("%s %s, %s: too noisy to tell against the floors (%s, or %s per %s)", opt.Name, slope, f.pText(),
-			perReqAbs(th.MinPerRequest, u), amount(th.HorizonGrowth, u), secs(th.Horizon))
+		s = fmt.Sprintf("%s %s, %s: the interval neither clears nor lies under %s, the lowest floor in force", opt.Name, slope, f.pText(),
+			fl.binding(th, u))
 	}
 	if res.Incarnations > 1 {
 		s += fmt.Sprintf("; the target restarted (%d incarnations), the longest was fitted", res.Incarnations)
@@ -94,14 +101,25 @@ func cooldownText(rel *bool, idle float64) string {
 	return ", not released after " + secs(idle) + " idle"
 }
 
-// settleText turns extra requests into advice.
-func settleText(more, rph float64) string {
+// settleText turns a decision's extra requests into advice that names
+// the constraint that binds: the interval's width against the lowest
+// floor in force, the total-growth floor, or the transient rule's time.
+func settleText(d decision, rph float64, th Thresholds, fl floors, unit string) string {
+	more := d.more
 	if more <= 0 || math.IsNaN(more) || math.IsInf(more, 0) {
 		return ""
 	}
 	s := "run ≥ " + group(roundSig(more, 2)) + " more requests"
 	if rph > 0 {
 		s += " (about " + secs(more/rph*3600) + " at this throughput)"
+	}
+	switch d.bind {
+	case bindRequests:
+		s += ", so that the interval narrows enough to decide against " + fl.binding(th, unit)
+	case bindTotal:
+		s += ", so that the growth passes the " + amount(th.MinTotal, unit) + " total-growth floor"
+	case bindTime:
+		s += ", so that the soak lasts " + secs(th.Transient) + " or grows past twice its level at the start"
 	}
 	return s
 }

@@ -118,6 +118,10 @@ func binCount(n int, seconds float64) int {
 	return min(n, max(minBins, min(maxBins, int(seconds/binSeconds))))
 }
 
+// envelopeQuantile is the quantile of each bin that BinSpread raises by
+// the noise's spread there.
+const envelopeQuantile = 0.1
+
 // reduce bins the series into bins of equal sample counts, or, when it
 // is a sawtooth, into its cycles (see cycles).
 func (s *series) reduce(r trend.Reduce, quantum float64) trend.Binned {
@@ -133,6 +137,9 @@ func (s *series) reduce(r trend.Reduce, quantum float64) trend.Binned {
 			n[i] = 1
 		}
 		return trend.Binned{X: s.x, Y: s.y, N: n}
+	}
+	if r == trend.ByMin && trend.SpreadDrifts(s.y, b) {
+		return trend.BinSpread(s.x, s.y, b, envelopeQuantile)
 	}
 	return trend.BinEqual(s.x, s.y, b, r)
 }

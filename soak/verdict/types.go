@@ -114,6 +114,12 @@ type Resource struct {
 	// incarnations) that were replaced during the soak.
 	MaskedBy     string `json:"masked_by,omitempty"`
 	Replacements int    `json:"replacements,omitempty"`
+	// Tail is set for a leak measured after a knot: one whose growth
+	// slowed but still clears the floor in force after it (the reason
+	// says "slowing but still leaking"), or one under a warm-up that
+	// outlasted its phase. It holds both slopes; PerRequest and CI95 are
+	// then the slope after the knot.
+	Tail *Tail `json:"tail,omitempty"`
 	// Step is set when the soak holds one step (a one-off allocation).
 	Step *Step `json:"step,omitempty"`
 	// Baseline is the idle level before the load, when one was sampled.
@@ -149,4 +155,12 @@ type Step struct {
 	Size     float64 `json:"size"`     // units
 	Requests float64 `json:"requests"` // cumulative requests when it happened
 	Seconds  float64 `json:"seconds"`  // seconds since the run started
+}
+
+// Tail is the growth of a slowing leak after its knot.
+type Tail struct {
+	AtRequests       float64    `json:"at_requests"`        // cumulative requests at the knot
+	BeforePerRequest float64    `json:"before_per_request"` // the slope before the knot
+	PerRequest       float64    `json:"per_request"`        // the slope after it
+	CI95             [2]float64 `json:"ci95"`               // per request, after it
 }

@@ -34,16 +34,49 @@ func TestDemoLeak(t *testing.T) {
 	}
 }
 
+// TestDemoFlat: 45 s at 2 500–10 000 req/s cannot prove a flat RSS under
+// the horizon floor (64 MiB a day is 0.07–0.3 B/request there, and a page
+// over the soak is about as much): it is never a leak, and inconclusive
+// unless its interval resolves the floor, with advice naming the floor.
+// Run as long again as advised, it is still no leak.
 func TestDemoFlat(t *testing.T) {
+	var stable, stableAfter, advised int
 	for seed := range uint64(30) {
 		res := AnalyzeResource(demo(seed, 0), rss)
-		if res.Verdict != Stable {
-			t.Errorf("seed %d: got %s (%s); want stable", seed, res.Verdict, res.Reason)
+		switch {
+		case res.Verdict == Stable:
+			stable++
+		case res.Verdict != Inconclusive:
+			t.Errorf("seed %d: got %s (%s); want stable or inconclusive", seed, res.Verdict, res.Reason)
+		case !strings.Contains(res.Settle, "horizon floor"):
+			t.Errorf("seed %d: got advice %q; want it to name the horizon floor", seed, res.Settle)
+		default:
+			advised++
+			if again := AnalyzeResource(demoLonger(seed, res.SettleRequests), rss); again.Verdict == Stable {
+				stableAfter++
+			} else if again.Verdict == Leak {
+				t.Errorf("seed %d: after the advice got %s (%s); want no leak", seed, again.Verdict, again.Reason)
+			}
 		}
 		if seed == 0 {
-			t.Logf("demo flat: %s", res.Reason)
+			t.Logf("demo flat: %s; %s", res.Reason, res.Settle)
 		}
 	}
+	// How many the advice settles depends on how fast the interval
+	// narrows with the soak (soak/verdict's fit, docs/verdict-study.md):
+	// logged, not asserted.
+	t.Logf("stable %d of 30; advised %d, stable after the advice %d", stable, advised, stableAfter)
+}
+
+// demoLonger is demo(seed, 0) with its soak longer by more requests.
+func demoLonger(seed uint64, more float64) []Point {
+	rng := rand.New(rand.NewPCG(seed, 0xde70))
+	r := run{soakSec: 45, sampleSec: 1, rate: uniform(rng, 2500, 10000), warmupSec: 3, coolSec: 10}
+	r.soakSec += more / r.rate
+	base, sd := logUniform(rng, 10*mib, 60*mib), logUniform(rng, 64*kib, 512*kib)
+	return generate(rng, r, func(q, _ float64) (float64, int) {
+		return pages(base + sd*rng.NormFloat64()), 0
+	})
 }
 
 // The demo's cache mode: 20 MiB filled over the first 30 % of the soak's

@@ -13,16 +13,25 @@ type PowerResult struct {
 	Runs, Advised, Decided int
 }
 
-// PowerStudy draws n runs of a leak near the per-request floor (4–40
-// B/request) on white noise of 0.5–4 MiB over 10–30 minute soaks, and
-// for each that is inconclusive with advice, runs the same server (same
-// level, leak and noise spread, fresh noise) again, longer by the advice.
+// PowerStudy draws n runs, half flat and half a leak of 2–6 times the
+// horizon floor (0.26–2.6 B/request at these rates), on white noise of
+// 0.5–4 MiB over 10–30 minute soaks, and for each that is inconclusive
+// with advice, runs the same server (same level, leak and noise spread,
+// fresh noise) again, longer by the advice. A truth within twice the
+// floor is left out: the advice takes the estimate for the truth, and
+// near the floor no run of any length decides in 80 % of runs
+// (docs/verdict-study.md, "Decisions").
 func PowerStudy(n int, seed uint64) PowerResult {
 	var r PowerResult
 	for k := range n {
 		rng := rand.New(rand.NewPCG(seed, uint64(k)*15485863+7))
-		leak, sd, base := uniform(rng, 4, 40), logUniform(rng, 0.5*mib, 4*mib), logUniform(rng, 20*mib, 200*mib)
 		sh := Shape{SoakSec: uniform(rng, 600, 1800), SampleSec: 2, Rate: logUniform(rng, 300, 3000), Drift: 1, WarmupSec: 30}
+		floor := SlowDesign{Rate: sh.Rate}.HorizonFloor()
+		leak := floor * uniform(rng, 2, 6)
+		if rng.IntN(2) == 0 {
+			leak = 0
+		}
+		sd, base := logUniform(rng, 0.5*mib, 4*mib), logUniform(rng, 20*mib, 200*mib)
 		first := line(rng, sh, base, leak, sd)
 		r.Runs++
 		if first.Verdict != verdict.Inconclusive || first.SettleRequests <= 0 {

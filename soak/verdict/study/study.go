@@ -83,7 +83,7 @@ func Kinds() []Kind {
 		{Name: "fd-1-per-100", Leak: true, Make: func(rng *rand.Rand) Series { return fds(rng, randomShape(rng), 100) }},
 		{Name: "fd-1-per-2000", Leak: true, Make: func(rng *rand.Rand) Series { return fds(rng, randomShape(rng), 2000) }},
 	}
-	return ks
+	return append(ks, driftKinds()...)
 }
 
 // steps: n permanent steps of 1–8 MiB placed uniformly in [from, to] of

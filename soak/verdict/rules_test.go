@@ -1,0 +1,126 @@
+package verdict
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// soakOf is value(q) at 1 000 req/s, one sample a second for sec seconds,
+// plus white noise of sd, rounded to pages.
+func soakOf(seed uint64, sec int, sd float64, value func(q float64) float64) []Point {
+	rng := rand.New(rand.NewPCG(seed, 22))
+	pts := make([]Point, sec)
+	for i := range pts {
+		q := float64(i) * 1000
+		pts[i] = Point{Requests: q, Seconds: float64(i), Value: pages(value(q) + sd*rng.NormFloat64()), Phase: Soak}
+	}
+	return pts
+}
+
+// TestStableIsEquivalence: an interval that includes zero is not proof of
+// no growth. 10 min of a flat RSS at 1 000 req/s with 1 MiB of noise has
+// an interval of a few B/request around 0, above the 0.78 B/request
+// horizon floor: inconclusive, with advice that names that floor. With
+// 64 KiB of noise over an hour the interval lies under it: stable.
+func TestStableIsEquivalence(t *testing.T) {
+	for _, tt := range []struct {
+		sec  int
+		sd   float64
+		want string
+	}{{600, mib, Inconclusive}, {3600, 64 * kib, Stable}} {
+		res := AnalyzeResource(soakOf(1, tt.sec, tt.sd, func(float64) float64 { return 50 * mib }), rss)
+		if res.Verdict != tt.want {
+			t.Errorf("%d s, noise %g KiB: got %s (%s); want %s", tt.sec, tt.sd/kib, res.Verdict, res.Reason, tt.want)
+			continue
+		}
+		if tt.want == Stable && res.CI95[1] >= 64*mib/(1000*86400) {
+			t.Errorf("stable with an interval up to %g B/request; want under the horizon floor", res.CI95[1])
+		}
+		if tt.want == Inconclusive && !strings.Contains(res.Settle, "horizon floor") {
+			t.Errorf("got advice %q; want it to name the horizon floor", res.Settle)
+		}
+	}
+}
+
+// TestSlowingStillLeaking: a leak of 400 B/request under a warm-up that
+// slows smoothly is a leak, reported as slowing with both slopes; a cache
+// that fills the same way without the leak is not.
+func TestSlowingStillLeaking(t *testing.T) {
+	const soak = 3600 * 1000.0
+	warm := func(q float64) float64 { return 2000 * 0.3 * soak * (1 - math.Exp(-q/(0.3*soak))) }
+	for _, tt := range []struct {
+		leak  float64
+		leaks bool
+	}{{400, true}, {0, false}} {
+		res := AnalyzeResource(soakOf(2, 3600, 256*kib, func(q float64) float64 { return 50*mib + warm(q) + tt.leak*q }), rss)
+		switch {
+		case tt.leaks && (res.Verdict != Leak || res.Tail == nil):
+			t.Errorf("leak %g: got %s, tail %+v (%s); want a leak with its tail", tt.leak, res.Verdict, res.Tail, res.Reason)
+		case tt.leaks && (res.Tail.BeforePerRequest <= res.Tail.PerRequest || res.PerRequest < 0.9*tt.leak || res.PerRequest > 2*tt.leak):
+			// After the knot the cache still adds 70–380 B/request.
+			t.Errorf("leak %g: got %g B/request after the knot, %g before; want the leak or a little more after, more before", tt.leak, res.PerRequest, res.Tail.BeforePerRequest)
+		case !tt.leaks && res.Verdict == Leak:
+			t.Errorf("cache only: got leak (%s); want no leak", res.Reason)
+		}
+		t.Logf("leak %g: %s: %s", tt.leak, res.Verdict, res.Reason)
+	}
+}
+
+// TestCounterResetSplits: a requests counter that goes back is split at
+// the reset into incarnations, never fitted across it.
+func TestCounterResetSplits(t *testing.T) {
+	pts := soakOf(3, 1200, 64*kib, func(q float64) float64 { return 50*mib + 100*q })
+	for i := 600; i < len(pts); i++ {
+		pts[i].Requests -= 600 * 1000 // the counter starts again from 0
+		pts[i].Value -= 600 * 1000 * 100
+	}
+	res := AnalyzeResource(pts, rss)
+	if res.Incarnations != 2 || res.Verdict != Leak || math.Abs(res.PerRequest-100) > 10 {
+		t.Errorf("got %s %g B/request over %d incarnations (%s); want a leak of 100 B/request over 2", res.Verdict, res.PerRequest, res.Incarnations, res.Reason)
+	}
+}
+
+// TestAdviceNamesTotalFloor: a short run whose fd growth clears the
+// per-request floor but not the 5-fd total floor is advised to run until
+// the total floor is passed, named, and never a few seconds more.
+func TestAdviceNamesTotalFloor(t *testing.T) {
+	pts := make([]Point, 80)
+	for i := range pts {
+		q := float64(i) * 25 // 100 req/s for 20 s, sampled every 0.25 s
+		pts[i] = Point{Requests: q, Seconds: float64(i) / 4, Value: 10 + math.Floor(q/500), Phase: Soak}
+	}
+	res := AnalyzeResource(pts, ResourceOptions{Name: "fds", Unit: "fds"})
+	if res.Verdict != Inconclusive || !strings.Contains(res.Settle, "total-growth floor") || strings.Contains(res.Settle, "about 0 s") || res.SettleRequests < 6000 {
+		t.Errorf("got %s, advice %q (%g requests) (%s); want inconclusive, advised ≥ a minute at 100 req/s to pass the total-growth floor",
+			res.Verdict, res.Settle, res.SettleRequests, res.Reason)
+	}
+}
+
+// TestLivesKeepToTheFloor: replaced workers that carried fds at a rate
+// under the per-request floor (7e-5 fds/request against 0.001, as a
+// prefork server's recycled workers did at 1.7e-4) leave the tree's
+// stable verdict alone; carried at 100 times that, they do not.
+func TestLivesKeepToTheFloor(t *testing.T) {
+	for _, tt := range []struct {
+		rise   float64
+		stable bool
+	}{{0.02, true}, {2, false}} {
+		lives, _ := recycledLives(20, 40, 4, 0.001, func(k int) float64 { return tt.rise * float64(k) })
+		var pts []Point
+		for _, l := range lives {
+			for i := range l {
+				l[i].Requests *= 1000 // 1 000 req/s
+				l[i].Value -= 1e6 - 20
+			}
+			pts = append(pts, l...)
+		}
+		opt := ResourceOptions{Name: "fds", Unit: "fds", Lives: lives, Limit: 1024}.withDefaults()
+		fl := floorsFor(opt.Thresholds, 3.6e6, opt.Limit, 20)
+		res := checkLives(Resource{Verdict: Stable, Unit: "fds"}, pts, opt, nil, 3.6e6, fl)
+		if got := res.Verdict == Stable; got != tt.stable {
+			t.Errorf("lives rising %g fds a second: got %s (%s); want stable %v", tt.rise, res.Verdict, res.Reason, tt.stable)
+		}
+	}
+}

@@ -1,0 +1,232 @@
+package study
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+
+	"github.com/soakd/soakd/soak/verdict"
+)
+
+// The slow-leak designs of issue 22: leaks near the horizon floor, where
+// "stable" must mean proven under every floor and "leak" must be found
+// once the leak clears the floor by a margin.
+
+// SlowDesign is one slow leak: Leak bytes per request at Rate requests a
+// second over a soak of SoakSec, on the issue's noise (0.5 MiB white plus
+// 1 MiB AR(1) with τ = 5 min), or inside a Go-heap sawtooth of CycleSec
+// when that is set.
+type SlowDesign struct {
+	Leak, Rate, SoakSec float64
+	CycleSec            float64 // 0: no sawtooth
+}
+
+// Name labels a design, e.g. "leak-20 100/s 2 h".
+func (d SlowDesign) Name() string {
+	s := fmt.Sprintf("leak-%g %g/s %s", d.Leak, d.Rate, runLength(d.SoakSec))
+	if d.CycleSec > 0 {
+		s += fmt.Sprintf(" saw %g min", d.CycleSec/60)
+	}
+	return s
+}
+
+// runLength names a soak length, e.g. "30 min" or "2 h".
+func runLength(sec float64) string {
+	if sec < 3600 {
+		return fmt.Sprintf("%g min", sec/60)
+	}
+	return fmt.Sprintf("%g h", sec/3600)
+}
+
+// HorizonFloor is the default horizon floor at the design's rate, in
+// bytes per request: 64 MiB over 24 h.
+func (d SlowDesign) HorizonFloor() float64 {
+	th := verdict.MemoryThresholds
+	return th.HorizonGrowth / (d.Rate * th.Horizon)
+}
+
+// slowShape samples 30 min at 1 s, 2 h at 5 s and 8 h at 10 s, as a paced
+// sampler does, with a minute of warm-up and none of cool-down.
+func slowShape(d SlowDesign) Shape {
+	sample := 1.0
+	switch {
+	case d.SoakSec > 4*3600:
+		sample = 10
+	case d.SoakSec > 3600:
+		sample = 5
+	}
+	return Shape{SoakSec: d.SoakSec, SampleSec: sample, Rate: d.Rate, Drift: 1, WarmupSec: 60}
+}
+
+// Make draws one series of the design.
+func (d SlowDesign) Make(rng *rand.Rand) Series {
+	sh := slowShape(d)
+	base := logUniform(rng, 20*mib, 200*mib)
+	wander := ar1(rng, 300, 1*mib, sh.SampleSec)
+	live := logUniform(rng, 2*mib, 8*mib)
+	phase := rng.Float64()
+	pts := generate(sh, func(q, t float64, ph verdict.Phase) (float64, int) {
+		v := base + 0.5*mib*rng.NormFloat64() + wander() + d.Leak*math.Max(q, 0)
+		if d.CycleSec > 0 {
+			v += live * math.Mod(t/d.CycleSec+phase+1e4, 1)
+		}
+		return pages(v), 0
+	})
+	return Series{Points: pts, Opt: verdict.ResourceOptions{Name: "rss", Unit: "bytes"}, Truth: d.Leak,
+		NoiseSD: math.Hypot(0.5*mib, 1*mib), Shape: sh}
+}
+
+// SlowTally is one design's verdicts.
+type SlowTally struct {
+	Design                   SlowDesign
+	N, Leak, Stable, Plateau int
+	Inconclusive, Covered    int
+}
+
+// Found is the share called leak.
+func (t SlowTally) Found() float64 { return float64(t.Leak) / float64(t.N) }
+
+// FalseStable is the share called stable (or plateau) while the truth is
+// above the lowest floor in force; 0 when it is not.
+func (t SlowTally) FalseStable() float64 {
+	if t.Design.Leak <= t.Design.HorizonFloor() {
+		return 0
+	}
+	return float64(t.Stable+t.Plateau) / float64(t.N)
+}
+
+// FalseLeak is the share called leak while the truth is under the horizon
+// floor (and so under every floor: the per-request floor is 16 B); 0 when
+// it is above.
+func (t SlowTally) FalseLeak() float64 {
+	if t.Design.Leak > t.Design.HorizonFloor() {
+		return 0
+	}
+	return float64(t.Leak) / float64(t.N)
+}
+
+// RunSlow analyses n series of design d, seeded by seed.
+func RunSlow(d SlowDesign, n int, seed uint64) SlowTally {
+	t := SlowTally{Design: d, N: n}
+	for i := range n {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)*104729+uint64(d.Leak*1000+d.Rate+d.SoakSec+d.CycleSec)))
+		s := d.Make(rng)
+		res := verdict.AnalyzeResource(s.Points, s.Opt)
+		switch res.Verdict {
+		case verdict.Leak:
+			t.Leak++
+		case verdict.Stable:
+			t.Stable++
+		case verdict.Plateau:
+			t.Plateau++
+		default:
+			t.Inconclusive++
+		}
+		if res.CI95[0] <= d.Leak && d.Leak <= res.CI95[1] {
+			t.Covered++
+		}
+	}
+	return t
+}
+
+// SlowLeaks are the slow-leak sizes of the power table, in B/request.
+var SlowLeaks = []float64{1, 2, 5, 10, 20, 50}
+
+// SlowRates and SlowSoaks are its columns and rows.
+var (
+	SlowRates = []float64{100, 1000}
+	SlowSoaks = []float64{1800, 7200, 28800}
+)
+
+// PowerCell is the smallest leak of SlowLeaks found in at least 90 % of
+// runs of one run length and rate (0: none), with the worst false-stable
+// and false-leak rates over the cell's designs.
+type PowerCell struct {
+	Smallest, Floor        float64
+	FalseStable, FalseLeak float64
+	Tallies                []SlowTally
+}
+
+// PowerTable runs every slow design with n series each: rows SlowSoaks,
+// columns SlowRates.
+func PowerTable(n int, seed uint64) [][]PowerCell {
+	out := make([][]PowerCell, len(SlowSoaks))
+	for i, sec := range SlowSoaks {
+		for _, rate := range SlowRates {
+			out[i] = append(out[i], powerCell(sec, rate, n, seed))
+		}
+	}
+	return out
+}
+
+func powerCell(sec, rate float64, n int, seed uint64) PowerCell {
+	c := PowerCell{Floor: SlowDesign{Rate: rate}.HorizonFloor()}
+	for _, l := range SlowLeaks {
+		t := RunSlow(SlowDesign{Leak: l, Rate: rate, SoakSec: sec}, n, seed)
+		c.Tallies = append(c.Tallies, t)
+		if c.Smallest == 0 && t.Found() >= 0.9 {
+			c.Smallest = l
+		}
+		c.FalseStable, c.FalseLeak = math.Max(c.FalseStable, t.FalseStable()), math.Max(c.FalseLeak, t.FalseLeak())
+	}
+	return c
+}
+
+// WritePowerTable prints the power table and each design's verdicts.
+func WritePowerTable(w io.Writer, tab [][]PowerCell) {
+	fmt.Fprintf(w, "smallest leak found in ≥ 90 %% (B/request; floor in brackets; worst false stable / false leak)\n")
+	fmt.Fprintf(w, "%-8s", "run")
+	for _, r := range SlowRates {
+		fmt.Fprintf(w, " %-34s", fmt.Sprintf("%g req/s", r))
+	}
+	fmt.Fprintln(w)
+	for i, row := range tab {
+		fmt.Fprintf(w, "%-8s", runLength(SlowSoaks[i]))
+		for _, c := range row {
+			s := "none"
+			if c.Smallest > 0 {
+				s = fmt.Sprintf("%g", c.Smallest)
+			}
+			fmt.Fprintf(w, " %-34s", fmt.Sprintf("%s (%.2f) fs %.1f %% fl %.1f %%", s, c.Floor, 100*c.FalseStable, 100*c.FalseLeak))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\n%-28s %5s %6s %6s %7s %7s %8s\n", "design", "n", "leak", "stable", "plateau", "inconcl", "coverage")
+	for _, row := range tab {
+		for _, c := range row {
+			for _, t := range c.Tallies {
+				writeSlowTally(w, t)
+			}
+		}
+	}
+}
+
+func writeSlowTally(w io.Writer, t SlowTally) {
+	fmt.Fprintf(w, "%-28s %5d %6d %6d %7d %7d %7.0f%%\n", t.Design.Name(), t.N, t.Leak, t.Stable, t.Plateau, t.Inconclusive, 100*float64(t.Covered)/float64(t.N))
+}
+
+// SawtoothDesigns are leaks of 10–50 B/request inside Go-heap sawtooths
+// of 10–40 min at 100 req/s over 2 h, the issue's "leak-20 inside a
+// 37-min sawtooth" among them.
+func SawtoothDesigns() []SlowDesign {
+	var ds []SlowDesign
+	for _, l := range []float64{10, 20, 50} {
+		for _, c := range []float64{10, 20, 37, 40} {
+			ds = append(ds, SlowDesign{Leak: l, Rate: 100, SoakSec: 7200, CycleSec: c * 60})
+		}
+	}
+	return ds
+}
+
+// WriteSawtooths prints the sawtooth designs' verdicts.
+func WriteSawtooths(w io.Writer, n int, seed uint64) []SlowTally {
+	var out []SlowTally
+	fmt.Fprintf(w, "%-28s %5s %6s %6s %7s %7s %8s\n", "design", "n", "leak", "stable", "plateau", "inconcl", "coverage")
+	for _, d := range SawtoothDesigns() {
+		t := RunSlow(d, n, seed)
+		out = append(out, t)
+		writeSlowTally(w, t)
+	}
+	return out
+}

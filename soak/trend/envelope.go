@@ -13,7 +13,8 @@ import (
 // number of consecutive bins of equal counts (as BinEqual) and reduces
 // each to its p-th quantile raised by z_p noise SDs there (z_p the
 // standard normal's upper p quantile), which puts every bin at its level
-// whatever the noise's spread. The noise's SD is measured from the
+// whatever the noise's spread (the quantile is taken about the series'
+// trend, so that growth within a bin does not pass for spread). The noise's SD is measured from the
 // sample-to-sample changes (their median absolute deviation, over √2), which
 // a GC sawtooth's smooth climb hardly moves, and smoothed across bins by a
 // Theil–Sen line in the bin's index, so that it adds no noise of its own.
@@ -24,6 +25,15 @@ func BinSpread(x, y []float64, bins int, p float64) Binned {
 		return Binned{}
 	}
 	bins = min(bins, n)
+	// The quantile is taken about the series' own trend (a Theil–Sen
+	// line through the bins' medians): a trend within a bin spreads its
+	// values as much as noise does, and the correction for the noise's
+	// spread would then move with the noise, not with the level.
+	med := BinEqual(x, y, bins, ByMedian)
+	trend := TheilSenConf(med.X, med.Y, 0.95).Slope
+	if math.IsNaN(trend) {
+		trend = 0
+	}
 	out := Binned{X: make([]float64, 0, bins), Y: make([]float64, 0, bins), N: make([]int, 0, bins)}
 	sds := make([]float64, 0, bins)
 	for b, lo := 0, 0; b < bins; b++ {
@@ -33,13 +43,15 @@ func BinSpread(x, y []float64, bins int, p float64) Binned {
 		}
 		xs, ys := x[lo:lo+size], y[lo:lo+size]
 		lo += size
-		s := append([]float64(nil), ys...)
-		sort.Float64s(s)
+		s := make([]float64, size)
 		var mx float64
-		for _, v := range xs {
+		for i, v := range xs {
 			mx += v
+			s[i] = ys[i] - trend*v
 		}
-		out.X, out.Y = append(out.X, mx/float64(size)), append(out.Y, orderStat(s, p*float64(size-1)+1))
+		sort.Float64s(s)
+		mx /= float64(size)
+		out.X, out.Y = append(out.X, mx), append(out.Y, orderStat(s, p*float64(size-1)+1)+trend*mx)
 		out.N = append(out.N, size)
 		sds = append(sds, changeSD(ys))
 	}

@@ -134,7 +134,7 @@ func judgeEndpoint(e *EndpointFit, t trend.Fit, opt ResourceOptions, seconds, cu
 	switch {
 	case t.Lo > fl.leak() && slopeP(t) < opt.Thresholds.Alpha:
 		e.Verdict = Leak
-	case fl.negligible(t.Lo, t.Slope, t.Hi):
+	case fl.negligible(t.Hi): // proven under the lowest floor, as a resource's stable
 		e.Verdict = Stable
 	default:
 		e.Verdict = Inconclusive

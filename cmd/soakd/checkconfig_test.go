@@ -29,7 +29,7 @@ func TestCheckConfig(t *testing.T) {
 	}{
 		{"valid", []string{good}, exitOK, good + ": ok, 1 job\n  web ", ""},
 		{"quiet", []string{"-q", good}, exitOK, good + ": ok, 1 job\n", ""},
-		{"example", []string{"../../configs/soakd.yaml"}, exitOK, "../../configs/soakd.yaml: ok, 3 jobs\n", ""},
+		{"example", []string{"../../configs/soakd.yaml"}, exitOK, "../../configs/soakd.yaml: ok, 4 jobs\n", ""},
 		{"unknown field", []string{bad}, exitUsage, "", bad + `:3: jobs[0]: unknown field "schedul"`},
 		{"missing file", []string{filepath.Join(dir, "none.yaml")}, exitUsage, "", "no such file"},
 		{"no file", nil, exitUsage, "", "want one FILE"},

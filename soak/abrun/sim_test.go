@@ -46,10 +46,10 @@ func (w *simWorld) runBlock(t *Tally, who Build, b *simBuild, warmReq float64) {
 	r := w.r
 	w.drift = 0.9*w.drift + 0.1*r.NormFloat64() // the machine drifts, for both
 	f := math.Exp(w.drift + 0.3*math.Sin(float64(w.block)/7))
-	// 5 ms a request (200 req/s): a run of 40 pairs spans about 13
-	// minutes, past the transient rule's 10 that a build's own leak
-	// verdict needs (see heldBack).
-	secs := simBlock * 5e-3 * b.lat * f * math.Exp(0.03*r.NormFloat64())
+	// 8 ms a request (125 req/s): a run passes the transient rule's 10
+	// minutes, which a build's own leak verdict needs (see heldBack), at
+	// about 19 of its 40 pairs.
+	secs := simBlock * 8e-3 * b.lat * f * math.Exp(0.03*r.NormFloat64())
 	for q := simSample; q <= simBlock; q += simSample {
 		b.served += simSample
 		b.heap += simSample * b.alloc

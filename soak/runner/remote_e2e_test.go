@@ -147,8 +147,8 @@ func TestRemoteSources(t *testing.T) {
 				if !tc.leak {
 					// Two closed-loop clients for 24 s, a tenth of it
 					// warm-up: a Go server's RSS jitters by some 300 KiB,
-					// and "stable" needs the interval under the floor of
-					// 16 B per request, which takes about 80 000 soak
+					// and resolving the per-request floor of 16 B
+					// (checkClean) takes about 80 000 soak
 					// requests (12 s gave 45 000 and an interval 25-46 B
 					// wide; 24 s gives 170 000 and about 7 B).
 					tune = func(o *runner.Options) {
@@ -200,10 +200,15 @@ func TestRemoteSources(t *testing.T) {
 // RSS jitter.
 const minCleanRequests = 80000
 
-// checkClean wants a clean server's rss judged stable: the interval under
-// the floor. A machine too busy to serve minCleanRequests in the soak
-// leaves the interval wider, and the test then declines, saying so; it
-// must still call no leak.
+// checkClean wants a clean server's rss to call no leak and its interval
+// to resolve the per-request floor (its upper end under 16 B/request).
+// "stable" itself asks more since issue 22: the interval under the lowest
+// floor in force, here the horizon floor of 64 MiB a day at some 5 000
+// req/s (about 0.15 B/request), which a Go server's RSS jitter does not
+// let a 24 s soak prove; so rss reads stable or inconclusive. A machine
+// too busy to serve minCleanRequests in the soak leaves the interval
+// wider, and the test then declines, saying so; it must still call no
+// leak.
 func checkClean(t *testing.T, rep *model.Report) {
 	t.Helper()
 	rss := rep.Resources["rss"]
@@ -212,7 +217,7 @@ func checkClean(t *testing.T, rep *model.Report) {
 	}
 	width := rss.CI95[1] - rss.CI95[0]
 	t.Logf("rss 95 %% CI %.3g B/request wide over %d soak requests", width, rep.Phases.SoakRequests)
-	if rss.Verdict == verdict.Stable {
+	if rss.Verdict == verdict.Stable || rss.Verdict == verdict.Inconclusive && rss.CI95[1] < verdict.MemoryThresholds.MinPerRequest {
 		return
 	}
 	if n := rep.Phases.SoakRequests; n < minCleanRequests {
@@ -224,7 +229,7 @@ func checkClean(t *testing.T, rep *model.Report) {
 		// arenas) that no soak this short resolves against 16 B/request.
 		t.Skipf("the Go runtime started threads during the soak (%d to %d), a step in RSS: rss %q (%s)", lo, hi, rss.Verdict, rss.Reason)
 	}
-	t.Errorf("rss %q over %d soak requests (%s); want stable", rss.Verdict, rep.Phases.SoakRequests, rss.Reason)
+	t.Errorf("rss %q over %d soak requests (%s); want stable, or inconclusive with the interval under %g B/request", rss.Verdict, rep.Phases.SoakRequests, rss.Reason, verdict.MemoryThresholds.MinPerRequest)
 }
 
 // soakThreads is the least and the most threads the target had in the

@@ -70,7 +70,7 @@ func newABFlagSet(o *abrun.Options, f *abFlags, stderr io.Writer) *pflag.FlagSet
 	fs.IntVar(&o.MinPairs, "min-pairs", 4, "pairs before the first look")
 	fs.IntVar(&o.LookEvery, "look-every", 1, "pairs between looks (the test holds at every look)")
 	fs.Float64Var(&o.Alpha, "alpha", abrun.DefaultAlpha, "two-sided error of each metric's confidence sequence, over all looks")
-	declareMargins(fs, &f.cmp)
+	declareMargins(fs, &f.cmp, "A's")
 	fs.StringVar(&f.cmp.markdown, "markdown", "", "also write the comparison as a Markdown table to this file (for a CI job's summary)")
 	fs.StringVar(&f.cmp.junit, "junit", "", "also write the comparison as JUnit XML to this file: one test case per metric, failed when regressed")
 	l := &o.Load
@@ -207,16 +207,16 @@ func writeABText(w io.Writer, res *abrun.Result) error {
 	return res.WriteText(w)
 }
 
-// declareMargins declares soakd compare's margin flags, by the same names
-// and defaults, into f (soakd compare declares its own; one function for
-// both is a refactor for the lead's merge).
-func declareMargins(fs *pflag.FlagSet, f *compareFlags) {
+// declareMargins declares the margin flags of soakd compare and soakd
+// ab into f; ref names what a relative margin is a share of ("the old
+// run's", "A's").
+func declareMargins(fs *pflag.FlagSet, f *compareFlags, ref string) {
 	d := compare.DefaultMargins()
-	fs.Float64Var(&f.m.LeakBytes, "leak-margin", d.LeakBytes, "memory growth per request that matters, bytes (or --leak-margin-share of A's slope, if larger)")
-	fs.Float64Var(&f.m.LeakCount, "leak-margin-count", d.LeakCount, "fds per request that matter")
-	fs.Float64Var(&f.sharePct, "leak-margin-share", 100*d.LeakShare, "the share of A's slope that matters, %")
-	fs.Float64Var(&f.latencyPct, "latency-margin", 100*d.Latency, "latency (p50, p99, p99.9) change that matters, % of A's")
-	fs.Float64Var(&f.cpuPct, "cpu-margin", 100*d.CPU, "CPU per request change that matters, % of A's")
+	fs.Float64Var(&f.m.LeakBytes, "leak-margin", d.LeakBytes, "memory growth per request that matters, bytes (or --leak-margin-share of "+ref+" slope, if larger)")
+	fs.Float64Var(&f.m.LeakCount, "leak-margin-count", d.LeakCount, "fds, threads or sockets per request that matter")
+	fs.Float64Var(&f.sharePct, "leak-margin-share", 100*d.LeakShare, "the share of "+ref+" slope that matters, %")
+	fs.Float64Var(&f.latencyPct, "latency-margin", 100*d.Latency, "latency (p50, p99, p99.9) change that matters, % of "+ref)
+	fs.Float64Var(&f.cpuPct, "cpu-margin", 100*d.CPU, "CPU per request change that matters, % of "+ref)
 	fs.Float64Var(&f.m.ErrorPoints, "error-margin", d.ErrorPoints, "error rate change that matters, percentage points")
-	fs.Float64Var(&f.tputPct, "throughput-margin", 100*d.Throughput, "throughput drop that matters, % of A's")
+	fs.Float64Var(&f.tputPct, "throughput-margin", 100*d.Throughput, "throughput drop that matters, % of "+ref)
 }

@@ -36,7 +36,6 @@ type compareFlags struct {
 }
 
 func newCompareFlagSet(f *compareFlags, stderr io.Writer) *pflag.FlagSet {
-	d := compare.DefaultMargins()
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
@@ -45,13 +44,7 @@ func newCompareFlagSet(f *compareFlags, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&f.json, "json", false, "print the comparison as JSON")
 	fs.StringVar(&f.markdown, "markdown", "", "also write the comparison as a Markdown table to this file (for a CI job's summary)")
 	fs.StringVar(&f.junit, "junit", "", "also write the comparison as JUnit XML to this file: one test case per metric, failed when regressed")
-	fs.Float64Var(&f.m.LeakBytes, "leak-margin", d.LeakBytes, "memory growth per request that matters, bytes (or --leak-margin-share of the old slope, if larger)")
-	fs.Float64Var(&f.m.LeakCount, "leak-margin-count", d.LeakCount, "fds, threads or sockets per request that matter")
-	fs.Float64Var(&f.sharePct, "leak-margin-share", 100*d.LeakShare, "the share of the old run's slope that matters, %")
-	fs.Float64Var(&f.latencyPct, "latency-margin", 100*d.Latency, "latency (p50, p99) change that matters, % of the old run's")
-	fs.Float64Var(&f.cpuPct, "cpu-margin", 100*d.CPU, "CPU per request change that matters, % of the old run's")
-	fs.Float64Var(&f.m.ErrorPoints, "error-margin", d.ErrorPoints, "error rate change that matters, percentage points")
-	fs.Float64Var(&f.tputPct, "throughput-margin", 100*d.Throughput, "throughput drop that matters, % of the old run's")
+	declareMargins(fs, f, "the old run's")
 	fs.Uint64Var(&f.seed, "seed", 1, "the bootstrap's seed: the same runs and seed give the same intervals")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: soakd compare [flags] OLD NEW\n\n"+

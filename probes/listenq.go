@@ -80,10 +80,10 @@ func diagDumpStates(buf []byte, states uint32, fn func(msg []byte)) error {
 	}
 }
 
-// parseDiagRaw walks one datagram of a sock_diag dump as
-// parseDiagMessages does, handing fn each struct inet_diag_msg whole (the
-// census needs no queue lengths, this reader does). done is true at
-// NLMSG_DONE.
+// parseDiagRaw walks one datagram of a sock_diag dump, handing fn each
+// struct inet_diag_msg whole (the census reads its state, port and inode,
+// parseDiagMessages; the listen queue reader its queue lengths). done is
+// true at NLMSG_DONE.
 func parseDiagRaw(b []byte, fn func(msg []byte)) (done bool, err error) {
 	le := binary.LittleEndian
 	for len(b) >= nlmsgHdrLen {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -71,31 +70,11 @@ var errDiagShort = errors.New("sock_diag: truncated message")
 // parseDiagMessages parses one datagram of a sock_diag dump. done is true
 // at NLMSG_DONE.
 func parseDiagMessages(b []byte, fn func(tcpEntry)) (done bool, err error) {
-	le := binary.LittleEndian
-	for len(b) >= nlmsgHdrLen {
-		l := int(le.Uint32(b))
-		if l < nlmsgHdrLen || l > len(b) {
-			return false, errDiagShort
-		}
-		switch le.Uint16(b[4:]) {
-		case unix.NLMSG_DONE:
-			return true, nil
-		case unix.NLMSG_ERROR:
-			if l >= nlmsgHdrLen+4 {
-				return true, fmt.Errorf("sock_diag: %w", syscall.Errno(-int32(le.Uint32(b[nlmsgHdrLen:]))))
-			}
-			return true, errDiagShort
-		}
-		if l < nlmsgHdrLen+diagMsgLen {
-			return false, errDiagShort
-		}
-		m := b[nlmsgHdrLen:l]
+	return parseDiagRaw(b, func(m []byte) {
 		fn(tcpEntry{
 			State:     m[1],
 			LocalPort: binary.BigEndian.Uint16(m[4:]),
-			Inode:     uint64(le.Uint32(m[68:])),
+			Inode:     uint64(binary.LittleEndian.Uint32(m[68:])),
 		})
-		b = b[min((l+3)&^3, len(b)):]
-	}
-	return false, nil
+	})
 }

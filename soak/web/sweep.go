@@ -1,12 +1,9 @@
 package web
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -58,29 +55,7 @@ func SweepReport(w io.Writer, rep *sweep.Report) error {
 // WriteSweepFile writes the sweep's page to dir/report.html, through a
 // temporary file renamed into place.
 func WriteSweepFile(dir string, rep *sweep.Report) error {
-	f, err := os.CreateTemp(dir, ".report-*.html")
-	if err != nil {
-		return fmt.Errorf("report.html: %w", err)
-	}
-	defer os.Remove(f.Name()) // fails harmlessly once renamed
-	w := bufio.NewWriter(f)
-	err = SweepReport(w, rep)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, "report.html"))
-	}
-	if err != nil {
-		return fmt.Errorf("report.html: %w", err)
-	}
-	return nil
+	return writeHTMLFile(dir, func(w io.Writer) error { return SweepReport(w, rep) })
 }
 
 // levelPoints are the levels' (concurrency, y) points where y is known.

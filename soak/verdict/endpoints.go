@@ -134,7 +134,14 @@ func judgeEndpoint(e *EndpointFit, t trend.Fit, opt ResourceOptions, seconds, cu
 	switch {
 	case t.Lo > fl.leak() && slopeP(t) < opt.Thresholds.Alpha:
 		e.Verdict = Leak
-	case fl.negligible(t.Hi): // proven under the lowest floor, as a resource's stable
+	case t.Hi < fl.perRequest:
+		// Proven under the per-request floor: the split answers which
+		// endpoint leaks per request. Whether the resource as a whole
+		// stays under the horizon floor is the resource's verdict; an
+		// endpoint's interval, widened by the designed mix (±9 B/request
+		// on a flat C page beside a leaking one over 150 000 requests),
+		// is not asked to prove 64 MiB a day at its own share of the
+		// throughput.
 		e.Verdict = Stable
 	default:
 		e.Verdict = Inconclusive

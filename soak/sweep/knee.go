@@ -243,6 +243,9 @@ func uslCause(ls []Level, k int, u USL) (string, string) {
 	if u.OK && u.Kappa > 0 && u.Peak <= float64(top.Concurrency) && top.Throughput < ls[k].Throughput {
 		return CauseCoherency, fmt.Sprintf("throughput peaked near %.0f clients and fell after (USL κ = %.3g, σ = %.3g) while the target was not CPU-bound: its workers wait on one another (crosstalk, cache or lock coherency)", u.Peak, u.Kappa, u.Sigma)
 	}
+	if !u.OK {
+		return CauseContention, fmt.Sprintf("throughput stopped growing in proportion past %d clients while the target was neither CPU-bound nor throttled per connection: a serial section (a lock, one worker) may hold it back (too few levels to fit the USL's σ and κ: add levels to tell)", ls[k].Concurrency)
+	}
 	return CauseContention, fmt.Sprintf("throughput stopped growing in proportion past %d clients (USL σ = %.3g, κ = %.3g) while the target was neither CPU-bound nor throttled per connection: a serial section (a lock, one worker) holds it back", ls[k].Concurrency, u.Sigma, u.Kappa)
 }
 

@@ -185,12 +185,21 @@ func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
 	if !d.Rising {
 		return d
 	}
-	if !contentionRose(d.ContentionStart, d.ContentionEnd, len(c.Others) == len(x)) &&
-		!contentionRose(d.WaitStart, d.WaitEnd, len(c.Wait) == len(x)) {
+	// Only a contention figure that rose can explain a cost that rose: one
+	// that held or fell is left out of the fit, for a steady fall follows
+	// the time as closely as a rise and would make them look collinear.
+	var rose [][]float64
+	if contentionRose(d.ContentionStart, d.ContentionEnd, len(c.Others) == len(x)) {
+		rose = append(rose, c.Others)
+	}
+	if contentionRose(d.WaitStart, d.WaitEnd, len(c.Wait) == len(x)) {
+		rose = append(rose, c.Wait)
+	}
+	if len(rose) == 0 {
 		d.AdjustedChange = d.Change
 		return d // the contention held or fell: it explains no rise
 	}
-	f := fitPartial(x, y, c.Others, c.Wait)
+	f := fitPartial(x, y, rose...)
 	if !f.ok && f.R2 == 0 {
 		d.AdjustedChange = d.Change
 		return d // the contention held still, or is unknown: the time-only fit stands

@@ -170,3 +170,25 @@ func TestCostDriftContentionThatHeldExplainsNothing(t *testing.T) {
 		t.Errorf("got %+v; want rising: the contention held", d)
 	}
 }
+
+// A run-queue wait that fell steadily follows the time as closely as a
+// rise; it must not make a contention that barely rose look collinear
+// with the time. The CI run of TestEndToEndCPUCostPerRequestRising read
+// "cannot tell" with other work 0.45 to 0.52 cores and the wait falling
+// from 0.72 to 0.50 s per CPU second, the cost up 106 %.
+func TestCostDriftFallingWaitIsLeftOut(t *testing.T) {
+	const n = 11
+	at, cost := make([]float64, n), make([]float64, n)
+	others, wait := make([]float64, n), make([]float64, n)
+	for i := range n {
+		f := float64(i) / (n - 1)
+		at[i] = 1.2 * float64(i)
+		cost[i] = 0.00038 * (1 + 1.06*f) * (1 + 0.03*math.Sin(float64(5*i)))
+		others[i] = 0.45 + 0.07*f + 0.04*math.Sin(float64(7*i+1))
+		wait[i] = 0.72 - 0.22*f + 0.01*math.Cos(float64(3*i))
+	}
+	d := costDrift(at, cost, Contention{Others: others, Wait: wait})
+	if !d.Rising || d.Inconclusive {
+		t.Errorf("got %+v; want rising: the wait fell and the other work barely rose", d)
+	}
+}

@@ -97,7 +97,7 @@ type Resource struct {
 // Resources is the table of resources, in the order reports list them.
 var Resources = []Resource{
 	{Name: "rss", Label: "RSS", Unit: "bytes", Quantum: page, Kind: Memory, Remote: true, Chart: ChartMemory,
-		Value:  func(r Record) (float64, bool) { return float64(r.RSS), !r.NoRSS },
+		Value:  func(r Record) (float64, bool) { return float64(r.RSS), r.RSSValid },
 		Member: func(m probes.Member) (float64, bool) { return float64(m.RSS), true },
 		Limit:  memoryLimit,
 		Column: uintCol("rss_bytes", func(r *Record) *uint64 { return &r.RSS }),
@@ -123,7 +123,7 @@ var Resources = []Resource{
 		Column: optCol("fds", func(r *Record) *uint64 { return &r.FDs }, func(r *Record) *bool { return &r.FDsValid }),
 		Metric: "soakd_target_open_fds", Help: "Open file descriptors of the target's process tree."},
 	{Name: "threads", Label: "threads", Unit: "threads", Quantum: 1, Kind: Count, Remote: true, Chart: ChartCounts,
-		Value:  func(r Record) (float64, bool) { return float64(r.Threads), !r.NoThreads },
+		Value:  func(r Record) (float64, bool) { return float64(r.Threads), r.ThreadsValid },
 		Column: uintCol("threads", func(r *Record) *uint64 { return &r.Threads }),
 		Metric: "soakd_target_threads", Help: "Threads of the target's process tree."},
 	{Name: "close_wait", Label: "CLOSE_WAIT sockets", Unit: "sockets", Quantum: 1, Kind: Count, Slow: true, Chart: ChartCounts,

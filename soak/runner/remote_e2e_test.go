@@ -237,7 +237,7 @@ func checkClean(t *testing.T, rep *model.Report) {
 func soakThreads(rep *model.Report) (lo, hi uint64) {
 	lo = ^uint64(0)
 	for _, r := range rep.Records {
-		if r.Phase == verdict.Soak && !r.NoThreads {
+		if r.Phase == verdict.Soak && r.ThreadsValid {
 			lo, hi = min(lo, r.Threads), max(hi, r.Threads)
 		}
 	}

@@ -109,6 +109,7 @@ func residualOn(basis [][]float64, y []float64) []float64 {
 	return r
 }
 
+// dot is the dot product of a and b, of equal length.
 func dot(a, b []float64) float64 {
 	var s float64
 	for i := range a {

@@ -276,7 +276,7 @@ func fitJoint(x [][]float64, y []float64, quantum float64) (jointFit, error) {
 	}
 	b := make([]float64, p)
 	for j := range b {
-		b[j] = dotv(a[j], y)
+		b[j] = dot(a[j], y)
 	}
 	resid := slices.Clone(y)
 	for c := range cols {
@@ -285,7 +285,7 @@ func fitJoint(x [][]float64, y []float64, quantum float64) (jointFit, error) {
 		}
 	}
 	rho := trend.Lag1(resid)
-	s2 := dotv(resid, resid) / float64(n-p)
+	s2 := dot(resid, resid) / float64(n-p)
 	trMR := float64(n) - traceProduct(gi, gram(cols, arMulAll(cols, rho)))
 	f := jointFit{slope: nanSlice(k), lo: nanSlice(k), hi: nanSlice(k)}
 	c := 1
@@ -293,10 +293,10 @@ func fitJoint(x [][]float64, y []float64, quantum float64) (jointFit, error) {
 		if scale[j] == 0 {
 			continue
 		}
-		aa := dotv(a[c], a[c])
+		aa := dot(a[c], a[c])
 		vif := 1.0
 		if rho > 0 && trMR > 0 && aa > 0 {
-			vif = math.Max(1, dotv(a[c], arMul(a[c], rho))/aa*float64(n-p)/trMR)
+			vif = math.Max(1, dot(a[c], arMul(a[c], rho))/aa*float64(n-p)/trMR)
 		}
 		se := math.Sqrt(s2*aa*vif) / scale[j]
 		half := t975(int(float64(n-p)/vif))*se + quantum/span[j]
@@ -351,7 +351,7 @@ func gram(u, v [][]float64) [][]float64 {
 	for a := range u {
 		g[a] = make([]float64, len(v))
 		for b := range v {
-			g[a][b] = dotv(u[a], v[b])
+			g[a][b] = dot(u[a], v[b])
 		}
 	}
 	return g
@@ -435,14 +435,6 @@ func arMulAll(cols [][]float64, rho float64) [][]float64 {
 		out[i] = arMul(c, rho)
 	}
 	return out
-}
-
-func dotv(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }
 
 func nanSlice(k int) []float64 {

@@ -445,24 +445,11 @@ func nanSlice(k int) []float64 {
 	return v
 }
 
-// t975 is Student's t 97.5 % quantile with df degrees of freedom
-// (interpolated in 1/df between tabulated values).
-func t975(df int) float64 {
-	table := []struct {
-		df int
-		t  float64
-	}{{1, 12.706}, {2, 4.303}, {3, 3.182}, {4, 2.776}, {5, 2.571}, {6, 2.447}, {7, 2.365}, {8, 2.306},
-		{9, 2.262}, {10, 2.228}, {12, 2.179}, {15, 2.131}, {20, 2.086}, {30, 2.042}, {60, 2.000}, {120, 1.980}}
-	df = max(df, 1)
-	for i, c := range table {
-		if df == c.df {
-			return c.t
-		}
-		if df < c.df {
-			p := table[i-1]
-			f := (1/float64(p.df) - 1/float64(df)) / (1/float64(p.df) - 1/float64(c.df))
-			return p.t + f*(c.t-p.t)
-		}
-	}
-	return 1.960
-}
+// tTable975 is Student's t 97.5 % quantile by degrees of freedom.
+var tTable975 = tTable{normal: 1.960, rows: []tRow{{1, 12.706}, {2, 4.303}, {3, 3.182}, {4, 2.776}, {5, 2.571},
+	{6, 2.447}, {7, 2.365}, {8, 2.306}, {9, 2.262}, {10, 2.228}, {12, 2.179}, {15, 2.131}, {20, 2.086},
+	{30, 2.042}, {60, 2.000}, {120, 1.980}}}
+
+// t975 is Student's t 97.5 % quantile with df degrees of freedom (at
+// least one).
+func t975(df int) float64 { return tTable975.at(max(df, 1)) }

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -406,9 +407,7 @@ func (b *builder) watchGone(t time.Time, r reading) {
 // absent says, for each resource the family and extras cannot give, why.
 func absent(f *family, r reading) map[string]string {
 	out := map[string]string{}
-	for k, v := range f.absent {
-		out[k] = v
-	}
+	maps.Copy(out, f.absent)
 	if _, ok := r[kFDs]; !ok {
 		out[kFDs] = "the source has no open-fd series (" + seriesFor(f, kFDs) + ")"
 	}

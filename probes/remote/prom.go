@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -273,11 +274,7 @@ func (p *prom) Describe() string {
 func (p *prom) Absent() map[string]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]string, len(p.absent))
-	for k, v := range p.absent {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(p.absent)
 }
 
 // Notes returns the range query's remarks once it ran, else the live

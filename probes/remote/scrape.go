@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -250,11 +251,7 @@ func (s *scrape) Describe() string {
 func (s *scrape) Absent() map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]string, len(s.absent))
-	for k, v := range s.absent {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(s.absent)
 }
 
 // Notes returns the run's remarks.

@@ -74,12 +74,6 @@ func diagRequest(states uint32) []byte {
 
 var errDiagShort = errors.New("sock_diag: truncated message")
 
-// parseDiagMessages parses one datagram of a sock_diag dump. done is true
-// at NLMSG_DONE.
-func parseDiagMessages(b []byte, fn func(tcpEntry)) (done bool, err error) {
-	return parseDiagRaw(b, func(m []byte) { fn(diagEntry(m)) })
-}
-
 // diagEntry reads a census entry from a struct inet_diag_msg: its state,
 // local port and inode.
 func diagEntry(m []byte) tcpEntry {
@@ -92,7 +86,7 @@ func diagEntry(m []byte) tcpEntry {
 
 // parseDiagRaw walks one datagram of a sock_diag dump, handing fn each
 // struct inet_diag_msg whole (the census reads its state, port and inode,
-// parseDiagMessages; the listen queue reader its queue lengths). done is
+// diagEntry; the listen queue reader its queue lengths). done is
 // true at NLMSG_DONE.
 func parseDiagRaw(b []byte, fn func(msg []byte)) (done bool, err error) {
 	le := binary.LittleEndian

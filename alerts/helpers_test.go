@@ -8,7 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	"github.com/soakd/soakd/soak/soaktest"
+	"github.com/soakd/soakd/internal/soaktest"
 	"go.uber.org/zap/zaptest"
 )
 

@@ -32,7 +32,7 @@ func openFixture(t *testing.T, spec Spec) *Target {
 func wantFixtureTree() Sample {
 	page := uint64(os.Getpagesize())
 	return Sample{
-		Alive: true, RootPID: 100, RootStart: 5000, Incarnation: 1, Procs: 3,
+		Alive: true, RootPID: 100, RootStart: 5000, Incarnation: 1, Procs: 3, RSSValid: true, ThreadsValid: true,
 		RSS: 1600 * page, VMS: 160 << 20, Swap: 10 << 10,
 		SmapsValid: true, PSS: 4300 << 10, USS: 420 << 10,
 		FDsValid: true, FDs: 10, FDLimit: 1024, Threads: 4,

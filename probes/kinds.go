@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"strconv"
 	"strings"
 
 	"github.com/soakd/soakd/soak/field"
@@ -164,6 +165,23 @@ func (s *Spec) Kind() *Kind {
 		return set[0]
 	}
 	return kindPort
+}
+
+// Named names the target s picks as the user set it, its kind and value
+// ("pid 1234", "unit nginx.service"); "" for the default kind, the owner
+// of the load URL's port. Describe names the process found.
+func (s *Spec) Named() string {
+	k := s.Kind()
+	if k.Field == nil {
+		return ""
+	}
+	switch v := k.Field(s).(type) {
+	case *int:
+		return k.Name + " " + strconv.Itoa(*v)
+	case *string:
+		return k.Name + " " + *v
+	}
+	return ""
 }
 
 // Check checks what can be checked without reading the system: at most

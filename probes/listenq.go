@@ -3,9 +3,6 @@ package probes
 import (
 	"encoding/binary"
 	"fmt"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // Offsets in struct inet_diag_msg (linux/inet_diag.h).
@@ -50,61 +47,4 @@ func ReadListenQueue(port uint16) (ListenQueue, error) {
 		return ListenQueue{}, fmt.Errorf("listen queue of port %d: %w", port, err)
 	}
 	return q, nil
-}
-
-// diagDumpStates is diagDump for the given states, handing fn each raw
-// struct inet_diag_msg.
-func diagDumpStates(buf []byte, states uint32, fn func(msg []byte)) error {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_INET_DIAG)
-	if err != nil {
-		return fmt.Errorf("sock_diag socket: %w", err)
-	}
-	defer unix.Close(fd)
-	req := diagRequest()
-	binary.LittleEndian.PutUint32(req[nlmsgHdrLen+52:], states)
-	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return fmt.Errorf("sock_diag request: %w", err)
-	}
-	for {
-		n, _, err := unix.Recvfrom(fd, buf, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("sock_diag receive: %w", err)
-		}
-		done, err := parseDiagRaw(buf[:n], fn)
-		if done || err != nil {
-			return err
-		}
-	}
-}
-
-// parseDiagRaw walks one datagram of a sock_diag dump, handing fn each
-// struct inet_diag_msg whole (the census reads its state, port and inode,
-// parseDiagMessages; the listen queue reader its queue lengths). done is
-// true at NLMSG_DONE.
-func parseDiagRaw(b []byte, fn func(msg []byte)) (done bool, err error) {
-	le := binary.LittleEndian
-	for len(b) >= nlmsgHdrLen {
-		l := int(le.Uint32(b))
-		if l < nlmsgHdrLen || l > len(b) {
-			return false, errDiagShort
-		}
-		switch le.Uint16(b[4:]) {
-		case unix.NLMSG_DONE:
-			return true, nil
-		case unix.NLMSG_ERROR:
-			if l >= nlmsgHdrLen+4 {
-				return true, fmt.Errorf("sock_diag: %w", syscall.Errno(-int32(le.Uint32(b[nlmsgHdrLen:]))))
-			}
-			return true, errDiagShort
-		}
-		if l < nlmsgHdrLen+diagMsgLen {
-			return false, errDiagShort
-		}
-		fn(b[nlmsgHdrLen:l])
-		b = b[min((l+3)&^3, len(b)):]
-	}
-	return false, nil
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/soak/soaktest"
+	"github.com/soakd/soakd/internal/soaktest"
 	"go.uber.org/zap/zaptest"
 )
 

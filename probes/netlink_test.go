@@ -82,3 +82,9 @@ func TestDiagMatchesProcFiles(t *testing.T) {
 		t.Errorf("listener on port %d: in sock_diag %v, in /proc/net/tcp %v; want both", port, inDiag, inFile)
 	}
 }
+
+// parseDiagMessages parses one datagram of a sock_diag dump as the census
+// does. done is true at NLMSG_DONE.
+func parseDiagMessages(b []byte, fn func(tcpEntry)) (done bool, err error) {
+	return parseDiagRaw(b, func(m []byte) { fn(diagEntry(m)) })
+}

@@ -123,13 +123,19 @@ type Sample struct {
 	MemAnon     uint64 `json:"mem_anon_bytes"`
 	MemFile     uint64 `json:"mem_file_bytes"`
 
-	// What a remote source (probes/remote) cannot see. The local /proc
-	// sampler leaves all of these false: NoRSS and NoThreads say the
-	// source has no such reading (RSS and Threads are then 0, not a
-	// reading); NoCPU says it has no CPU counter at all, and CPUSplitUnknown
-	// that it has one for user+system only, held in CPUUser.
-	NoRSS           bool `json:"no_rss,omitempty"`
-	NoThreads       bool `json:"no_threads,omitempty"`
+	// RSSValid and ThreadsValid say the sample holds a reading of RSS and
+	// of Threads (without one the field is 0, not a reading). The local
+	// /proc sampler sets both for a live tree; a remote source
+	// (probes/remote) sets each when the target's metrics carry it.
+	// samples.csv and the stored JSON keep their older, inverted form
+	// (no_rss, no_threads on a live sample without the reading): see
+	// model.Record.
+	RSSValid     bool `json:"-"`
+	ThreadsValid bool `json:"-"`
+	// What a remote source cannot see at all. The local /proc sampler
+	// leaves these false: NoCPU says the source has no CPU counter, and
+	// CPUSplitUnknown that it has one for user+system only, held in
+	// CPUUser.
 	NoCPU           bool `json:"no_cpu,omitempty"`
 	CPUSplitUnknown bool `json:"cpu_split_unknown,omitempty"`
 	// Extra holds the extra gauges a remote source reads (--probe-metric

@@ -192,6 +192,7 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 	}
 	out.Alive, out.Procs = true, len(procs)
 	out.FDsValid, out.IOValid = true, true
+	out.RSSValid, out.ThreadsValid = true, true
 	census := s.census.due(out.Time, st.ID)
 	s.blindFDs = false
 	s.allThreads = s.threads.due(out.Time, st.ID)

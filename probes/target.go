@@ -17,6 +17,11 @@ import (
 // PID, PIDFile, Match, Unit, Exec) may be set; with none, the process
 // owning the listening TCP socket on URL's port is used when URL's host is
 // local. Its YAML keys are a job's target fields in soakd's config.
+//
+// Spec is only how to find (or start) the process tree. runner.TargetSpec
+// embeds it with how a run treats the target (no probe, dead grace, a
+// remote source), runner.Spec (a whole run as the user writes it) holds
+// that, and runner.Options.Target is this Spec once the run is checked.
 type Spec struct {
 	// PID is a fixed process; when it dies the target stays dead.
 	PID int `yaml:"pid"`

@@ -34,7 +34,7 @@ func endpointsFile(t *testing.T, named bool) string {
 		rss := 50<<20 + 100*c[0] + uint64(i%7)*4096
 		recs = append(recs, model.Record{
 			Sample: probes.Sample{Time: start.Add(time.Duration(3*i) * time.Second), Alive: true, Incarnation: 1,
-				RootPID: 42, Procs: 1, RSS: rss, FDsValid: true, FDs: 12, FDLimit: 1024, Threads: 4},
+				RootPID: 42, Procs: 1, RSSValid: true, RSS: rss, FDsValid: true, FDs: 12, FDLimit: 1024, ThreadsValid: true, Threads: 4},
 			Elapsed: float64(3 * i), Phase: phase, Requests: c[0] + c[1], EndpointRequests: []uint64{c[0], c[1]},
 		})
 	}

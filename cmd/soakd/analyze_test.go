@@ -37,7 +37,7 @@ func samplesFileWithErrors(t *testing.T, perRequest, errShare float64) string {
 		rss := 50<<20 + perRequest*float64(requests) + float64(rng.IntN(64<<10))
 		recs = append(recs, model.Record{
 			Sample: probes.Sample{Time: start.Add(time.Duration(sec * float64(time.Second))), Alive: true,
-				Incarnation: 1, RootPID: 42, Procs: 1, RSS: uint64(rss), FDsValid: true, FDs: 12, FDLimit: 1024, Threads: 4},
+				Incarnation: 1, RootPID: 42, Procs: 1, RSSValid: true, RSS: uint64(rss), FDsValid: true, FDs: 12, FDLimit: 1024, ThreadsValid: true, Threads: 4},
 			Elapsed: sec, Phase: phase, Requests: requests, Errors: uint64(errShare * float64(requests)),
 		})
 	}
@@ -167,7 +167,7 @@ func TestAnalyzeReadsProcsCSVBeside(t *testing.T) {
 		}
 		r := model.Record{Elapsed: float64(i), Phase: phase, Requests: requests,
 			Sample: probes.Sample{Time: start.Add(time.Duration(i) * time.Second), Alive: true, Incarnation: 1, RootPID: 100, Procs: 4,
-				FDsValid: true, FDs: 40, FDLimit: 1024, Threads: 4}}
+				RSSValid: true, ThreadsValid: true, FDsValid: true, FDs: 40, FDLimit: 1024, Threads: 4}}
 		r.Members = append(r.Members, probes.Member{PID: 100, Start: 1, Name: "master", RSS: 8 << 20, FDs: 10})
 		r.RSS = 8 << 20
 		for k := range ws {

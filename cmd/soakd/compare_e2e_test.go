@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/soak/compare"
-	"github.com/soakd/soakd/soak/soaktest"
 )
 
 // soakOnce soaks a fresh testdata/target started with flags (GOGC=10: a

@@ -30,7 +30,7 @@ func exportState(t *testing.T) (dir string, done, running int64) {
 	done, _ = s.CreateRun("web", store.TriggerSchedule, "pid 42", start)
 	var recs []model.Record
 	for i := range 3 {
-		r := model.Record{Sample: probes.Sample{Time: start.Add(time.Duration(i) * time.Second), Alive: true, RSS: uint64(1000 * (i + 1))},
+		r := model.Record{Sample: probes.Sample{Time: start.Add(time.Duration(i) * time.Second), Alive: true, RSSValid: true, RSS: uint64(1000 * (i + 1))},
 			Elapsed: float64(i), Phase: verdict.Soak, Requests: uint64(100 * i)}
 		recs = append(recs, r)
 		if err := s.AppendSample(done, r); err != nil {

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/soaktest"
 )
 
 // The fault suite: soakd end to end, as a program, against real broken

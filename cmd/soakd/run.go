@@ -44,6 +44,20 @@ func bind(fs *pflag.FlagSet, path, name string) {
 	}
 }
 
+// bound declares a flag with declare (fs.IntVar, fs.StringArrayVar, ...)
+// into p, with p's value as its default, and binds it to the spec field
+// at path: a flag is declared and bound in one place.
+func bound[T any](fs *pflag.FlagSet, path string, declare func(p *T, name string, value T, usage string), p *T, name, usage string) {
+	declare(p, name, *p, usage)
+	bind(fs, path, name)
+}
+
+// boundP is bound for a flag with a one-letter shorthand (fs.IntVarP, ...).
+func boundP[T any](fs *pflag.FlagSet, path string, declare func(p *T, name, shorthand string, value T, usage string), p *T, name, short, usage string) {
+	declare(p, name, short, *p, usage)
+	bind(fs, path, name)
+}
+
 // flagOf words a spec field's path as the flag that sets it: "--rate",
 // "the URL"; "" when no flag sets it.
 func flagOf(fs *pflag.FlagSet, path string) string {
@@ -115,72 +129,44 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	}
 	l := &s.Load
 	// Load.
-	fs.IntVarP(&l.Concurrency, "concurrency", "c", l.Concurrency, "closed-loop workers, each with its own connection (default 1); in open loop the most requests in flight (default rate × timeout, at most 256)")
-	bind(fs, "load.concurrency", "concurrency")
-	fs.Float64Var(&l.Rate, "rate", l.Rate, "open loop: requests per second on a constant schedule; latency counts from each intended send time")
-	bind(fs, "load.rate", "rate")
-	fs.Uint64VarP(&l.Requests, "requests", "n", l.Requests, "stop after this many requests (0: no limit)")
-	bind(fs, "load.requests", "requests")
-	fs.DurationVarP(&l.Duration, "duration", "d", l.Duration, "stop after this long, e.g. 8h (0: no limit); with -n, whichever comes first")
-	bind(fs, "load.duration", "duration")
-	fs.BoolVar(&l.KeepAlive, "keepalive", l.KeepAlive, "reuse connections; --keepalive=false opens one per request, as plain ab does")
-	bind(fs, "load.keepalive", "keepalive")
-	fs.StringVar(&l.TargetsFile, "targets", l.TargetsFile, "file of weighted endpoints, one '[weight] METHOD URL [@bodyfile]' per line (instead of URL)")
-	bind(fs, "load.targets_file", "targets")
-	fs.StringVar(&l.Attribute, "attribute", l.Attribute, "with --targets of two or more endpoints: on varies the mix in blocks so the report splits each resource's growth between the endpoints; off keeps the file's mix")
-	bind(fs, "load.attribute", "attribute")
-	fs.StringVarP(&l.Method, "method", "m", l.Method, "request method")
-	bind(fs, "load.method", "method")
-	fs.StringArrayVarP(&l.Headers, "header", "H", l.Headers, "request header 'Name: value' (repeatable)")
-	bind(fs, "load.headers", "header")
-	fs.StringVar(&l.Body, "body", l.Body, "request body: a STRING, or @FILE to read it from a file")
-	bind(fs, "load.body", "body")
-	fs.StringVarP(&l.ContentType, "content-type", "T", l.ContentType, "Content-Type of the body, e.g. application/x-www-form-urlencoded")
-	bind(fs, "load.content_type", "content-type")
-	fs.DurationVar(&l.Timeout, "timeout", l.Timeout, "per-request timeout")
-	bind(fs, "load.timeout", "timeout")
-	fs.BoolVar(&l.Insecure, "insecure", l.Insecure, "do not verify https certificates")
-	bind(fs, "load.insecure", "insecure")
+	boundP(fs, "load.concurrency", fs.IntVarP, &l.Concurrency, "concurrency", "c", "closed-loop workers, each with its own connection (default 1); in open loop the most requests in flight (default rate × timeout, at most 256)")
+	bound(fs, "load.rate", fs.Float64Var, &l.Rate, "rate", "open loop: requests per second on a constant schedule; latency counts from each intended send time")
+	boundP(fs, "load.requests", fs.Uint64VarP, &l.Requests, "requests", "n", "stop after this many requests (0: no limit)")
+	boundP(fs, "load.duration", fs.DurationVarP, &l.Duration, "duration", "d", "stop after this long, e.g. 8h (0: no limit); with -n, whichever comes first")
+	bound(fs, "load.keepalive", fs.BoolVar, &l.KeepAlive, "keepalive", "reuse connections; --keepalive=false opens one per request, as plain ab does")
+	bound(fs, "load.targets_file", fs.StringVar, &l.TargetsFile, "targets", "file of weighted endpoints, one '[weight] METHOD URL [@bodyfile]' per line (instead of URL)")
+	bound(fs, "load.attribute", fs.StringVar, &l.Attribute, "attribute", "with --targets of two or more endpoints: on varies the mix in blocks so the report splits each resource's growth between the endpoints; off keeps the file's mix")
+	boundP(fs, "load.method", fs.StringVarP, &l.Method, "method", "m", "request method")
+	boundP(fs, "load.headers", fs.StringArrayVarP, &l.Headers, "header", "H", "request header 'Name: value' (repeatable)")
+	bound(fs, "load.body", fs.StringVar, &l.Body, "body", "request body: a STRING, or @FILE to read it from a file")
+	boundP(fs, "load.content_type", fs.StringVarP, &l.ContentType, "content-type", "T", "Content-Type of the body, e.g. application/x-www-form-urlencoded")
+	bound(fs, "load.timeout", fs.DurationVar, &l.Timeout, "timeout", "per-request timeout")
+	bound(fs, "load.insecure", fs.BoolVar, &l.Insecure, "insecure", "do not verify https certificates")
 	// Checks.
-	fs.StringSliceVar(&l.ExpectStatus, "expect-status", l.ExpectStatus, "accepted statuses, e.g. 200,3xx (default: any 2xx or 3xx)")
-	bind(fs, "load.expect_status", "expect-status")
-	fs.StringVar(&l.ExpectBody, "expect-body", l.ExpectBody, "a regular expression every response body must match")
-	bind(fs, "load.expect_body", "expect-body")
-	fs.BoolVar(&l.CheckLength, "check-length", l.CheckLength, "count a body whose length differs from the first response's as an error (ab's 'Failed requests (Length)')")
-	bind(fs, "load.check_length", "check-length")
+	bound(fs, "load.expect_status", fs.StringSliceVar, &l.ExpectStatus, "expect-status", "accepted statuses, e.g. 200,3xx (default: any 2xx or 3xx)")
+	bound(fs, "load.expect_body", fs.StringVar, &l.ExpectBody, "expect-body", "a regular expression every response body must match")
+	bound(fs, "load.check_length", fs.BoolVar, &l.CheckLength, "check-length", "count a body whose length differs from the first response's as an error (ab's 'Failed requests (Length)')")
 	// Target.
 	t := &s.Target
 	declareKinds(fs, &t.Spec)
-	fs.StringVar(&t.ExecLog, "exec-log", t.ExecLog, "with --exec: write the target's stdout and stderr to this file")
-	bind(fs, "target.exec_log", "exec-log")
-	fs.BoolVar(&t.ExecShow, "exec-show", t.ExecShow, "with --exec: show the target's output on stderr")
-	bind(fs, "target.exec_show", "exec-show")
-	fs.DurationVar(&t.ReadyTimeout, "ready-timeout", t.ReadyTimeout, "with --exec: how long to wait for the port to accept connections")
-	bind(fs, "target.ready_timeout", "ready-timeout")
-	fs.DurationVar(&t.StopGrace, "stop-grace", t.StopGrace, "with --exec: SIGKILL this long after SIGTERM")
-	bind(fs, "target.stop_grace", "stop-grace")
-	fs.BoolVar(&t.NoProbe, "no-probe", t.NoProbe, "load only: sample no target, make no resource verdicts")
-	bind(fs, "target.no_probe", "no-probe")
+	bound(fs, "target.exec_log", fs.StringVar, &t.ExecLog, "exec-log", "with --exec: write the target's stdout and stderr to this file")
+	bound(fs, "target.exec_show", fs.BoolVar, &t.ExecShow, "exec-show", "with --exec: show the target's output on stderr")
+	bound(fs, "target.ready_timeout", fs.DurationVar, &t.ReadyTimeout, "ready-timeout", "with --exec: how long to wait for the port to accept connections")
+	bound(fs, "target.stop_grace", fs.DurationVar, &t.StopGrace, "stop-grace", "with --exec: SIGKILL this long after SIGTERM")
+	bound(fs, "target.no_probe", fs.BoolVar, &t.NoProbe, "no-probe", "load only: sample no target, make no resource verdicts")
 	declareRemote(fs, &t.Remote)
 	// Sampling and verdicts.
 	sm := &s.Sampling
-	fs.DurationVar(&sm.Interval, "interval", sm.Interval, "sampling interval; 0 paces it to the run (about 300 soak samples, 10ms to 1s, within 2% of a core); progress lines stay at 1s")
-	bind(fs, "sampling.interval", "interval")
-	fs.DurationVar(&sm.SmapsInterval, "smaps-interval", sm.SmapsInterval, "how often to read PSS/USS from smaps_rollup (it takes the target's mmap lock); default: about 30 reads over -d, 2s to 30s")
-	bind(fs, "sampling.smaps_interval", "smaps-interval")
-	fs.BoolVar(&sm.Smaps, "smaps", sm.Smaps, "read PSS/USS from smaps_rollup; --smaps=false never reads it")
-	bind(fs, "sampling.smaps", "smaps")
+	bound(fs, "sampling.interval", fs.DurationVar, &sm.Interval, "interval", "sampling interval; 0 paces it to the run (about 300 soak samples, 10ms to 1s, within 2% of a core); progress lines stay at 1s")
+	bound(fs, "sampling.smaps_interval", fs.DurationVar, &sm.SmapsInterval, "smaps-interval", "how often to read PSS/USS from smaps_rollup (it takes the target's mmap lock); default: about 30 reads over -d, 2s to 30s")
+	bound(fs, "sampling.smaps", fs.BoolVar, &sm.Smaps, "smaps", "read PSS/USS from smaps_rollup; --smaps=false never reads it")
 	fs.Lookup("smaps").Hidden = true
 	fs.BoolVar(&f.noSmaps, "no-smaps", false, "never read smaps_rollup (no PSS/USS); the same as --smaps=false")
 	ph := &s.Phases
-	fs.DurationVar(&ph.Baseline, "baseline", ph.Baseline, "before the load, sample the idle target this long: the level 'released' is judged against (0 skips it)")
-	bind(fs, "phases.baseline", "baseline")
-	fs.StringVar(&ph.Warmup, "warmup", ph.Warmup, "excluded from the fits: N requests, a duration (30s), a share of the run (10%), or 0")
-	bind(fs, "phases.warmup", "warmup")
-	fs.DurationVar(&ph.Cooldown, "cooldown", ph.Cooldown, "after the load stops, sample this long to see whether memory is released")
-	bind(fs, "phases.cooldown", "cooldown")
-	fs.DurationVar(&s.Target.DeadGrace, "dead-grace", s.Target.DeadGrace, "when the target is gone this long during the load (not restarted), stop the load and exit 3; default 10s, negative never stops")
-	bind(fs, "target.dead_grace", "dead-grace")
+	bound(fs, "phases.baseline", fs.DurationVar, &ph.Baseline, "baseline", "before the load, sample the idle target this long: the level 'released' is judged against (0 skips it)")
+	bound(fs, "phases.warmup", fs.StringVar, &ph.Warmup, "warmup", "excluded from the fits: N requests, a duration (30s), a share of the run (10%), or 0")
+	bound(fs, "phases.cooldown", fs.DurationVar, &ph.Cooldown, "cooldown", "after the load stops, sample this long to see whether memory is released")
+	bound(fs, "target.dead_grace", fs.DurationVar, &s.Target.DeadGrace, "dead-grace", "when the target is gone this long during the load (not restarted), stop the load and exit 3; default 10s, negative never stops")
 	declareThresholds(fs, &s.Thresholds)
 	declareWhere(fs, &s.Where)
 	// Output.
@@ -201,11 +187,10 @@ func declareKinds(fs *pflag.FlagSet, s *probes.Spec) {
 		}
 		switch p := k.Field(s).(type) {
 		case *int:
-			fs.IntVar(p, k.Name, *p, "target: "+k.Usage)
+			bound(fs, "target."+k.Name, fs.IntVar, p, k.Name, "target: "+k.Usage)
 		case *string:
-			fs.StringVar(p, k.Name, *p, "target: "+k.Usage)
+			bound(fs, "target."+k.Name, fs.StringVar, p, k.Name, "target: "+k.Usage)
 		}
-		bind(fs, "target."+k.Name, k.Name)
 	}
 }
 

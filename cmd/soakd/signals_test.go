@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/soaktest"
 )
 
 // soakdBinary builds soakd once for the tests that need a real process.

@@ -21,7 +21,7 @@ func TestAnalyzeNamesTheStopInASamplesFile(t *testing.T) {
 	for i := range 60 {
 		r := model.Record{
 			Sample: probes.Sample{Time: start.Add(time.Duration(i) * time.Second), Alive: true, Incarnation: 1, RootPID: 42,
-				Procs: 1, RSS: 50 << 20, FDsValid: true, FDs: 12, Threads: 4},
+				Procs: 1, RSSValid: true, RSS: 50 << 20, FDsValid: true, FDs: 12, ThreadsValid: true, Threads: 4},
 			Elapsed: float64(i), Phase: verdict.Soak, Requests: uint64(i) * 100,
 		}
 		if i >= 20 && i < 30 {

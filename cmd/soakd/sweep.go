@@ -52,14 +52,10 @@ func parseSweep(args []string, stderr io.Writer) (sweep.Options, runFlags, error
 		fs.Lookup(n).Hidden = true
 	}
 	sp := sweep.DefaultSpec()
-	fs.IntSliceVar(&sp.Levels, "levels", sp.Levels, "the ladder: closed-loop concurrencies, rising")
-	bind(fs, "sweep.levels", "levels")
-	fs.DurationVar(&sp.LevelDuration, "level-duration", sp.LevelDuration, "how long each level is measured, after its warm-up")
-	bind(fs, "sweep.level_duration", "level-duration")
-	fs.Uint64Var(&sp.LevelRequests, "level-requests", 0, "measure each level for this many requests instead of --level-duration")
-	bind(fs, "sweep.level_requests", "level-requests")
-	fs.DurationVar(&sp.LevelWarmup, "level-warmup", 0, "warm-up before each level's measure (default a tenth of the level, 300ms to 3s; negative: none)")
-	bind(fs, "sweep.level_warmup", "level-warmup")
+	bound(fs, "sweep.levels", fs.IntSliceVar, &sp.Levels, "levels", "the ladder: closed-loop concurrencies, rising")
+	bound(fs, "sweep.level_duration", fs.DurationVar, &sp.LevelDuration, "level-duration", "how long each level is measured, after its warm-up")
+	bound(fs, "sweep.level_requests", fs.Uint64Var, &sp.LevelRequests, "level-requests", "measure each level for this many requests instead of --level-duration")
+	bound(fs, "sweep.level_warmup", fs.DurationVar, &sp.LevelWarmup, "level-warmup", "warm-up before each level's measure (default a tenth of the level, 300ms to 3s; negative: none)")
 	fs.Lookup("out").Usage = "write report.json, report.txt and report.html (the sweep's charts) into this directory"
 	if err := fs.Parse(args); err != nil {
 		return sweep.Options{}, f, err

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -318,11 +319,7 @@ func (b *builder) sample(t time.Time, r reading) probes.Sample {
 		s.Procs = int(v)
 	}
 	s.RootStart, _ = wholeOf(b.start)
-	if v, ok := r.whole(kRSS); ok {
-		s.RSS = v
-	} else {
-		s.NoRSS = true
-	}
+	s.RSS, s.RSSValid = r.whole(kRSS)
 	s.VMS, _ = r.whole(kVMS)
 	if v, ok := r.whole(kFDs); ok {
 		s.FDs, s.FDsValid = v, true
@@ -330,11 +327,7 @@ func (b *builder) sample(t time.Time, r reading) probes.Sample {
 	if v := r[kFDLimit]; v > 0 && v < math.MaxInt64 {
 		s.FDLimit = uint64(v)
 	}
-	if v, ok := r.whole(kThreads); ok {
-		s.Threads = v
-	} else {
-		s.NoThreads = true
-	}
+	s.Threads, s.ThreadsValid = r.whole(kThreads)
 	if q, p := r[kCPUQuota], r[kCPUPeriod]; q > 0 && p > 0 {
 		s.CPUCapacity = q / p
 		s.CPUCapacitySource = "the container's CPU quota (container_spec_cpu_quota / container_spec_cpu_period)"
@@ -414,9 +407,7 @@ func (b *builder) watchGone(t time.Time, r reading) {
 // absent says, for each resource the family and extras cannot give, why.
 func absent(f *family, r reading) map[string]string {
 	out := map[string]string{}
-	for k, v := range f.absent {
-		out[k] = v
-	}
+	maps.Copy(out, f.absent)
 	if _, ok := r[kFDs]; !ok {
 		out[kFDs] = "the source has no open-fd series (" + seriesFor(f, kFDs) + ")"
 	}

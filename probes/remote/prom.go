@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -33,9 +34,8 @@ type prom struct {
 	interval time.Duration // the scrape interval seen at Open; 0 unknown
 
 	mu      sync.Mutex // guards all below
-	live    *builder
+	live    liveSamples
 	absent  map[string]string
-	failing bool
 	liveN   notes // remarks from the live queries
 	fetchN  notes // remarks from the range query
 	fetched bool
@@ -75,7 +75,7 @@ func openProm(ctx context.Context, cfg Config, log *zap.Logger) (*prom, error) {
 			return nil, field.Errorf(remotePath("metrics"), "%s=%s: %s holds no such series", x.Name, describeSeries(series{metric: x.Metric, labels: x.Labels}), where)
 		}
 	}
-	p.live = newBuilder(p.fam, &p.liveN)
+	p.live = liveSamples{b: newBuilder(p.fam, &p.liveN), extras: p.extras, log: p.log, what: "live query"}
 	p.absent = absent(p.fam, r)
 	p.interval, _ = p.scrapeInterval(ctx, time.Now(), 5*time.Minute)
 	return p, nil
@@ -185,25 +185,10 @@ func (p *prom) Sample() probes.Sample {
 	snap, err := p.instant(context.Background(), t)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var out probes.Sample
 	if err == nil && len(snap) == 0 {
 		err = fmt.Errorf("the selector %s matches no series now (the target is gone or no longer scraped)", p.cfg.Selector)
 	}
-	if err != nil {
-		if !p.failing {
-			p.log.Warn("remote probe: query failed; the live samples are absent until it answers", zap.String("source", p.Describe()), zap.Error(err))
-		}
-		p.failing = true
-		p.liveN.add("live query failed: " + err.Error())
-		out = p.live.sample(t, reading{})
-	} else {
-		p.failing = false
-		r, amb := read(snap, p.fam, p.extras)
-		for _, a := range amb {
-			p.liveN.add(a)
-		}
-		out = p.live.sample(t, r)
-	}
+	out := p.live.sample(t, snap, err, p.Describe())
 	probes.ReadSelf(&out)
 	return out
 }
@@ -289,11 +274,7 @@ func (p *prom) Describe() string {
 func (p *prom) Absent() map[string]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]string, len(p.absent))
-	for k, v := range p.absent {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(p.absent)
 }
 
 // Notes returns the range query's remarks once it ran, else the live

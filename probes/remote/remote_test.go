@@ -61,12 +61,12 @@ func TestScrapeFormats(t *testing.T) {
 			}
 			s := src.Sample()
 			switch {
-			case !s.Alive || s.NoRSS || s.RSS == 0:
-				t.Errorf("Alive %v, NoRSS %v, RSS %d; want a live sample with RSS", s.Alive, s.NoRSS, s.RSS)
+			case !s.Alive || !s.RSSValid || s.RSS == 0:
+				t.Errorf("Alive %v, RSSValid %v, RSS %d; want a live sample with RSS", s.Alive, s.RSSValid, s.RSS)
 			case !s.FDsValid || s.FDs == 0 || s.FDLimit == 0:
 				t.Errorf("FDsValid %v, FDs %d, FDLimit %d; want open fds and their limit", s.FDsValid, s.FDs, s.FDLimit)
-			case s.NoThreads || s.Threads == 0:
-				t.Errorf("Threads %d (NoThreads %v); want go_threads", s.Threads, s.NoThreads)
+			case !s.ThreadsValid || s.Threads == 0:
+				t.Errorf("Threads %d (ThreadsValid %v); want go_threads", s.Threads, s.ThreadsValid)
 			case !s.CPUSplitUnknown || s.NoCPU:
 				t.Errorf("CPUSplitUnknown %v, NoCPU %v; want process_cpu_seconds_total as an unsplit total", s.CPUSplitUnknown, s.NoCPU)
 			case s.Extra["heap_bytes"] != 4096:

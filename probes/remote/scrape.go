@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -31,10 +32,9 @@ type scrape struct {
 	log    *zap.Logger
 	notes  notes
 
-	mu      sync.Mutex // guards all below
-	b       *builder
-	absent  map[string]string
-	failing bool // the last scrape failed
+	mu     sync.Mutex // guards all below
+	live   liveSamples
+	absent map[string]string
 }
 
 var _ Source = (*scrape)(nil)
@@ -67,7 +67,7 @@ func openScrape(ctx context.Context, cfg Config, log *zap.Logger) (*scrape, erro
 			return nil, field.Errorf(remotePath("metrics"), "%s=%s: %s has no such series", x.Name, describeSeries(series{metric: x.Metric, labels: x.Labels}), where)
 		}
 	}
-	s.b = newBuilder(fam, &s.notes)
+	s.live = liveSamples{b: newBuilder(fam, &s.notes), extras: s.extras, log: s.log, what: "scrape"}
 	s.absent = absent(fam, r)
 	return s, nil
 }
@@ -237,43 +237,21 @@ func (s *scrape) Sample() probes.Sample {
 	snap, err := s.get(context.Background())
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out probes.Sample
-	if err != nil {
-		if !s.failing {
-			s.log.Warn("remote probe: scrape failed; the samples are absent until it answers", zap.String("source", s.Describe()), zap.Error(err))
-		}
-		s.failing = true
-		s.notes.add("scrape failed: " + err.Error())
-		out = s.b.sample(t, reading{})
-	} else {
-		if s.failing {
-			s.log.Info("remote probe: scraping again", zap.String("source", s.Describe()))
-		}
-		s.failing = false
-		r, amb := read(snap, s.b.fam, s.extras)
-		for _, a := range amb {
-			s.notes.add(a)
-		}
-		out = s.b.sample(t, r)
-	}
+	out := s.live.sample(t, snap, err, s.Describe())
 	probes.ReadSelf(&out)
 	return out
 }
 
 // Describe names the endpoint, without credentials.
 func (s *scrape) Describe() string {
-	return fmt.Sprintf("%s, scraped at each sample (%s)", urlx.Redact(s.url), s.b.fam.name)
+	return fmt.Sprintf("%s, scraped at each sample (%s)", urlx.Redact(s.url), s.live.b.fam.name)
 }
 
 // Absent says why each resource the endpoint cannot give is absent.
 func (s *scrape) Absent() map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]string, len(s.absent))
-	for k, v := range s.absent {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(s.absent)
 }
 
 // Notes returns the run's remarks.

@@ -83,3 +83,36 @@ func (n *notes) all() []string {
 	}
 	return out
 }
+
+// liveSamples turns each reading a source takes now into a sample. A
+// failed reading gives an absent sample (Alive false) and a note; the first
+// failure of a run of them is logged, and the first answer after one.
+type liveSamples struct {
+	b       *builder
+	extras  []Extra
+	log     *zap.Logger
+	what    string // what a reading is, for the note: "scrape", "live query"
+	failing bool   // the last reading failed
+}
+
+// sample makes the sample of the reading snap (or err) taken at t; source
+// names the source for the log.
+func (l *liveSamples) sample(t time.Time, snap snapshot, err error, source string) probes.Sample {
+	if err != nil {
+		if !l.failing {
+			l.log.Warn("remote probe: "+l.what+" failed; the samples are absent until it answers", zap.String("source", source), zap.Error(err))
+		}
+		l.failing = true
+		l.b.notes.add(l.what + " failed: " + err.Error())
+		return l.b.sample(t, reading{})
+	}
+	if l.failing {
+		l.log.Info("remote probe: the source answers again", zap.String("source", source))
+	}
+	l.failing = false
+	r, amb := read(snap, l.b.fam, l.extras)
+	for _, a := range amb {
+		l.b.notes.add(a)
+	}
+	return l.b.sample(t, r)
+}

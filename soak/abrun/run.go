@@ -257,8 +257,10 @@ func (r *run) sample(b *build, served uint64) {
 		ph = verdict.Warmup
 	}
 	p := verdict.Point{Requests: float64(served), Seconds: s.Time.Sub(r.start).Seconds(), Incarnation: s.Incarnation, Phase: ph}
-	p.Value = float64(s.RSS)
-	r.tally.Add(b.name, ResourceRSS, p)
+	if s.RSSValid {
+		p.Value = float64(s.RSS)
+		r.tally.Add(b.name, ResourceRSS, p)
+	}
 	if s.FDsValid {
 		p.Value = float64(s.FDs)
 		r.tally.Add(b.name, ResourceFDs, p)

@@ -95,7 +95,7 @@ func records(rng *rand.Rand, s server, ch change) ([]model.Record, []model.Laten
 		}
 		p99 := s.p99 * (1 + ch.latency) * math.Exp(slow()+0.1*rng.NormFloat64())
 		recs = append(recs, model.Record{
-			Sample:  probes.Sample{Alive: true, Incarnation: 1, RSS: uint64(math.Round(rss/4096) * 4096), CPUUser: math.Floor(cpu*100) / 100},
+			Sample:  probes.Sample{Alive: true, Incarnation: 1, RSSValid: true, RSS: uint64(math.Round(rss/4096) * 4096), CPUUser: math.Floor(cpu*100) / 100},
 			Elapsed: t, Phase: ph, Requests: uint64(req), Errors: uint64(errs), Rate: n / sampleSec, P50: p99 / 4, P99: p99,
 		})
 		lat.Add(model.LatencyBlock{Start: t - sampleSec, Seconds: sampleSec, Requests: uint64(n), P50: p99 / 4, P99: p99, P999: 2 * p99})

@@ -25,7 +25,7 @@ func syntheticRecords(n int) []model.Record {
 		req := uint64(i * 100)
 		recs[i] = model.Record{
 			Sample: probes.Sample{
-				Time: start.Add(time.Duration(i) * time.Second), Alive: true, RootPID: 42, Incarnation: 1, Procs: 1,
+				Time: start.Add(time.Duration(i) * time.Second), Alive: true, RootPID: 42, Incarnation: 1, Procs: 1, RSSValid: true, ThreadsValid: true,
 				RSS:      uint64(50<<20) + req*2048 + uint64(rng.IntN(4<<20)),
 				FDsValid: true, FDs: 20 + uint64(rng.IntN(3)), FDLimit: 1024, Threads: 8,
 				CPUUser: float64(i) * 0.02, CPUSystem: float64(i) * 0.01,

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/soak/internal/browsertest"
+	"github.com/soakd/soakd/internal/browsertest"
 	"github.com/soakd/soakd/soak/store"
 )
 
-// The browser helpers live in soak/internal/browsertest, shared with
+// The browser helpers live in internal/browsertest, shared with
 // soak/web's browser tests.
 type netLog = browsertest.NetLog
 

@@ -16,8 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/soaktest"
 	"github.com/soakd/soakd/soak/store"
 )
 

@@ -20,8 +20,8 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/soak/config"
-	"github.com/soakd/soakd/soak/soaktest"
 )
 
 func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }

@@ -115,7 +115,7 @@ func newMetrics(reg prometheus.Registerer, version string) (*metrics, error) {
 // resourceGauge is a resource's gauge of its last reading.
 type resourceGauge struct {
 	*prometheus.GaugeVec
-	res model.Resource
+	res model.ResourceDef
 }
 
 func (m *metrics) collectors() []prometheus.Collector {

@@ -97,8 +97,8 @@ func goldenRegistry(t *testing.T) *prometheus.Registry {
 // goldenRecord is a sample with every resource read.
 func goldenRecord(i int) soakmodel.Record {
 	return soakmodel.Record{Sample: probes.Sample{
-		Alive: true, Procs: 2, RSS: 1 << 20, SmapsValid: true, PSS: 900 << 10, USS: 800 << 10,
-		CgroupValid: true, MemAnon: 700 << 10, FDsValid: true, FDs: 12, FDLimit: 1024, Threads: 4,
+		Alive: true, Procs: 2, RSSValid: true, RSS: 1 << 20, SmapsValid: true, PSS: 900 << 10, USS: 800 << 10,
+		CgroupValid: true, MemAnon: 700 << 10, FDsValid: true, FDs: 12, FDLimit: 1024, ThreadsValid: true, Threads: 4,
 		TCPValid: true, TCPCloseWait: 1, CPUUser: float64(i), CPUSystem: float64(i) / 2,
 	}}
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/soakd/soakd/soak/soaktest/promtest"
+	"github.com/soakd/soakd/internal/soaktest/promtest"
 )
 
 // contractMetrics are the metric names configs/prometheus-rules.yml and

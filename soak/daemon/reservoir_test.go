@@ -21,7 +21,7 @@ func sawRecord(i int) model.Record {
 	return model.Record{
 		Sample: probes.Sample{
 			Time: time.Unix(1_700_000_000, 0).Add(time.Duration(i) * 10 * time.Millisecond), Alive: true, Incarnation: 1,
-			RSS: rss, Members: []probes.Member{{PID: 42, Start: 7, RSS: rss}},
+			RSSValid: true, RSS: rss, Members: []probes.Member{{PID: 42, Start: 7, RSS: rss}},
 		},
 		Elapsed: float64(i) / 100, Phase: verdict.Soak, Requests: uint64(i) * 3,
 	}

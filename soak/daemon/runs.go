@@ -327,18 +327,8 @@ func (d *Daemon) release(ar *activeRun) {
 
 // targetOf describes a job's target for the run list.
 func targetOf(j config.Job) string {
-	t := j.Target
-	switch {
-	case t.PID > 0:
-		return fmt.Sprintf("pid %d", t.PID)
-	case t.PIDFile != "":
-		return "pidfile " + t.PIDFile
-	case t.Match != "":
-		return "match " + t.Match
-	case t.Unit != "":
-		return "unit " + t.Unit
-	case t.Exec != "":
-		return "exec " + t.Exec
+	if n := j.Target.Named(); n != "" {
+		return n
 	}
 	return urlx.Redact(j.Load.URL)
 }

@@ -23,7 +23,7 @@ func TestRunGaugesEndWithTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.initJob("web")
-	m.observeRecord("web", model.Record{Sample: probes.Sample{Alive: true, RSS: 1 << 20, Threads: 4, Procs: 1}}, &cpuTracker{})
+	m.observeRecord("web", model.Record{Sample: probes.Sample{Alive: true, RSSValid: true, RSS: 1 << 20, ThreadsValid: true, Threads: 4, Procs: 1}}, &cpuTracker{})
 	m.observeAnalysis("web", leakReport())
 	for _, name := range []string{"soakd_time_to_exhaustion_seconds", "soakd_target_resident_memory_bytes", "soakd_target_up"} {
 		if n := seriesOf(t, reg, name, "web"); n == 0 {

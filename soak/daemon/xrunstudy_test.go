@@ -77,7 +77,7 @@ func studyRun(rng *rand.Rand, s shape, life, lifeSec *float64) []model.Record {
 		}
 		v := s(rng, *life+req, *lifeSec+el)
 		r := model.Record{Sample: probes.Sample{Time: t0.Add(time.Duration(el * float64(time.Second))), Alive: true,
-			RootPID: 4242, RootStart: 99, Incarnation: 1, RSS: uint64(math.Max(studyPage, math.Round(v/studyPage)*studyPage))},
+			RootPID: 4242, RootStart: 99, Incarnation: 1, RSSValid: true, RSS: uint64(math.Max(studyPage, math.Round(v/studyPage)*studyPage))},
 			Elapsed: el, Phase: ph, Requests: uint64(req)}
 		recs = append(recs, r)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/soak/soaktest"
+	"github.com/soakd/soakd/internal/soaktest"
 )
 
 // testServer is an httptest server that counts requests and accepted

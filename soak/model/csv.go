@@ -271,12 +271,13 @@ func ReadSamples(r io.Reader) ([]Record, []string, error) {
 		if err != nil {
 			return recs, resources, fmt.Errorf("%w (every row needs the header's %d columns)", err, len(head))
 		}
-		rec := Record{Sample: probes.Sample{Alive: true, Incarnation: 1}}
+		rec := Record{Sample: probes.Sample{Alive: true, Incarnation: 1, RSSValid: true, ThreadsValid: true}}
 		for i, c := range cols {
 			if err := c.Parse(&rec, row[i]); err != nil {
 				return recs, resources, fmt.Errorf("line %d: column %s: %w", line, c.Name, err)
 			}
 		}
+		rec.RSSValid, rec.ThreadsValid = rec.RSSValid && rec.Alive, rec.ThreadsValid && rec.Alive
 		if err := requestsForward(recs, rec, line); err != nil {
 			return recs, resources, err
 		}
@@ -623,8 +624,8 @@ var tailColumns = []Column{
 	optCol("host_cpus", func(r *Record) *int { return &r.HostCPUs }, hostValid),
 	optCol("read_chars", func(r *Record) *uint64 { return &r.ReadChars }, ioValid),
 	optCol("write_chars", func(r *Record) *uint64 { return &r.WriteChars }, ioValid),
-	flagCol("no_rss", func(r *Record) *bool { return &r.NoRSS }),
-	flagCol("no_threads", func(r *Record) *bool { return &r.NoThreads }),
+	unreadCol("no_rss", rssValid),
+	unreadCol("no_threads", threadsValid),
 	flagCol("no_cpu", func(r *Record) *bool { return &r.NoCPU }),
 	flagCol("cpu_split_unknown", func(r *Record) *bool { return &r.CPUSplitUnknown }),
 	extraCol,

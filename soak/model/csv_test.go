@@ -16,6 +16,7 @@ func fullRecord() Record {
 	return Record{
 		Sample: probes.Sample{
 			Time: time.Date(2026, 11, 30, 2, 0, 1, 500, time.UTC), Alive: true, RootPID: 42, RootStart: 123456, Incarnation: 2, Procs: 3,
+			RSSValid: true, ThreadsValid: true,
 			Stopped: 2, RootStopped: true,
 			RSS: 100 << 20, VMS: 1 << 30, Swap: 4096, SmapsValid: true, PSS: 90 << 20, USS: 80 << 20,
 			FDsValid: true, FDs: 17, FDLimit: 1024, Threads: 9,
@@ -29,7 +30,7 @@ func fullRecord() Record {
 			HotProcPID: 42, HotProcName: "server", HotProcCores: 1.05,
 			CPUCapacity: 1.5, CPUCapacitySource: "cpu.max 1.5 cores (/system.slice/x.service); affinity 2 CPUs",
 			HostCPUValid: true, HostCPUBusy: 1234.5, HostCPUTotal: 4000.25, HostCPUs: 2,
-			NoRSS: true, NoThreads: true, NoCPU: true, CPUSplitUnknown: true,
+			NoCPU: true, CPUSplitUnknown: true,
 			Extra: map[string]float64{"heap_bytes": 123456789, "queue": 7.5},
 		},
 		Elapsed: 61.5, Phase: verdict.Soak, Requests: 123456, Errors: 3, Rate: 2000.5, P50: 0.0004, P99: 0.0021,
@@ -60,6 +61,7 @@ func TestFullRecordSetsEveryField(t *testing.T) {
 func TestCSVRoundTrip(t *testing.T) {
 	full := fullRecord()
 	sparse := full
+	sparse.RSSValid, sparse.RSS, sparse.ThreadsValid, sparse.Threads = false, 0, false, 0
 	sparse.SmapsValid, sparse.PSS, sparse.USS = false, 0, 0
 	sparse.FDsValid, sparse.FDs = false, 0
 	sparse.IOValid, sparse.ReadBytes, sparse.WriteBytes, sparse.ReadChars, sparse.WriteChars = false, 0, 0, 0, 0
@@ -123,7 +125,7 @@ func TestReadCSVWithoutTheLaterColumns(t *testing.T) {
 	want.HostCPUValid, want.HostCPUBusy, want.HostCPUTotal, want.HostCPUs = false, 0, 0, 0
 	want.ReadChars, want.WriteChars, want.RootStart = 0, 0, 0
 	want.Stopped, want.RootStopped = 0, false
-	want.NoRSS, want.NoThreads, want.NoCPU, want.CPUSplitUnknown, want.Extra = false, false, false, false, nil
+	want.NoCPU, want.CPUSplitUnknown, want.Extra = false, false, nil
 	want.EndpointRequests = nil
 	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("got %+v\nwant %+v", got, want)

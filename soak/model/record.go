@@ -48,8 +48,8 @@ func TypicalRecord() Record {
 	r := Record{
 		Sample: probes.Sample{
 			Time: time.Date(2026, 1, 1, 2, 3, 4, 567891234, time.UTC), Alive: true, RootPID: 123456, RootStart: 12345678,
-			Incarnation: 1, Procs: 5, RSS: 123456789, VMS: 1234567890, Swap: 0, SmapsValid: true, PSS: 123456789, USS: 123456789,
-			FDsValid: true, FDs: 123, FDLimit: 1048576, Threads: 12, CPUUser: 123.45, CPUSystem: 12.34,
+			Incarnation: 1, Procs: 5, RSSValid: true, RSS: 123456789, VMS: 1234567890, Swap: 0, SmapsValid: true, PSS: 123456789, USS: 123456789,
+			FDsValid: true, FDs: 123, FDLimit: 1048576, ThreadsValid: true, Threads: 12, CPUUser: 123.45, CPUSystem: 12.34,
 			CtxVoluntary: 1234567, CtxInvol: 12345, IOValid: true, ReadBytes: 12345, WriteBytes: 12345,
 			ReadChars: 123456789, WriteChars: 123456789, TCPValid: true, TCPEstablished: 1, TCPListen: 1,
 			SelfUser: 12.34, SelfSystem: 1.23, SelfRSS: 12345678, Top: top, Members: members,

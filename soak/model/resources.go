@@ -49,11 +49,13 @@ const (
 	ChartNone   Chart = ""       // not drawn
 )
 
-// Resource is one resource the analysis fits: everything soakd knows about
-// it, in one place. The analysis, samples.csv, the report, the daemon's
-// /metrics and the run's page all read this table; adding a resource is one
-// entry here plus the probe that fills its field of probes.Sample.
-type Resource struct {
+// ResourceDef defines one resource the analysis fits: everything soakd
+// knows about it, in one place. What the analysis finds for it is a
+// verdict.Resource. The analysis, samples.csv, the report, the daemon's
+// /metrics and the run's page all read their table, Resources; adding a
+// resource is one entry there plus the probe that fills its field of
+// probes.Sample.
+type ResourceDef struct {
 	Name  string // the report's name, e.g. "rss"
 	Label string // the charts' legend, e.g. "RSS"
 	Unit  string // "bytes", "fds", "threads", "sockets"
@@ -95,9 +97,9 @@ type Resource struct {
 }
 
 // Resources is the table of resources, in the order reports list them.
-var Resources = []Resource{
+var Resources = []ResourceDef{
 	{Name: "rss", Label: "RSS", Unit: "bytes", Quantum: page, Kind: Memory, Remote: true, Chart: ChartMemory,
-		Value:  func(r Record) (float64, bool) { return float64(r.RSS), !r.NoRSS },
+		Value:  func(r Record) (float64, bool) { return float64(r.RSS), r.RSSValid },
 		Member: func(m probes.Member) (float64, bool) { return float64(m.RSS), true },
 		Limit:  memoryLimit,
 		Column: uintCol("rss_bytes", func(r *Record) *uint64 { return &r.RSS }),
@@ -123,7 +125,7 @@ var Resources = []Resource{
 		Column: optCol("fds", func(r *Record) *uint64 { return &r.FDs }, func(r *Record) *bool { return &r.FDsValid }),
 		Metric: "soakd_target_open_fds", Help: "Open file descriptors of the target's process tree."},
 	{Name: "threads", Label: "threads", Unit: "threads", Quantum: 1, Kind: Count, Remote: true, Chart: ChartCounts,
-		Value:  func(r Record) (float64, bool) { return float64(r.Threads), !r.NoThreads },
+		Value:  func(r Record) (float64, bool) { return float64(r.Threads), r.ThreadsValid },
 		Column: uintCol("threads", func(r *Record) *uint64 { return &r.Threads }),
 		Metric: "soakd_target_threads", Help: "Threads of the target's process tree."},
 	{Name: "close_wait", Label: "CLOSE_WAIT sockets", Unit: "sockets", Quantum: 1, Kind: Count, Slow: true, Chart: ChartCounts,
@@ -148,16 +150,16 @@ func memoryLimit(r Record, memLimit uint64) float64 {
 // _bytes as memory, any other as a count; a NAME ending in _total
 // (CounterSuffix) is a counter, judged by its rate. They live in
 // samples.csv's extra column.
-func ExtraResources(recs []Record) []Resource {
+func ExtraResources(recs []Record) []ResourceDef {
 	names := map[string]bool{}
 	for _, r := range recs {
 		for n := range r.Extra {
 			names[n] = true
 		}
 	}
-	var out []Resource
+	var out []ResourceDef
 	for _, n := range slices.Sorted(maps.Keys(names)) {
-		res := Resource{Name: n, Label: n, Unit: "units", Quantum: 1, Kind: Count,
+		res := ResourceDef{Name: n, Label: n, Unit: "units", Quantum: 1, Kind: Count,
 			Value: func(r Record) (float64, bool) { v, ok := r.Extra[n]; return v, ok }}
 		if strings.HasSuffix(n, "_bytes") {
 			res.Unit, res.Quantum, res.Kind, res.Limit = "bytes", page, Memory, memoryLimit
@@ -178,11 +180,11 @@ func Taken(name string) bool {
 }
 
 // ResourceNamed returns the table's entry for a report name.
-func ResourceNamed(name string) (Resource, bool) {
+func ResourceNamed(name string) (ResourceDef, bool) {
 	for _, r := range Resources {
 		if r.Name == name {
 			return r, true
 		}
 	}
-	return Resource{}, false
+	return ResourceDef{}, false
 }

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/soaktest"
 	"github.com/soakd/soakd/soak/verdict"
 )
 

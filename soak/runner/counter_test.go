@@ -26,7 +26,7 @@ func counterRecords(name string, total func(n float64) float64) []model.Record {
 		n += dt * 100 * (1 + 0.4*float64(i)/400)
 		r := model.Record{Elapsed: t, Phase: verdict.Soak, Requests: uint64(n)}
 		r.Sample = probes.Sample{Time: start.Add(time.Duration(t * float64(time.Second))), Alive: true, Incarnation: 1,
-			NoRSS: true, NoThreads: true, Extra: map[string]float64{name: float64(uint64(total(float64(r.Requests))))}}
+			Extra: map[string]float64{name: float64(uint64(total(float64(r.Requests))))}}
 		recs = append(recs, r)
 	}
 	return recs

@@ -13,10 +13,10 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
-	"github.com/soakd/soakd/soak/soaktest"
 	"github.com/soakd/soakd/soak/verdict"
 )
 

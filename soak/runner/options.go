@@ -36,7 +36,9 @@ type Warmup struct {
 
 // Options configure one soak run.
 type Options struct {
-	Load   load.Options
+	Load load.Options
+	// Target finds the process tree: TargetSpec's probes.Spec, checked,
+	// with URL set to the first endpoint's.
 	Target probes.Spec
 	// NoProbe runs the load alone: no target is sampled and no resource
 	// verdicts are made.

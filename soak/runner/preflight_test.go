@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/soak/load"
-	"github.com/soakd/soakd/soak/soaktest"
 )
 
 // silentListener accepts connections on 127.0.0.1:0, reads what comes and

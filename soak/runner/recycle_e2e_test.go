@@ -9,10 +9,10 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
-	"github.com/soakd/soakd/soak/soaktest"
 )
 
 // TestEndToEndProcsCSV soaks a prefork server whose workers leak and are

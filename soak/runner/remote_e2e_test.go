@@ -12,12 +12,12 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/soakd/soakd/internal/soaktest"
+	"github.com/soakd/soakd/internal/soaktest/promtest"
 	"github.com/soakd/soakd/probes/remote"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
-	"github.com/soakd/soakd/soak/soaktest"
-	"github.com/soakd/soakd/soak/soaktest/promtest"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -237,7 +237,7 @@ func checkClean(t *testing.T, rep *model.Report) {
 func soakThreads(rep *model.Report) (lo, hi uint64) {
 	lo = ^uint64(0)
 	for _, r := range rep.Records {
-		if r.Phase == verdict.Soak && !r.NoThreads {
+		if r.Phase == verdict.Soak && r.ThreadsValid {
 			lo, hi = min(lo, r.Threads), max(hi, r.Threads)
 		}
 	}

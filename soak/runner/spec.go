@@ -34,9 +34,11 @@ type Spec struct {
 	Where      WhereSpec      `yaml:"where"`
 }
 
-// TargetSpec says which process tree a run samples: probes' Spec (at
-// most one target kind set; with none, the owner of the load URL's port)
-// and how the run treats it.
+// TargetSpec is the target part of a Spec: which process tree a run
+// samples, as probes.Spec (at most one target kind set; with none, the
+// owner of the load URL's port), and how the run treats it. Options
+// splits it into Options.Target (the probes.Spec), NoProbe, DeadGrace
+// and Remote.
 type TargetSpec struct {
 	probes.Spec `yaml:",inline"`
 	NoProbe     bool `yaml:"no_probe"`

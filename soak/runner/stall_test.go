@@ -13,8 +13,8 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/soak/load"
-	"github.com/soakd/soakd/soak/soaktest"
 )
 
 func TestStallWatch(t *testing.T) {

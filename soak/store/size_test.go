@@ -34,7 +34,7 @@ func runRecords(n, procs int, members bool) []model.Record {
 		at := start.Add(time.Duration(i)*time.Second + time.Duration(rng.IntN(3e6)))
 		r := model.Record{
 			Sample: probes.Sample{Time: at, Alive: true, RootPID: tree[0].pid, RootStart: tree[0].start, Incarnation: 1,
-				Procs: procs, FDsValid: true, FDLimit: 1048576, IOValid: true, TCPValid: true, TCPListen: 1},
+				Procs: procs, RSSValid: true, ThreadsValid: true, FDsValid: true, FDLimit: 1048576, IOValid: true, TCPValid: true, TCPListen: 1},
 			Elapsed: at.Sub(start).Seconds(), Phase: verdict.Soak, Requests: uint64(i)*1500 + uint64(rng.IntN(100)),
 			Rate: 1500 + rng.Float64()*10, P50: 0.0007 + rng.Float64()*1e-4, P99: 0.002 + rng.Float64()*1e-3,
 		}

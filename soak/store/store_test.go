@@ -42,7 +42,7 @@ func fullRecord(i int) model.Record {
 			IOValid: true, ReadBytes: 13, WriteBytes: 14, ReadChars: 15, WriteChars: 16,
 			TCPValid: true, TCPEstablished: 1, TCPCloseWait: 2, TCPTimeWait: 3, TCPListen: 4,
 			CgroupValid: true, MemCurrent: 21, MemMax: 22, MemAnon: 23, MemFile: 24,
-			NoRSS: true, NoThreads: true, NoCPU: true, CPUSplitUnknown: true, Extra: map[string]float64{"heap_bytes": 26},
+			RSSValid: true, ThreadsValid: true, NoCPU: true, CPUSplitUnknown: true, Extra: map[string]float64{"heap_bytes": 26},
 			SelfUser: 0.1, SelfSystem: 0.2, SelfRSS: 25,
 			HotValid: true, HotThreadPID: 4242, HotThreadTID: 4243, HotThreadName: "loop", HotThreadCPU: 0.97, HotThreadWait: 0.01,
 			HotProcPID: 4242, HotProcName: "nginx", HotProcCores: 1.05,

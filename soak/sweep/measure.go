@@ -175,7 +175,9 @@ func fillTarget(lv *Level, rep *model.Report) {
 		if r.Phase != verdict.Soak || !r.Alive {
 			continue
 		}
-		rss = append(rss, float64(r.RSS))
+		if r.RSSValid {
+			rss = append(rss, float64(r.RSS))
+		}
 		if r.FDsValid {
 			fds = append(fds, float64(r.FDs))
 			lv.FDLimit = int(r.FDLimit)

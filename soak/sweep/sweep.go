@@ -200,15 +200,8 @@ func (d specDescriber) Describe(s probes.Spec) string {
 	if d.t != nil {
 		return d.t.Describe()
 	}
-	switch {
-	case s.PID > 0:
-		return "pid " + strconv.Itoa(s.PID)
-	case s.PIDFile != "":
-		return "pidfile " + s.PIDFile
-	case s.Match != "":
-		return "match " + s.Match
-	case s.Unit != "":
-		return "unit " + s.Unit
+	if n := s.Named(); n != "" {
+		return n
 	}
 	return "the URL's listener"
 }

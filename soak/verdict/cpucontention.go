@@ -109,6 +109,7 @@ func residualOn(basis [][]float64, y []float64) []float64 {
 	return r
 }
 
+// dot is the dot product of a and b, of equal length.
 func dot(a, b []float64) float64 {
 	var s float64
 	for i := range a {
@@ -138,28 +139,17 @@ func sd(v []float64) float64 {
 }
 
 // tCritical001 is Student's t at one-sided α = 0.001 by degrees of
-// freedom; tQuantile001 interpolates it in 1/df.
-var tCritical001 = []struct {
-	df int
-	t  float64
-}{{1, 318.3}, {2, 22.33}, {3, 10.21}, {4, 7.173}, {5, 5.893}, {6, 5.208}, {7, 4.785}, {8, 4.501},
-	{9, 4.297}, {10, 4.144}, {12, 3.930}, {15, 3.733}, {20, 3.552}, {30, 3.385}, {60, 3.232}, {120, 3.160}}
+// freedom.
+var tCritical001 = tTable{normal: 3.090, rows: []tRow{{1, 318.3}, {2, 22.33}, {3, 10.21}, {4, 7.173}, {5, 5.893},
+	{6, 5.208}, {7, 4.785}, {8, 4.501}, {9, 4.297}, {10, 4.144}, {12, 3.930}, {15, 3.733}, {20, 3.552},
+	{30, 3.385}, {60, 3.232}, {120, 3.160}}}
 
+// tQuantile001 is tCritical001 at df; +Inf below one degree of freedom.
 func tQuantile001(df int) float64 {
 	if df < 1 {
 		return math.Inf(1)
 	}
-	for i, c := range tCritical001 {
-		if df == c.df {
-			return c.t
-		}
-		if df < c.df {
-			p := tCritical001[i-1]
-			f := (1/float64(p.df) - 1/float64(df)) / (1/float64(p.df) - 1/float64(c.df))
-			return p.t + f*(c.t-p.t)
-		}
-	}
-	return 3.090 // the normal's
+	return tCritical001.at(df)
 }
 
 // edgeMeans is the mean of v over the first and the last third of the

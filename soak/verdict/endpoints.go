@@ -276,7 +276,7 @@ func fitJoint(x [][]float64, y []float64, quantum float64) (jointFit, error) {
 	}
 	b := make([]float64, p)
 	for j := range b {
-		b[j] = dotv(a[j], y)
+		b[j] = dot(a[j], y)
 	}
 	resid := slices.Clone(y)
 	for c := range cols {
@@ -285,7 +285,7 @@ func fitJoint(x [][]float64, y []float64, quantum float64) (jointFit, error) {
 		}
 	}
 	rho := trend.Lag1(resid)
-	s2 := dotv(resid, resid) / float64(n-p)
+	s2 := dot(resid, resid) / float64(n-p)
 	trMR := float64(n) - traceProduct(gi, gram(cols, arMulAll(cols, rho)))
 	f := jointFit{slope: nanSlice(k), lo: nanSlice(k), hi: nanSlice(k)}
 	c := 1
@@ -293,10 +293,10 @@ func fitJoint(x [][]float64, y []float64, quantum float64) (jointFit, error) {
 		if scale[j] == 0 {
 			continue
 		}
-		aa := dotv(a[c], a[c])
+		aa := dot(a[c], a[c])
 		vif := 1.0
 		if rho > 0 && trMR > 0 && aa > 0 {
-			vif = math.Max(1, dotv(a[c], arMul(a[c], rho))/aa*float64(n-p)/trMR)
+			vif = math.Max(1, dot(a[c], arMul(a[c], rho))/aa*float64(n-p)/trMR)
 		}
 		se := math.Sqrt(s2*aa*vif) / scale[j]
 		half := t975(int(float64(n-p)/vif))*se + quantum/span[j]
@@ -351,7 +351,7 @@ func gram(u, v [][]float64) [][]float64 {
 	for a := range u {
 		g[a] = make([]float64, len(v))
 		for b := range v {
-			g[a][b] = dotv(u[a], v[b])
+			g[a][b] = dot(u[a], v[b])
 		}
 	}
 	return g
@@ -437,14 +437,6 @@ func arMulAll(cols [][]float64, rho float64) [][]float64 {
 	return out
 }
 
-func dotv(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
-
 func nanSlice(k int) []float64 {
 	v := make([]float64, k)
 	for i := range v {
@@ -453,24 +445,11 @@ func nanSlice(k int) []float64 {
 	return v
 }
 
-// t975 is Student's t 97.5 % quantile with df degrees of freedom
-// (interpolated in 1/df between tabulated values).
-func t975(df int) float64 {
-	table := []struct {
-		df int
-		t  float64
-	}{{1, 12.706}, {2, 4.303}, {3, 3.182}, {4, 2.776}, {5, 2.571}, {6, 2.447}, {7, 2.365}, {8, 2.306},
-		{9, 2.262}, {10, 2.228}, {12, 2.179}, {15, 2.131}, {20, 2.086}, {30, 2.042}, {60, 2.000}, {120, 1.980}}
-	df = max(df, 1)
-	for i, c := range table {
-		if df == c.df {
-			return c.t
-		}
-		if df < c.df {
-			p := table[i-1]
-			f := (1/float64(p.df) - 1/float64(df)) / (1/float64(p.df) - 1/float64(c.df))
-			return p.t + f*(c.t-p.t)
-		}
-	}
-	return 1.960
-}
+// tTable975 is Student's t 97.5 % quantile by degrees of freedom.
+var tTable975 = tTable{normal: 1.960, rows: []tRow{{1, 12.706}, {2, 4.303}, {3, 3.182}, {4, 2.776}, {5, 2.571},
+	{6, 2.447}, {7, 2.365}, {8, 2.306}, {9, 2.262}, {10, 2.228}, {12, 2.179}, {15, 2.131}, {20, 2.086},
+	{30, 2.042}, {60, 2.000}, {120, 1.980}}}
+
+// t975 is Student's t 97.5 % quantile with df degrees of freedom (at
+// least one).
+func t975(df int) float64 { return tTable975.at(max(df, 1)) }

@@ -76,8 +76,8 @@ const (
 	Inconclusive = "inconclusive"
 )
 
-// Resource is the analysis of one resource: the report's
-// "resources.<name>" object.
+// Resource is the analysis of one resource, the result of fitting what
+// model.ResourceDef defines: the report's "resources.<name>" object.
 type Resource struct {
 	Verdict    string     `json:"verdict"`
 	Unit       string     `json:"unit"` // "bytes", "fds", "threads", "sockets"

@@ -13,7 +13,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"github.com/soakd/soakd/soak/internal/browsertest"
+	"github.com/soakd/soakd/internal/browsertest"
 	"github.com/soakd/soakd/soak/model"
 )
 

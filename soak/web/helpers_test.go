@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/soak/compare"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/soaktest"
 )
 
 func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }

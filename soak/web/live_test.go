@@ -13,12 +13,12 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/soakd/soakd/internal/browsertest"
+	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/probes"
-	"github.com/soakd/soakd/soak/internal/browsertest"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
-	"github.com/soakd/soakd/soak/soaktest"
 )
 
 // startTarget starts the leaky demo target on a loopback port from :0

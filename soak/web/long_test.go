@@ -49,6 +49,7 @@ func longRun(t testing.TB) *model.Report {
 			cpuU, cpuS = 0, 0
 		}
 		r.Alive, r.Incarnation, r.RootPID, r.Procs = true, inc, int32(1000+inc), 1
+		r.RSSValid, r.ThreadsValid = true, true
 		rss := 40e6 + 50*(float64(r.Requests)-base) + 2e6*rng.Float64()
 		if i%3600 == 1800 {
 			rss += 200e6 // a spike that display must keep

@@ -77,12 +77,12 @@ func TestBaselineIsShadedAndRatesStepAtTheLoad(t *testing.T) {
 	// every 20 ms.
 	var recs []model.Record
 	for i := 0; i <= 30; i++ {
-		recs = append(recs, model.Record{Sample: probes.Sample{Alive: true, RSS: 1 << 20, Incarnation: 1},
+		recs = append(recs, model.Record{Sample: probes.Sample{Alive: true, RSSValid: true, RSS: 1 << 20, Incarnation: 1},
 			Elapsed: 0.1 * float64(i), Phase: verdict.Baseline})
 	}
 	for i := 1; i <= 500; i++ {
 		el := 3 + 0.02*float64(i)
-		recs = append(recs, model.Record{Sample: probes.Sample{Alive: true, RSS: 1<<20 + uint64(i), Incarnation: 1},
+		recs = append(recs, model.Record{Sample: probes.Sample{Alive: true, RSSValid: true, RSS: 1<<20 + uint64(i), Incarnation: 1},
 			Elapsed: el, Phase: verdict.Soak, Requests: uint64(1000 * (el - 3))})
 	}
 	a := newAxes(recs)

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/soak/soaktest"
+	"github.com/soakd/soakd/internal/soaktest"
 )
 
 // upstream is a real HTTP server on loopback that answers "ok".

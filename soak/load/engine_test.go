@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/soakd/soakd/internal/soaktest"
 )
 
 func TestExactRequestCounts(t *testing.T) {
@@ -42,15 +43,39 @@ func TestExactRequestCounts(t *testing.T) {
 	}
 }
 
+// An open loop at 500/s for 4 s has 2000 due times. Each is accounted
+// for whatever the machine did: completed, abandoned in flight at the
+// stop, or missed. On a machine with cores to spare, 2000 ± 2 % complete.
+// Fewer is a pacer that fell behind; the test declines only when the
+// pacer saw its sends leave late and the test's own threads waited for a
+// core (schedstat) at least as long as the schedule it fell short by: the
+// shortfall is then the machine's, not the pacer's.
 func TestOpenLoopRate(t *testing.T) {
+	const rate, d, want = 500, 4 * time.Second, 2000
 	ts := newTestServer(t, okHandler)
-	s := run(t, Options{Endpoints: endpoints(ts.URL), Rate: 500, Duration: 4 * time.Second, KeepAlive: true})
-	if got := float64(s.Requests); math.Abs(got-2000) > 40 {
-		t.Errorf("got %v requests at 500/s for 4s; want 2000 ± 2 %%", got)
-	}
+	before, probed := soaktest.SelfCPU()
+	s := run(t, Options{Endpoints: endpoints(ts.URL), Rate: rate, Duration: d, KeepAlive: true})
+	after, _ := soaktest.SelfCPU()
 	if s.Mode != "open" || s.StoppedBy != "duration" {
 		t.Errorf("got mode %q stopped by %q; want open, duration", s.Mode, s.StoppedBy)
 	}
+	if got := s.Requests + s.Abandoned + s.MissedSends; got != want {
+		t.Errorf("got %d completed + %d abandoned + %d missed = %d; want the schedule's %d due times",
+			s.Requests, s.Abandoned, s.MissedSends, got, want)
+	}
+	used := after.Sub(before)
+	t.Logf("%d completed, %d late, %d missed, %d abandoned; the test's threads %s", s.Requests, s.LateSends, s.MissedSends, s.Abandoned, used)
+	got := float64(s.Requests)
+	if got <= want*1.02 && got >= want*0.98 {
+		return
+	}
+	behind := time.Duration(float64(time.Second) * (want - min(got, want)) / rate)
+	if got < want && s.LateSends > 0 && probed && used.Wait >= behind {
+		t.Skipf("the machine was busy: %v completed of %d; the test's threads %s in the %s run, at least the %.2f s of schedule it fell short by (%d late, %d missed, %d abandoned)",
+			got, want, used, d, behind.Seconds(), s.LateSends, s.MissedSends, s.Abandoned)
+	}
+	t.Errorf("got %v requests at %d/s for %s; want %d ± 2 %% (%d late, %d missed, %d abandoned; the test's threads %s)",
+		got, rate, d, want, s.LateSends, s.MissedSends, s.Abandoned, used)
 }
 
 func TestOpenLoopCountsMissedSends(t *testing.T) {

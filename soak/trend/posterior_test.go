@@ -149,9 +149,9 @@ func denseReml(x, y []float64, rho, lambda float64) float64 {
 func TestWanderPosteriorFromSamples(t *testing.T) {
 	const bins, per, reps = 48, 30, 20
 	for _, c := range []struct {
-		name      string
-		slow      float64 // SD of the slow wander
-		lo, hi    float64 // bounds on the mean ratio of the inflations (from / flat)
+		name   string
+		slow   float64 // SD of the slow wander
+		lo, hi float64 // bounds on the mean ratio of the inflations (from / flat)
 	}{
 		{"fast wander", 0, 0, 0.6},
 		{"fast and slow wander", 1, 0.7, 1.05},

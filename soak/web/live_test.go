@@ -143,6 +143,9 @@ func TestBrowserLiveRun(t *testing.T) {
 		// the check below can outlast the run, and a reload that lands on
 		// the final page (no refresh) before a later count would be missed.
 		before := lr.hits.Load()
+		if _, live := lr.report(); !live {
+			t.Skipf("the run had ended before its page was opened (%d samples): the machine was too slow for the live checks", lr.samples())
+		}
 		open(t, ctx, srv.URL+"/runs/1")
 		browsertest.Poll(t, "live page", 30*time.Second, func() error {
 			got, err := browsertest.Eval[string](ctx, `[document.querySelector('meta[http-equiv=refresh]') ? 'refresh' : 'none',

@@ -114,3 +114,21 @@ func TestRecordJSONKeepsItsKeys(t *testing.T) {
 		t.Errorf("JSON lost the sample's or the record's own fields: %s", b)
 	}
 }
+
+// The store calls MarshalJSON directly, skipping json.Marshal's second
+// pass over a Marshaler's output: the bytes must be the same.
+func TestMarshalJSONIsWhatJSONMarshalWrites(t *testing.T) {
+	rec := TypicalRecord()
+	rec.HotProcName, rec.RSSValid = "<a&b>", false
+	direct, err := rec.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaJSON, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(direct) != string(viaJSON) {
+		t.Errorf("MarshalJSON:\n%s\njson.Marshal:\n%s", direct, viaJSON)
+	}
+}

@@ -58,7 +58,11 @@ type activeRun struct {
 	// report and a stop is refused, though the run keeps its reservation
 	// until its alerts and metrics are done (release).
 	ended atomic.Bool
-	log   *zap.Logger
+	// finishing is held while the outcome is stored and ended set, so
+	// that a reader who saw the stored status (the run list) never finds
+	// the run still live: activeByID waits on it.
+	finishing sync.RWMutex
+	log       *zap.Logger
 
 	planDuration time.Duration // the load's bounds, for the progress
 	planRequests uint64
@@ -345,13 +349,30 @@ func (d *Daemon) StopRun(id int64) error {
 	return nil
 }
 
+// end stores the run's outcome with store and marks it ended, both while
+// holding finishing.
+func (ar *activeRun) end(store func()) {
+	ar.finishing.Lock()
+	defer ar.finishing.Unlock()
+	store()
+	ar.ended.Store(true)
+}
+
+// isEnded tells whether the run's outcome is stored, waiting for a store
+// under way.
+func (ar *activeRun) isEnded() bool {
+	ar.finishing.RLock()
+	defer ar.finishing.RUnlock()
+	return ar.ended.Load()
+}
+
 // activeByID returns the run id while it goes, nil once its outcome is
 // stored.
 func (d *Daemon) activeByID(id int64) *activeRun {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, ar := range d.active {
-		if ar.id == id && !ar.ended.Load() {
+		if ar.id == id && !ar.isEnded() {
 			return ar
 		}
 	}
@@ -477,11 +498,12 @@ func (d *Daemon) finish(ar *activeRun, rep *model.Report, runErr error) {
 		d.hub().targetDown(ar.job, ar.id, rep.Target.Description,
 			fmt.Sprintf("Job %s, run %d: %s", ar.job, ar.id, rep.DeathFinding()))
 	}
-	if err := d.st.FinishRun(ar.id, status, rep, runErr); !d.wrote("run outcome", err) {
-		ar.log.Error("storing the run's outcome failed: its report is served from memory and stored once writes work", zap.Error(err))
-		d.keepUnsaved(ar, status, rep, runErr)
-	}
-	ar.ended.Store(true)
+	ar.end(func() {
+		if err := d.st.FinishRun(ar.id, status, rep, runErr); !d.wrote("run outcome", err) {
+			ar.log.Error("storing the run's outcome failed: its report is served from memory and stored once writes work", zap.Error(err))
+			d.keepUnsaved(ar, status, rep, runErr)
+		}
+	})
 	d.account(ar, status, result, rep, runErr)
 }
 

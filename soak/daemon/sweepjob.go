@@ -126,10 +126,11 @@ func (d *Daemon) finishSweep(ar *activeRun, runErr error) {
 	case runErr != nil:
 		status, result = store.StatusFailed, resultFailed
 	}
-	if err := d.st.FinishRun(ar.id, status, nil, runErr); !d.wrote("run outcome", err) {
-		ar.log.Error("storing the sweep's outcome failed", zap.Error(err))
-	}
-	ar.ended.Store(true)
+	ar.end(func() {
+		if err := d.st.FinishRun(ar.id, status, nil, runErr); !d.wrote("run outcome", err) {
+			ar.log.Error("storing the sweep's outcome failed", zap.Error(err))
+		}
+	})
 	verdictName := "" // a sweep has no soak verdict: every soakd_last_verdict is 0
 	if result == resultFailed {
 		verdictName = verdictFailed

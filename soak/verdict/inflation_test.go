@@ -41,11 +41,11 @@ func TestInflationAsTheSpreadAsks(t *testing.T) {
 			covered++
 		}
 	}
-	sd := stdDev(est)
-	asked := math.Pow(sd/medianOf(se0), 2)
+	spread := sd(est)
+	asked := math.Pow(spread/medianOf(se0), 2)
 	got := medianOf(used) / asked
 	t.Logf("estimates' SD %.3g B/request; Sen's own SE / SD %.2f, so inflation asked %.2f; used %.2f (%.2f× asked), flat prior's %.2f (%.2f× asked); coverage %d/%d",
-		sd, medianOf(se0)/sd, asked, medianOf(used), got, medianOf(flat), medianOf(flat)/asked, covered, n)
+		spread, medianOf(se0)/spread, asked, medianOf(used), got, medianOf(flat), medianOf(flat)/asked, covered, n)
 	if got < 0.6 || got > 1.6 {
 		t.Errorf("got a median inflation %.2f× what the estimates' spread asks; want 0.6–1.6", got)
 	}
@@ -76,18 +76,6 @@ func wanderRun(rng *rand.Rand, tau, soakSec, sample, rate float64) []Point {
 		pts = append(pts, Point{Requests: req, Seconds: t, Value: math.Round(v/4096) * 4096, Phase: ph})
 	}
 	return pts
-}
-
-func stdDev(v []float64) float64 {
-	var m, s float64
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	for _, x := range v {
-		s += (x - m) * (x - m)
-	}
-	return math.Sqrt(s / float64(len(v)-1))
 }
 
 func medianOf(v []float64) float64 {

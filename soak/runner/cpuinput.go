@@ -57,14 +57,26 @@ func windowOf(recs []model.Record, a, b model.Record) []*model.Record {
 	return win
 }
 
-// meanWorkers is the mean threads and processes of the target.
+// meanWorkers is the mean threads and processes of the target over the
+// records that read them: a record whose threads were not read (the target
+// gone, /proc unreadable) holds a zero that would shrink the mean.
 func meanWorkers(win []*model.Record) (threads, procs float64) {
+	var nThreads, nProcs float64
 	for _, r := range win {
-		threads += float64(r.Threads)
-		procs += float64(r.Procs)
+		if r.ThreadsValid {
+			threads += float64(r.Threads)
+			nThreads++
+		}
+		if r.Alive {
+			procs += float64(r.Procs)
+			nProcs++
+		}
 	}
-	if n := float64(len(win)); n > 0 {
-		threads, procs = threads/n, procs/n
+	if nThreads > 0 {
+		threads /= nThreads
+	}
+	if nProcs > 0 {
+		procs /= nProcs
 	}
 	return threads, procs
 }

@@ -77,3 +77,25 @@ func TestContendedCostVerdictAgrees(t *testing.T) {
 		})
 	}
 }
+
+// TestMeanWorkersSkipsUnreadRecords: a record whose threads were not read
+// (the target gone between samples, /proc unreadable) holds zeros that are
+// no reading; the mean is over the records that read them.
+func TestMeanWorkersSkipsUnreadRecords(t *testing.T) {
+	var win []*model.Record
+	for i := range 10 {
+		r := &model.Record{}
+		if i%2 == 0 {
+			r.Alive, r.ThreadsValid, r.Threads, r.Procs = true, true, 8, 4
+		}
+		win = append(win, r)
+	}
+	threads, procs := meanWorkers(win)
+	if threads != 8 || procs != 4 {
+		t.Fatalf("meanWorkers = %g threads, %g procs over half-unread records; want 8 and 4", threads, procs)
+	}
+	win[2].ThreadsValid = false // alive, procs read, threads not
+	if threads, procs = meanWorkers(win); threads != 8 || procs != 4 {
+		t.Fatalf("meanWorkers = %g threads, %g procs with one alive record's threads unread; want 8 and 4", threads, procs)
+	}
+}

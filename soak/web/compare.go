@@ -10,7 +10,12 @@ import (
 	"github.com/soakd/soakd/soak/units"
 )
 
-func rssValue(r model.Record) (float64, bool) { return float64(r.RSS), r.Alive || r.RSS > 0 }
+// rssValue reads RSS as the resource table declares it: a record whose
+// RSS was not read (a dead target, an unreadable /proc) holds no point.
+func rssValue(r model.Record) (float64, bool) {
+	def, _ := model.ResourceNamed("rss")
+	return def.Value(r)
+}
 
 // compareChart draws both runs' RSS against requests, each with its fitted
 // slope over its soak phase.

@@ -106,12 +106,30 @@ func (d *Daemon) pageSweep(w http.ResponseWriter, r *http.Request) {
 		d.pageError(w, err)
 		return
 	}
-	rep, err := sweep.ReadReport(filepath.Join(d.sweepDir(run.Job), strconv.FormatInt(id, 10), "report.json"))
+	rep, err := sweep.ReadReport(d.sweepReportPath(run.Job, id))
+	if err != nil && run.Status == store.StatusRunning {
+		http.Error(w, fmt.Sprintf("run %d of job %s is still running; its sweep's page is written when the ladder ends", id, run.Job), http.StatusNotFound)
+		return
+	}
 	if err != nil {
 		http.Error(w, fmt.Sprintf("run %d of job %s kept no sweep (a soak, or a sweep that failed)", id, run.Job), http.StatusNotFound)
 		return
 	}
 	d.writePage(w, func(b *bytes.Buffer) error { return web.SweepReport(b, rep) })
+}
+
+// sweepReportPath is where run id of job keeps its sweep's report.
+func (d *Daemon) sweepReportPath(job string, id int64) string {
+	return filepath.Join(d.sweepDir(job), strconv.FormatInt(id, 10), "report.json")
+}
+
+// keptSweep tells whether run id kept a sweep's report.
+func (d *Daemon) keptSweep(run store.Run, id int64) bool {
+	if run.Job == "" {
+		return false
+	}
+	_, err := os.Stat(d.sweepReportPath(run.Job, id))
+	return err == nil
 }
 
 // finishSweep records the sweep's end in the store and the metrics.

@@ -66,4 +66,9 @@ func TestSweepJob(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(string(body), `id="sweep-throughput"`) {
 		t.Errorf("GET /sweeps/%d = %d; want the sweep's page with its charts", ids[0], code)
 	}
+	// the run list links every run to /runs/ID; a sweep's leads to its page
+	code, body = httpDo(t, "GET", fmt.Sprintf("%s/runs/%d", d.url, ids[0]), "", nil)
+	if code != http.StatusOK || !strings.Contains(string(body), `id="sweep-throughput"`) {
+		t.Errorf("GET /runs/%d = %d; want a redirect to the sweep's page", ids[0], code)
+	}
 }

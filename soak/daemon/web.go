@@ -121,6 +121,11 @@ func (d *Daemon) pageRun(w http.ResponseWriter, r *http.Request) {
 	}
 	run, rep, live, err := d.runReport(id)
 	if err != nil {
+		if d.keptSweep(run, id) {
+			// a sweep keeps no soak report in the store: its page is /sweeps/ID
+			http.Redirect(w, r, "/sweeps/"+itoa(id), http.StatusSeeOther)
+			return
+		}
 		d.pageError(w, err)
 		return
 	}

@@ -117,6 +117,7 @@ var funcs = template.FuncMap{
 	"long":     model.FormatDuration,
 	"ms":       func(s float64) string { return fmt.Sprintf("%.3f", 1000*s) },
 	"pct":      percent,
+	"share":    share,
 	"perrange": units.Range,
 	"f":        func(prec int, v float64) string { return fmt.Sprintf("%.*f", prec, v) },
 	"when":     formatTime,
@@ -153,6 +154,12 @@ func percent(f float64) string {
 	return strconv.FormatFloat(p, 'f', 0, 64) + " %"
 }
 
+// share is a small share as a percentage with three significant digits
+// (an error rate of 0.05 % is not 0 %).
+func share(f float64) string {
+	return strconv.FormatFloat(100*f, 'g', 3, 64) + " %"
+}
+
 func released(b *bool) string {
 	switch {
 	case b == nil:
@@ -177,7 +184,7 @@ func badgeOf(v string) badge {
 		return badge{"bad", "✗", v}
 	case compare.Same, compare.Improved:
 		return badge{"good", "✓", v}
-	case "clean", verdict.Stable:
+	case "clean", verdict.Stable, verdict.HealthOK:
 		return badge{"good", "✓", v}
 	case "completed":
 		return badge{"plain", "■", v}

@@ -168,7 +168,7 @@ func countLeaks(c studyCase, seeds, mode int) (runs, procs int) {
 // reported, not hidden.
 func TestCrossRunStudy(t *testing.T) {
 	seeds := 12
-	if testing.Short() {
+	if testing.Short() || raceBuild {
 		seeds = 3
 	}
 	for _, c := range studyCases {

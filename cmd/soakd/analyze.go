@@ -101,11 +101,13 @@ func analyzeFile(path string, ao runner.AnalysisOptions) (*model.Report, error) 
 		return nil, err
 	}
 	ao.Resources = resources
+	run := readBeside(filepath.Join(filepath.Dir(path), "report.json"))
 	if ao.Endpoints == nil {
-		ao.Endpoints = endpointNamesBeside(filepath.Join(filepath.Dir(path), "report.json"))
+		ao.Endpoints = run.endpointNames()
 	}
 	ti := model.TargetInfo{Description: "samples from " + path, Probed: true}
 	rep := runner.NewReport(recs, nil, ti, ao)
+	run.carryWhere(rep)
 	if !slices.ContainsFunc(recs, func(r model.Record) bool { return r.CPUUser > 0 || r.CPUSystem > 0 }) {
 		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive,
 			Reason: "the file holds no CPU time of the target (columns cpu_user_seconds, cpu_system_seconds)"}
@@ -113,23 +115,67 @@ func analyzeFile(path string, ao runner.AnalysisOptions) (*model.Report, error) 
 	return rep, nil
 }
 
-// endpointNamesBeside names the load's endpoints from the report.json
-// beside a samples.csv, for its requests_<n> columns; nil (the columns'
-// own names) when there is none or it names no endpoints.
-func endpointNamesBeside(path string) []string {
-	b, err := os.ReadFile(path)
-	if err != nil {
+// besideReport is what analyze reads of the report.json beside a
+// samples.csv: what the samples cannot give again.
+type besideReport struct {
+	Load *struct {
+		Endpoints []load.EndpointCount `json:"endpoints"`
+	} `json:"load"`
+	Resources map[string]struct {
+		Mappings []verdict.Mapping `json:"mappings"`
+		Sites    []verdict.Site    `json:"sites"`
+	} `json:"resources"`
+	Where *model.Where `json:"where"`
+}
+
+// readBeside reads the report.json at path; empty when there is none or
+// it cannot be read (analyze then works from the samples alone).
+func readBeside(path string) besideReport {
+	var rep besideReport
+	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &rep) != nil {
+		return besideReport{}
+	}
+	return rep
+}
+
+// endpointNames names the load's endpoints, for the samples' requests_<n>
+// columns; nil (the columns' own names) when the report names fewer than
+// two.
+func (b besideReport) endpointNames() []string {
+	if b.Load == nil || len(b.Load.Endpoints) < 2 {
 		return nil
 	}
-	var rep struct {
-		Load *struct {
-			Endpoints []load.EndpointCount `json:"endpoints"`
-		} `json:"load"`
+	return runner.EndpointNames(b.Load.Endpoints)
+}
+
+// carryWhere puts the run's findings of where its growth lives onto the
+// re-analysis: the mappings and allocation sites come from snapshots of
+// the live process, which the samples do not hold. Mappings are carried
+// where the re-analysis still reads growth; a note says they are the
+// run's.
+func (b besideReport) carryWhere(rep *model.Report) {
+	carried := false
+	for name, old := range b.Resources {
+		res, ok := rep.Resources[name]
+		if !ok || (len(old.Mappings) == 0 && len(old.Sites) == 0) {
+			continue
+		}
+		if model.Growing(res) {
+			res.Mappings = old.Mappings
+		}
+		res.Sites = old.Sites
+		rep.Resources[name] = res
+		carried = true
 	}
-	if json.Unmarshal(b, &rep) != nil || rep.Load == nil || len(rep.Load.Endpoints) < 2 {
-		return nil
+	if b.Where == nil && !carried {
+		return
 	}
-	return runner.EndpointNames(rep.Load.Endpoints)
+	wh := model.Where{}
+	if b.Where != nil {
+		wh = *b.Where
+	}
+	wh.Notes = append([]string{"the mappings, sites and evidence are the run's, from the report.json beside the samples: re-analysis cannot snapshot the process again"}, wh.Notes...)
+	rep.Where = &wh
 }
 
 // attachProcs reads the procs.csv beside a samples.csv, when there is

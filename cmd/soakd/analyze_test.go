@@ -267,3 +267,46 @@ func TestAnalyzeRejectsARequestsCounterThatGoesBack(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %d and the line that goes back, with advice to split there\n%s", code, stderr, exitUsage, out)
 	}
 }
+
+// TestAnalyzeKeepsTheRunsWhereFindings: the mappings and allocation sites
+// come from snapshots of the live process, which a samples.csv does not
+// hold; re-analysing a run directory keeps them from its report.json, says
+// they are the run's, and keeps the mappings only while the re-analysis
+// still reads growth.
+func TestAnalyzeKeepsTheRunsWhereFindings(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		perRequest   float64
+		wantMappings bool
+	}{{"leak", 1024, true}, {"flat", 0, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := samplesFile(t, tc.perRequest)
+			beside := `{"resources": {"rss": {"verdict": "leak",
+				"mappings": [{"name": "[heap]", "growth_bytes": 300000000, "share": 1}],
+				"sites": [{"site": "main.handle", "kind": "go-heap", "growth_bytes": 299000000, "per_request": 1000, "share": 0.99}]}},
+			  "where": {"maps_reads": 12, "evidence": [{"name": "heap-end.pb.gz", "kind": "go-heap", "bytes": 2048}]}}`
+			if err := os.WriteFile(filepath.Join(filepath.Dir(path), "report.json"), []byte(beside), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, out, stderr := analyzeArgs(t, "--json", path)
+			var rep model.Report
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("the JSON report: %v\n%s%s", err, out, stderr)
+			}
+			rss := rep.Resources["rss"]
+			if len(rss.Sites) != 1 || rss.Sites[0].Site != "main.handle" {
+				t.Errorf("rss sites = %+v; want the run's main.handle", rss.Sites)
+			}
+			if got := len(rss.Mappings) == 1; got != tc.wantMappings {
+				t.Errorf("rss (%s) mappings = %+v; want them kept: %v", rss.Verdict, rss.Mappings, tc.wantMappings)
+			}
+			if rep.Where == nil || len(rep.Where.Evidence) != 1 || len(rep.Where.Notes) == 0 || !strings.Contains(rep.Where.Notes[0], "are the run's") {
+				t.Errorf("where = %+v; want the run's evidence and a note that it is the run's", rep.Where)
+			}
+			_, text, _ := analyzeArgs(t, path)
+			if !strings.Contains(text, "rss grows at: main.handle") {
+				t.Errorf("the text report does not name the run's site:\n%s", text)
+			}
+		})
+	}
+}

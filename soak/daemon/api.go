@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -354,14 +355,22 @@ func (d *Daemon) handleSamples(w http.ResponseWriter, r *http.Request) {
 // json.MarshalIndent's layout (two-space indent), as writeJSON would
 // write the whole slice.
 type jsonArray struct {
-	w *bufio.Writer
-	n int
+	w   *bufio.Writer
+	n   int
+	buf bytes.Buffer
 }
 
+// write calls each record's MarshalJSON directly and indents its output:
+// json.MarshalIndent scans and compacts a Marshaler's output first, which
+// cost three quarters of the time.
 func (a *jsonArray) write(recs []model.Record) error {
 	for _, r := range recs {
-		b, err := json.MarshalIndent(r, "  ", "  ")
+		b, err := r.MarshalJSON()
 		if err != nil {
+			return err
+		}
+		a.buf.Reset()
+		if err := json.Indent(&a.buf, b, "  ", "  "); err != nil {
 			return err
 		}
 		sep := ",\n  "
@@ -370,7 +379,7 @@ func (a *jsonArray) write(recs []model.Record) error {
 		}
 		a.n++
 		a.w.WriteString(sep)
-		if _, err := a.w.Write(b); err != nil {
+		if _, err := a.w.Write(a.buf.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"bufio"
+	"bytes"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -89,5 +91,24 @@ func BenchmarkOnRecord(b *testing.B) {
 		}
 		d.onRecord(ar, recs[i%len(recs)])
 		i++
+	}
+}
+
+// BenchmarkSamplesJSON measures the API's JSON of 100 samples, as
+// /api/v1/runs/ID/samples streams them.
+func BenchmarkSamplesJSON(b *testing.B) {
+	recs := syntheticRecords(100)
+	var out bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		out.Reset()
+		a := jsonArray{w: bufio.NewWriter(&out)}
+		if err := a.write(recs); err != nil {
+			b.Fatal(err)
+		}
+		if err := a.close(); err != nil {
+			b.Fatal(err)
+		}
+		a.w.Flush()
 	}
 }

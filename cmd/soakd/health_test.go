@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -124,6 +125,10 @@ func TestRunRisingErrorRateIsDegrading(t *testing.T) {
 		fail := rng.Float64() < 0.2*float64(served)/n
 		served++
 		mu.Unlock()
+		// a millisecond a request holds the load to at least 2 s, 200
+		// samples at 10 ms, however fast the machine: served in 0.1 s, the
+		// load left the trend 11-15 bins and p = 0.005-0.014
+		time.Sleep(time.Millisecond)
 		if fail {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}

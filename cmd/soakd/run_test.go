@@ -50,7 +50,7 @@ func TestParseRunErrorsNameTheFlag(t *testing.T) {
 		{"limit share over 1", []string{"-n", "10", "--leak-limit-share", "2", "http://a/"}, "--leak-limit-share: must be > 0 and <= 1"},
 		{"zero exhaustion", []string{"-n", "10", "--exhaustion-within", "0s", "http://a/"}, "--exhaustion-within: must be > 0"},
 		{"bad pprof URL", []string{"-n", "10", "--pprof", "localhost:6060", "http://a/"}, `--pprof: "localhost:6060": want an http(s) URL of a heap profile`},
-		{"snapshot cmd without pid", []string{"-n", "10", "--snapshot-cmd", "date", "http://a/"}, `--snapshot-cmd: "date": must hold the target's PID placeholder`},
+		{"snapshot cmd without pid", []string{"-n", "10", "--snapshot-cmd", "date", "http://a/"}, `--snapshot-cmd: "date": must hold the target's PID placeholder {pid}, e.g. 'jmap -histo:live {pid}'`},
 		{"bad evidence limit", []string{"-n", "10", "--evidence-limit", "lots", "http://a/"}, `--evidence-limit: "lots": want a size`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

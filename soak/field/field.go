@@ -14,7 +14,8 @@ import (
 )
 
 // Error is one problem with the setting at Path. Msg may name other
-// settings as {path}; Text words them.
+// settings as {section.key}; Text words them. A word in braces without a
+// dot ({pid}, {port}: a placeholder the user writes) is text.
 type Error struct {
 	Path string
 	Msg  string
@@ -53,7 +54,8 @@ func (e Error) Text(name func(path string) string) string {
 	return ref.ReplaceAllStringFunc(e.Msg, func(m string) string { return name(m[1 : len(m)-1]) })
 }
 
-var ref = regexp.MustCompile(`\{[a-z_.]+\}`)
+// ref is a setting's path in braces: every path has a section and a key.
+var ref = regexp.MustCompile(`\{[a-z_]+(?:\.[a-z_]+)+\}`)
 
 // Errors are several problems, in the order they were found.
 type Errors []Error

@@ -36,3 +36,13 @@ func TestErrorsKeepTheirPathThroughWrapping(t *testing.T) {
 		t.Errorf("an empty list or a plain error holds field errors")
 	}
 }
+
+// A placeholder the user writes ({pid}) is no setting's path: only
+// {section.key} is worded by the front end.
+func TestPlaceholdersAreText(t *testing.T) {
+	e := Error{Path: "where.snapshot_cmd", Msg: `"date": must hold {pid}, the target's PID; or set {target.pid}`}
+	got := e.Text(func(p string) string { return "--" + strings.TrimPrefix(p, "target.") })
+	if want := `"date": must hold {pid}, the target's PID; or set --pid`; got != want {
+		t.Errorf("Text = %q; want %q", got, want)
+	}
+}

@@ -35,9 +35,7 @@ func (w *WhereSpec) check(es *field.Errors) {
 		}
 	}
 	if w.SnapshotCmd != "" && !strings.Contains(w.SnapshotCmd, "{pid}") {
-		// The placeholder is not spelt in the message: {name} there is a
-		// field reference, which the CLI words as its flag.
-		es.Add("where.snapshot_cmd", "%q: must hold the target's PID placeholder, pid in curly braces, e.g. 'jmap -histo:live PID' with PID so written", w.SnapshotCmd)
+		es.Add("where.snapshot_cmd", "%q: must hold the target's PID placeholder {pid}, e.g. 'jmap -histo:live {pid}'", w.SnapshotCmd)
 	}
 	if w.EvidenceLimit != "" {
 		if n, err := humanize.ParseBytes(w.EvidenceLimit); err != nil || n == 0 {

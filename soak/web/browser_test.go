@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -48,9 +49,7 @@ func fixtureServer(t *testing.T, runs map[int64]*model.Report, views []RunView, 
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		ix := sampleIndex()
 		ix.Runs = views
-		if err := Index(w, ix); err != nil {
-			t.Error(err)
-		}
+		serve(t, w, func(b *bytes.Buffer) error { return Index(b, ix) })
 	})
 	mux.HandleFunc("GET /runs/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
@@ -60,9 +59,7 @@ func fixtureServer(t *testing.T, runs map[int64]*model.Report, views []RunView, 
 			return
 		}
 		opt := PageOptions{RunID: id, Job: view(id).Job, Live: live[id], RefreshSeconds: 2, Links: []Link{{"All runs", "/"}}}
-		if err := RunReport(w, rep, opt); err != nil {
-			t.Error(err)
-		}
+		serve(t, w, func(b *bytes.Buffer) error { return RunReport(b, rep, opt) })
 	})
 	mux.HandleFunc("GET /compare", func(w http.ResponseWriter, r *http.Request) {
 		a, _ := strconv.ParseInt(r.FormValue("a"), 10, 64)
@@ -71,9 +68,7 @@ func fixtureServer(t *testing.T, runs map[int64]*model.Report, views []RunView, 
 			http.NotFound(w, r)
 			return
 		}
-		if err := Compare(w, runs[a], runs[b], view(a), view(b), nil); err != nil {
-			t.Error(err)
-		}
+		serve(t, w, func(buf *bytes.Buffer) error { return Compare(buf, runs[a], runs[b], view(a), view(b), nil) })
 	})
 	srv := httptest.NewServer(mux) // listens on 127.0.0.1
 	t.Cleanup(srv.Close)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -77,19 +78,28 @@ func (l *liveRun) handler(t *testing.T) http.Handler {
 		}
 		d := IndexData{Now: time.Now(), Runs: []RunView{v},
 			Jobs: []JobView{{Name: "leaky", Schedule: "@daily", LastVerdict: rep.Verdict, LastRunID: 1, Running: live}}}
-		if err := Index(w, d); err != nil {
-			t.Error(err)
-		}
+		serve(t, w, func(b *bytes.Buffer) error { return Index(b, d) })
 	})
 	mux.HandleFunc("GET /runs/1", func(w http.ResponseWriter, r *http.Request) {
 		l.hits.Add(1)
 		rep, live := l.report()
 		opt := PageOptions{RunID: 1, Job: "leaky", Live: live, RefreshSeconds: 2, Links: []Link{{"All runs", "/"}}}
-		if err := RunReport(w, rep, opt); err != nil {
-			t.Error(err)
-		}
+		serve(t, w, func(b *bytes.Buffer) error { return RunReport(b, rep, opt) })
 	})
 	return mux
+}
+
+// serve renders a page whole, then writes it, as the daemon does: an error
+// rendering fails the test, one writing does not (the page reloads every 2
+// s, and a browser that navigates on closes the connection of the view it
+// leaves: "write: broken pipe").
+func serve(t *testing.T, w http.ResponseWriter, render func(*bytes.Buffer) error) {
+	var b bytes.Buffer
+	if err := render(&b); err != nil {
+		t.Error(err)
+		return
+	}
+	w.Write(b.Bytes())
 }
 
 // TestBrowserLiveRun opens the run page during and after a short run

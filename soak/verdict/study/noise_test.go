@@ -47,21 +47,38 @@ func TestHosking(t *testing.T) {
 	}
 }
 
-// intervalGap names the noises whose correlation is as long as a run or
-// longer: no interval read from the run alone can reach the bars there
-// (docs/verdict-study.md, "Intervals"), so they are held to what the
-// method does today.
-var intervalGap = map[string]bool{"ar1-30min": true, "ar1-2h": true, "ar1-8h": true}
+// intervalBars are TestStudyIntervals' bars per noise, on 40 seeded runs
+// a cell (seed 1, no trend, 1 000 req/s): the least coverage of the true
+// slope and the range of the width (the intervals' median half-width
+// over 1.96 × the estimates' SD) over the 30 min, 2 h and 8 h runs. Each
+// is what the method reaches today (docs/verdict-study.md, "Intervals",
+// third round), less one run of the 40 for coverage and plus about 0.1
+// for width, so that a regression fails (fgn-H0.9 keeps the 85 % bar it
+// had, which it meets with no run to spare). Where the correlation is as long
+// as the run or longer (ar1-30min, -2h, -8h) no interval read from the
+// run alone reaches the issue's bars (90–97 %, ≤ 1.3); they are held
+// to what they reach, coverage and width from below. Under t noise a few
+// wild estimates inflate the estimates' SD, so the width reads low.
+var intervalBars = map[string]struct{ minCover, minWidth, maxWidth float64 }{
+	"ar1-30s":       {0.925, 0.9, 1.35}, // today 95 %, 0.97–1.26
+	"ar1-5min":      {0.875, 0.8, 1.45}, // 90–100 %, 0.89–1.38
+	"ar1-30min":     {0.8, 0.7, 1.3},    // 82.5–92.5 %, 0.75–0.86
+	"ar1-2h":        {0.675, 0.5, 1.3},  // 70–85 %, 0.56–0.74
+	"ar1-8h":        {0.65, 0.45, 1.3},  // 67.5–90 %, 0.51–0.88
+	"fgn-H0.75":     {0.925, 0.9, 1.45}, // 95–100 %, 0.96–1.38
+	"fgn-H0.9":      {0.85, 0.9, 1.1},   // 85–92.5 %, 0.96–1.01
+	"t3":            {0.9, 0.15, 0.9},   // 92.5–100 %, 0.19–0.81
+	"sd-fall-4-0.5": {0.925, 1.0, 1.4},  // 95–97.5 %, 1.08–1.34
+	"sd-rise-0.5-4": {0.9, 1.0, 1.55},   // 92.5–95 %, 1.12–1.47
+}
 
 // TestStudyIntervals: on every noise of the interval study, on 30 min,
-// 2 h and 8 h runs with no trend, the 95 % interval covers the true
-// slope in at least 85 % of 40 seeded runs (65 % where the correlation is
-// as long as the run: 67–92 % today, 38–80 % before issue 22) and is no
-// more than 1.6× wider than the estimates' real spread (0.2–1.5 today;
-// up to 2.0 with the flat prior on the wander's correlation time, which
-// fails it; 2.2 before issue 22); where it cannot cover, it is at least
-// 0.4 times as wide (0.5–0.9 today, 0.2–0.6 before); and noise whose
-// spread drifts is never called a leak.
+// 2 h and 8 h runs with no trend, the 95 % interval's coverage of the
+// true slope and its width against the estimates' real spread stay
+// within intervalBars (before issue 22: widths up to 2.2 and coverage
+// down to 38 %; with the flat prior on the wander's correlation time,
+// widths up to 2.0, which fails), and noise whose spread drifts is
+// never called a leak.
 func TestStudyIntervals(t *testing.T) {
 	n := 40
 	if raceBuild {
@@ -69,6 +86,10 @@ func TestStudyIntervals(t *testing.T) {
 		n = 3
 	}
 	for _, nz := range Noises() {
+		bar, ok := intervalBars[nz.Name]
+		if !ok {
+			t.Fatalf("noise %s has no bars in intervalBars; add its measured coverage and width", nz.Name)
+		}
 		t.Run(nz.Name, func(t *testing.T) {
 			t.Parallel()
 			for _, d := range Designs() {
@@ -76,19 +97,15 @@ func TestStudyIntervals(t *testing.T) {
 					continue // the rate scales the slope, not its interval
 				}
 				c := RunCell(nz, d, 0, n, 1)
-				t.Logf("%s: coverage %.1f %%, width %.2f, leaks %d", d, 100*c.Coverage(), c.WidthRatio(), c.Leaks)
+				t.Logf("%s %s: coverage %.1f %%, width %.2f, leaks %d", nz.Name, d, 100*c.Coverage(), c.WidthRatio(), c.Leaks)
 				if raceBuild {
 					continue
 				}
-				minCover, minWidth, maxWidth := 0.85, 0.0, 1.6
-				if intervalGap[nz.Name] {
-					minCover, minWidth, maxWidth = 0.65, 0.4, 2.5
+				if c.Coverage() < bar.minCover {
+					t.Errorf("%s: got coverage %.1f %%; want ≥ %.1f %%", d, 100*c.Coverage(), 100*bar.minCover)
 				}
-				if c.Coverage() < minCover {
-					t.Errorf("%s: got coverage %.1f %%; want ≥ %.0f %%", d, 100*c.Coverage(), 100*minCover)
-				}
-				if w := c.WidthRatio(); w > maxWidth || w < minWidth {
-					t.Errorf("%s: got a width %.2f× the estimates' spread; want %.1f–%.1f", d, w, minWidth, maxWidth)
+				if w := c.WidthRatio(); w > bar.maxWidth || w < bar.minWidth {
+					t.Errorf("%s: got a width %.2f× the estimates' spread; want %.2f–%.2f", d, w, bar.minWidth, bar.maxWidth)
 				}
 				if c.Leaks > 0 {
 					t.Errorf("%s: got %d leak verdicts on noise with no trend; want 0", d, c.Leaks)

@@ -306,9 +306,6 @@ const minLast = 8
 // oneSidedLo is a fit's one-sided 95 % lower bound.
 func oneSidedLo(t trend.Fit) float64 { return t.Slope - zLast*(t.Hi-t.Lo)/(2*z95) }
 
-// oneSidedHi is a fit's one-sided 95 % upper bound.
-func oneSidedHi(t trend.Fit) float64 { return t.Slope + zLast*(t.Hi-t.Lo)/(2*z95) }
-
 // decideSlowing judges growth that decelerates: a plateau when the
 // interval after the knot lies under the lowest floor in force (the
 // equivalence test that stable passes: a plateau raises no alarm, so it

@@ -25,6 +25,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed")
 	live := flag.Int("live", 0, "also simulate the daemon's live looks on this many 8 h runs")
 	slow := flag.Int("slow", 0, "print only the slow-leak power table and the sawtooth designs, with this many series per design")
+	why := flag.Bool("why", false, "with -slow, also print why the leaks above the floor that were missed were missed")
 	intervals := flag.Int("intervals", 0, "print only the interval study (coverage and width against real spread per noise and design), with this many runs a cell")
 	rate := flag.Float64("rate", 0, "with -intervals, only the designs at this many requests per second (0: all)")
 	flag.Parse()
@@ -33,9 +34,19 @@ func main() {
 		os.Exit(2)
 	}
 	if *slow > 0 {
-		study.WritePowerTable(os.Stdout, study.PowerTable(*slow, *seed))
+		tab := study.PowerTable(*slow, *seed)
+		study.WritePowerTable(os.Stdout, tab)
 		fmt.Println()
-		study.WriteSawtooths(os.Stdout, *slow, *seed)
+		saw := study.WriteSawtooths(os.Stdout, *slow, *seed)
+		if *why {
+			fmt.Println("\nwhy leaks above the floor were not called leaks:")
+			for _, row := range tab {
+				for _, c := range row {
+					study.WriteMisses(os.Stdout, c.Tallies)
+				}
+			}
+			study.WriteMisses(os.Stdout, saw)
+		}
 		return
 	}
 	if *intervals > 0 {

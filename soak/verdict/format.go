@@ -59,8 +59,7 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64, 
 		s = fmt.Sprintf("%s %s, %s, but only %s in total, under the %s floor", opt.Name, slope, f.pText(),
 			amount(f.fittedGrowth(), u), amount(th.MinTotal, u))
 	case whySlow:
-		s = fmt.Sprintf("%s %s, %s, %s, but slow: the growth over the last cycle (%s, 95 %% CI %s) does not yet show that it goes on (it must clear %s, one-sided, against %s)",
-			opt.Name, slope, f.pText(), perDayText(res.PerDay, th, u), perReq(d.last.Slope, u), ciText(d.last.Lo, d.last.Hi, u), perReqAbs(d.floor, u), fl.binding(th, u))
+		s = fmt.Sprintf("%s %s, %s, %s, but slow: %s", opt.Name, slope, f.pText(), perDayText(res.PerDay, th, u), slowText(*d.slow, th, fl, u))
 	case whyUnsure:
 		s = fmt.Sprintf("%s %s, %s, but the last third (%s) has slowed to under half",
 			opt.Name, slope, f.pText(), perReq(f.last.Slope, u))
@@ -247,4 +246,19 @@ func levelWhen(seen bool) string {
 		return "when soakd first saw the process, in an earlier run"
 	}
 	return "at the load's start"
+}
+
+// slowText says why growth that clears the floor does not yet show that
+// it goes on.
+func slowText(s slowness, th Thresholds, fl floors, u string) string {
+	switch s.by {
+	case slowLastUnder:
+		return fmt.Sprintf("the growth over the last cycle (%s, 95 %% CI %s) lies under %s: it may have stopped",
+			perReq(s.last.Slope, u), ciText(s.last.Lo, s.last.Hi, u), fl.binding(th, u))
+	case slowLevelling:
+		return fmt.Sprintf("it slowed from %s over the first half to %s over the second, and slowing at that pace it would add less than %s per %s",
+			perReq(s.h1, u), perReq(s.h2, u), amount(th.HorizonGrowth, u), secs(th.Horizon))
+	}
+	return fmt.Sprintf("the growth over the last third (%s, 95 %% CI %s) does not yet show that it goes on (at this margin over %s it must clear %s at %.0f %% one-sided)",
+		perReq(s.last.Slope, u), ciText(s.last.Lo, s.last.Hi, u), fl.binding(th, u), perReqAbs(s.bar, u), 100*s.conf)
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"sort"
+	"strings"
 
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -82,6 +84,9 @@ type SlowTally struct {
 	Design                   SlowDesign
 	N, Leak, Stable, Plateau int
 	Inconclusive, Covered    int
+	// Misses counts the runs not called leak while the leak is above
+	// the floor, by why (see missWhy).
+	Misses map[string]int
 }
 
 // Found is the share called leak.
@@ -108,7 +113,7 @@ func (t SlowTally) FalseLeak() float64 {
 
 // RunSlow analyses n series of design d, seeded by seed.
 func RunSlow(d SlowDesign, n int, seed uint64) SlowTally {
-	t := SlowTally{Design: d, N: n}
+	t := SlowTally{Design: d, N: n, Misses: map[string]int{}}
 	for i := range n {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)*104729+uint64(d.Leak*1000+d.Rate+d.SoakSec+d.CycleSec)))
 		s := d.Make(rng)
@@ -126,8 +131,52 @@ func RunSlow(d SlowDesign, n int, seed uint64) SlowTally {
 		if res.CI95[0] <= d.Leak && d.Leak <= res.CI95[1] {
 			t.Covered++
 		}
+		if res.Verdict != verdict.Leak && d.Leak > d.HorizonFloor() {
+			t.Misses[missWhy(res)]++
+		}
 	}
 	return t
+}
+
+// missWhy names why a leak above the floor was not called one, from its
+// verdict and reason.
+func missWhy(res verdict.Resource) string {
+	if res.Verdict != verdict.Inconclusive {
+		return res.Verdict
+	}
+	for _, w := range []struct{ text, why string }{
+		{"it may have stopped", "last cycle under the floor"},
+		{"slowing at that pace it would add less", "halves slowed, levelling"},
+		{"does not yet show that it goes on", "last third under its bar"},
+		{"neither clears nor lies under", "interval does not clear"},
+		{"has slowed to under half", "last third flattened"},
+		{"the growth is slowing", "slowing after a knot"},
+	} {
+		if strings.Contains(res.Reason, w.text) {
+			return w.why
+		}
+	}
+	return "other"
+}
+
+// WriteMisses prints why each tally's runs above the floor were not
+// called leaks.
+func WriteMisses(w io.Writer, ts []SlowTally) {
+	for _, t := range ts {
+		if len(t.Misses) == 0 {
+			continue
+		}
+		keys := make([]string, 0, len(t.Misses))
+		for k := range t.Misses {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(w, "%-28s", t.Design.Name())
+		for _, k := range keys {
+			fmt.Fprintf(w, " %s %d;", k, t.Misses[k])
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // SlowLeaks are the slow-leak sizes of the power table, in B/request.

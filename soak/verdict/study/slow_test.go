@@ -5,13 +5,15 @@ import (
 )
 
 // TestSlowLeaks: the slow-leak designs of issue 22 (docs/verdict-study.md,
-// "Decisions"). No design whose leak is under the horizon floor is called
-// a leak at 2 h and 8 h; no design there is called stable (or plateau) in
-// more than 5 % of its runs while its leak is above the floor. Item 8's bar (the smallest leak
-// found in ≥ 90 % of runs at most 1.5× the horizon floor at 2 h and 8 h)
-// is met at 8 h and 100 req/s only, and at 8 h and 1 000 req/s on some
-// seeds (1 B/request, 1.3× the floor, is found in 85–93 %); the cells are
-// held to what they reach today (see "Decisions" and "Limits").
+// "Decisions" and "Decisions, third round"). No design whose leak is
+// under the horizon floor is called a leak at 2 h and 8 h; none there is
+// called stable (or plateau) in any of its runs while its leak is above
+// the floor (a plateau proves its tail under the floor as stable does;
+// before, 2 of 40 at 10 B/request, 100 req/s, 2 h). Item 8's bar (the
+// smallest leak found in ≥ 90 % of runs at most 1.5× the horizon floor at
+// 2 h and 8 h) is met at 8 h and 100 req/s only, and at 8 h and 1 000
+// req/s on some seeds (1 B/request, 1.3× the floor, is found in 85–93 %);
+// the cells are held to what they reach today (see "Limits").
 func TestSlowLeaks(t *testing.T) {
 	n := 40
 	if raceBuild {
@@ -31,10 +33,10 @@ func TestSlowLeaks(t *testing.T) {
 			if c.FalseLeak > 0.01 {
 				t.Errorf("%s, %g req/s: got %.1f %% leaks under the floor; want ≤ 1 %%", name, SlowRates[j], 100*c.FalseLeak)
 			}
-			if c.FalseStable > 0.05 {
-				t.Errorf("%s, %g req/s: got %.1f %% stable or plateau above the floor; want ≤ 5 %%", name, SlowRates[j], 100*c.FalseStable)
+			if c.FalseStable > 0.01 {
+				t.Errorf("%s, %g req/s: got %.1f %% stable or plateau above the floor; want ≤ 1 %%", name, SlowRates[j], 100*c.FalseStable)
 			}
-			if want := smallestBar(SlowSoaks[i], c.Floor); c.Smallest == 0 && want > 0 || c.Smallest > want {
+			if want := smallestBar(SlowSoaks[i], SlowRates[j], c.Floor); c.Smallest == 0 && want > 0 || c.Smallest > want {
 				t.Errorf("%s, %g req/s: smallest leak found in ≥ 90 %% is %g; want ≤ %g", name, SlowRates[j], c.Smallest, want)
 			}
 		}
@@ -42,19 +44,24 @@ func TestSlowLeaks(t *testing.T) {
 }
 
 // smallestBar: at 8 h 10 and 2 B/request (1.3× and 2.6× the floor), at
-// 2 h today's 50 and 5 B/request (the interval's width binds).
-func smallestBar(sec, floor float64) float64 {
-	if sec >= 28800 {
+// 2 h today's 50 B/request at 100 req/s (the interval's width binds) and
+// 2 B/request at 1 000 req/s (2.6×; 5 before the third round).
+func smallestBar(sec, rate, floor float64) float64 {
+	switch {
+	case sec >= 28800:
+		return 2.6 * floor
+	case rate >= 1000:
 		return 2.6 * floor
 	}
 	return 6.5 * floor
 }
 
 // TestSawtoothLeaks: leaks in Go-heap sawtooths of 10–40 min at 100 req/s
-// over 2 h: 50 B/request is found in ≥ 90 % of runs at every cycle, and
-// 20 B/request (the issue's 37-minute case among them) in at least a
-// quarter, today's level (the whole soak's interval often does not clear
-// the floor; see "Limits").
+// over 2 h: 50 B/request is found in ≥ 95 % of runs at every cycle, and
+// 20 B/request (the issue's 37-minute case among them) in ≥ 75 % (31–35
+// of 40 on this seed, 26–32 before the third round; the misses left are
+// mostly the whole soak's interval, see "Decisions, third round"); none is
+// called stable or plateau (the leak is above the floor).
 func TestSawtoothLeaks(t *testing.T) {
 	n := 40
 	if raceBuild {
@@ -66,12 +73,12 @@ func TestSawtoothLeaks(t *testing.T) {
 		if raceBuild {
 			continue
 		}
-		want := map[float64]float64{10: 0, 20: 0.25, 50: 0.9}[d.Leak]
+		want := map[float64]float64{10: 0, 20: 0.75, 50: 0.95}[d.Leak]
 		if r.Found() < want {
 			t.Errorf("%s: got %.0f %% found; want ≥ %.0f %%", d.Name(), 100*r.Found(), 100*want)
 		}
-		if float64(r.Stable+r.Plateau) > 0.05*float64(r.N) {
-			t.Errorf("%s: got %d stable or plateau of %d; want ≤ 5 %% (the leak is above the floor)", d.Name(), r.Stable+r.Plateau, r.N)
+		if r.Stable+r.Plateau > 0 {
+			t.Errorf("%s: got %d stable or plateau of %d; want none (the leak is above the floor)", d.Name(), r.Stable+r.Plateau, r.N)
 		}
 	}
 }

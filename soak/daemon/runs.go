@@ -38,6 +38,9 @@ var (
 type BusyError struct {
 	Job   string
 	RunID int64
+	// released is closed when the previous run gives up the job, nil
+	// while its outcome is not yet stored; see StartRun.
+	released chan struct{}
 }
 
 func (e *BusyError) Error() string {
@@ -62,7 +65,10 @@ type activeRun struct {
 	// that a reader who saw the stored status (the run list) never finds
 	// the run still live: activeByID waits on it.
 	finishing sync.RWMutex
-	log       *zap.Logger
+	// released is closed when the run gives up its job's reservation
+	// (release), after its alerts and metrics.
+	released chan struct{}
+	log      *zap.Logger
 
 	planDuration time.Duration // the load's bounds, for the progress
 	planRequests uint64
@@ -261,9 +267,20 @@ func (a *activeRun) progress() (float64, uint64) {
 }
 
 // StartRun starts a run of job now and returns its ID. It fails with a
-// *BusyError when the job's previous run is still going.
+// *BusyError when the job's previous run is still going. A previous run
+// whose outcome is stored (the run list says it ended) is waited for, up
+// to endingWait, while it evaluates its alerts and metrics: a client that
+// starts the next run when it sees the last one end is not refused.
 func (d *Daemon) StartRun(job, trigger string) (int64, error) {
 	ar, j, err := d.reserve(job, trigger)
+	var busy *BusyError
+	if errors.As(err, &busy) && busy.released != nil {
+		select {
+		case <-busy.released:
+			ar, j, err = d.reserve(job, trigger)
+		case <-time.After(endingWait):
+		}
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -293,9 +310,13 @@ func (d *Daemon) reserve(job, trigger string) (*activeRun, config.Job, error) {
 		return nil, config.Job{}, fmt.Errorf("job %q: %w", job, ErrUnknownJob)
 	}
 	if cur, ok := d.active[job]; ok {
-		return nil, config.Job{}, &BusyError{Job: job, RunID: cur.id}
+		busy := &BusyError{Job: job, RunID: cur.id}
+		if cur.isEnded() {
+			busy.released = cur.released
+		}
+		return nil, config.Job{}, busy
 	}
-	ar := &activeRun{job: job, trigger: trigger, started: d.o.Now()}
+	ar := &activeRun{job: job, trigger: trigger, started: d.o.Now(), released: make(chan struct{})}
 	if j.MaxDuration > 0 {
 		ar.ctx, ar.cancel = context.WithTimeout(d.ctx, j.MaxDuration)
 	} else {
@@ -316,6 +337,9 @@ func (d *Daemon) release(ar *activeRun) {
 	if d.active[ar.job] == ar {
 		delete(d.active, ar.job)
 	}
+	if ar.released != nil {
+		close(ar.released)
+	}
 	if d.cfg.Job(ar.job) == nil {
 		d.ev.forget(ar.job)
 		d.m.dropJob(ar.job)
@@ -328,6 +352,10 @@ func (d *Daemon) release(ar *activeRun) {
 	d.mu.Unlock()
 	d.runs.Done()
 }
+
+// endingWait bounds how long a start waits for the job's previous run,
+// already ended, to finish its alerts and metrics.
+const endingWait = 30 * time.Second
 
 // targetOf describes a job's target for the run list.
 func targetOf(j config.Job) string {

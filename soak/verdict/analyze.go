@@ -399,20 +399,35 @@ func longestCycle(s *series, quantum float64) float64 {
 	}
 	d, med, _ := s.changes(quantum)
 	limit := math.Max(cycleSigmas*robustSD(d, med), dropQuanta*quantum)
-	var drops []int
-	for i, v := range d {
-		if v < -limit {
-			drops = append(drops, i+1)
-		}
-	}
-	if len(drops) < 2 {
-		drops = windowDrops(s.y, dropWindow, quantum)
+	at := drops(d, limit)
+	if len(at) < 2 {
+		at = windowDrops(despike(s.y, d, limit), dropWindow, quantum)
 	}
 	longest := 0.0
-	for j := 1; j < len(drops); j++ {
-		longest = math.Max(longest, s.x[drops[j]]-s.x[drops[j-1]])
+	for j := 1; j < len(at); j++ {
+		longest = math.Max(longest, s.x[at[j]]-s.x[at[j-1]])
 	}
 	return longest
+}
+
+// despike returns y with each one-sample spike (a change into it and one
+// out of it both past limit, in opposite directions; d are y's changes)
+// replaced by the mean of its neighbours: a spike of 20 SDs moves a mean
+// of 6 samples as far as a small collection does (windowDrops).
+func despike(y, d []float64, limit float64) []float64 {
+	var out []float64
+	for i := 1; i < len(y)-1; i++ {
+		if math.Abs(d[i-1]) > limit && math.Abs(d[i]) > limit && d[i-1]*d[i] < 0 {
+			if out == nil {
+				out = append([]float64(nil), y...)
+			}
+			out[i] = (y[i-1] + y[i+1]) / 2
+		}
+	}
+	if out == nil {
+		return y
+	}
+	return out
 }
 
 // robustSD is 1.4826 times the median absolute deviation of v from med.

@@ -78,11 +78,14 @@ type fit struct {
 //
 // The rows from "noise read about the line" on read it so; the last goes
 // back to the shape that fits best, as before: about a line, a plateau
-// reads as wander and comes out inconclusive (TestDemoPlateau).//
-// (Widths under t noise are small because 5–32 % of those runs are
+// reads as wander and comes out inconclusive (TestDemoPlateau).
+//
+// (Widths under t noise were small because 5–32 % of those runs were
 // enveloped per GC cycle, the drop test taking t3's spikes for a
-// sawtooth, and their estimates spread 2–8× as much as the others';
-// coverage is the measure there. docs/verdict-study.md, fourth round.)
+// sawtooth, and their estimates spread 2–8× as much as the others'. A
+// fall that is a one-sample spike's edge is no longer a drop (see
+// drops): t3's widths are now 0.75–1.18, its estimates' SD 1.2–5.7×
+// smaller. docs/verdict-study.md, "Spikes are not cycles".)
 //
 // That interval was still 1.4–1.8× too wide under AR(1) wander of 30 s–5
 // min: the posterior mean of the inflation kept 14–23 % of its weight on

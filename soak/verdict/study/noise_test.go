@@ -57,10 +57,11 @@ func TestHosking(t *testing.T) {
 // had, which it meets with no run to spare). Where the correlation is as long
 // as the run or longer (ar1-30min, -2h, -8h) no interval read from the
 // run alone reaches the bars (90–97 %, ≤ 1.3); they are held
-// to what they reach, coverage and width from below. Under t noise 5–32 %
-// of the runs are enveloped per GC cycle (the drop test takes t3's spikes
-// for a sawtooth), whose estimates spread 2–8× as much as the others', so
-// the width reads low (docs/verdict-study.md, fourth round).
+// to what they reach, coverage and width from below. Under t noise the
+// width read 0.19–0.81 while the drop test took t3's spikes for a
+// sawtooth's drops (5–32 % of the runs enveloped per GC cycle); a
+// spike's edge is no longer a drop ("Spikes are not cycles"), and t3
+// is held from below too.
 var intervalBars = map[string]struct{ minCover, minWidth, maxWidth float64 }{
 	"ar1-30s":       {0.925, 0.9, 1.35}, // today 95 %, 0.97–1.26
 	"ar1-5min":      {0.875, 0.8, 1.45}, // 90–100 %, 0.89–1.38
@@ -69,7 +70,7 @@ var intervalBars = map[string]struct{ minCover, minWidth, maxWidth float64 }{
 	"ar1-8h":        {0.65, 0.45, 1.3},  // 67.5–90 %, 0.51–0.88
 	"fgn-H0.75":     {0.925, 0.9, 1.45}, // 95–100 %, 0.96–1.38
 	"fgn-H0.9":      {0.85, 0.9, 1.1},   // 85–92.5 %, 0.96–1.01
-	"t3":            {0.9, 0.15, 0.9},   // 92.5–100 %, 0.19–0.81
+	"t3":            {0.9, 0.75, 1.45},  // 92.5–100 %, 0.88–1.37
 	"sd-fall-4-0.5": {0.925, 1.0, 1.4},  // 95–97.5 %, 1.08–1.34
 	"sd-rise-0.5-4": {0.9, 1.0, 1.55},   // 92.5–95 %, 1.12–1.47
 }

@@ -410,14 +410,14 @@ func longestCycle(s *series, quantum float64) float64 {
 	return longest
 }
 
-// despike returns y with each one-sample spike (a change into it and one
-// out of it both past limit, in opposite directions; d are y's changes)
-// replaced by the mean of its neighbours: a spike of 20 SDs moves a mean
-// of 6 samples as far as a small collection does (windowDrops).
+// despike returns y with each one-sample spike (see spike; d are y's
+// changes) replaced by the mean of its neighbours: a spike of 20 SDs
+// moves a mean of 6 samples as far as a small collection does
+// (windowDrops).
 func despike(y, d []float64, limit float64) []float64 {
 	var out []float64
 	for i := 1; i < len(y)-1; i++ {
-		if math.Abs(d[i-1]) > limit && math.Abs(d[i]) > limit && d[i-1]*d[i] < 0 {
+		if spike(d, i-1, limit) {
 			if out == nil {
 				out = append([]float64(nil), y...)
 			}

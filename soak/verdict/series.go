@@ -232,23 +232,35 @@ func (s *series) cycles(quantum float64) []int {
 }
 
 // drops returns the index after each fall of the changes d by more than
-// limit that is not the edge of a one-sample spike: a fall whose change
-// just before or just after rises by more than limit is an outlier coming
-// back or going out (heavy-tailed noise, a page of a burst mapped and
-// unmapped), not a collection, after which the heap climbs again
-// gradually. Without this, Student-t noise (3 dof) put 5–32 % of
-// trendless runs on a per-cycle envelope of a few points, whose slopes
-// spread 2–7× as much as the bins' (docs/verdict-study.md, "Spikes are
-// not cycles").
+// limit that is not the edge of a one-sample spike (see spike): a fall
+// that an outlier makes coming back or going out (heavy-tailed noise, a
+// burst's pages mapped and unmapped) is not a collection, after which the
+// heap climbs again gradually, from below where it was. Without this,
+// Student-t noise (3 dof) put 5–32 % of trendless runs on a per-cycle
+// envelope of a few points, whose slopes spread 2–7× as much as the
+// bins' (docs/verdict-study.md, "Spikes are not cycles").
 func drops(d []float64, limit float64) []int {
 	var out []int
 	for i, v := range d {
-		if v >= -limit || i > 0 && d[i-1] > limit || i+1 < len(d) && d[i+1] > limit {
+		if v >= -limit || spike(d, i-1, limit) || spike(d, i, limit) {
 			continue
 		}
 		out = append(out, i+1)
 	}
 	return out
+}
+
+// spike: the sample after change i of d is a one-sample spike, changes i
+// and i+1 both past limit in opposite directions and together within it
+// (the series comes back to where it was). A fast sawtooth's trough (a
+// collection, then a cycle of two or three samples climbing back) does
+// not come back all the way in one sample.
+func spike(d []float64, i int, limit float64) bool {
+	if i < 0 || i+1 >= len(d) {
+		return false
+	}
+	a, b := d[i], d[i+1]
+	return math.Abs(a) > limit && math.Abs(b) > limit && a*b < 0 && math.Abs(a+b) < limit
 }
 
 // byCycles reduces each cycle to its lowest point, grouping consecutive

@@ -526,6 +526,18 @@ func (d *Daemon) finish(ar *activeRun, rep *model.Report, runErr error) {
 		d.hub().targetDown(ar.job, ar.id, rep.Target.Description,
 			fmt.Sprintf("Job %s, run %d: %s", ar.job, ar.id, rep.DeathFinding()))
 	}
+	// The run's metrics are final before the run list says it ended: a
+	// scrape that follows the list sees the last run's analysis, result
+	// and end time, and none of its live series (the clean-clone CI's
+	// TestRunSeriesDeletedAfterRun scraped in between and found the CPU
+	// counter and the process count still exported). The alerts follow.
+	verdictName := verdictFailed
+	if rep != nil {
+		verdictName = rep.Verdict
+		d.m.observeAnalysis(ar.job, rep)
+	}
+	d.m.lastDied.WithLabelValues(ar.job).Set(b2f(rep != nil && rep.TargetDied()))
+	d.m.observeEnd(ar.job, result, verdictName, float64(d.o.Now().UnixNano())/1e9)
 	ar.end(func() {
 		if err := d.st.FinishRun(ar.id, status, rep, runErr); !d.wrote("run outcome", err) {
 			ar.log.Error("storing the run's outcome failed: its report is served from memory and stored once writes work", zap.Error(err))
@@ -535,14 +547,12 @@ func (d *Daemon) finish(ar *activeRun, rep *model.Report, runErr error) {
 	d.account(ar, status, result, rep, runErr)
 }
 
-// account updates the metrics and alerts of a finished run and logs it.
+// account updates the alerts of a finished run (finish has made its
+// metrics final) and logs it.
 func (d *Daemon) account(ar *activeRun, status, result string, rep *model.Report, runErr error) {
 	hub := d.hub()
-	verdictName := verdictFailed
 	fields := []zap.Field{zap.String("status", status), zap.Duration("duration", d.o.Now().Sub(ar.started))}
 	if rep != nil {
-		verdictName = rep.Verdict
-		d.m.observeAnalysis(ar.job, rep)
 		firing := hub.evaluate(ar.job, ar.id, rep, nil)
 		if rep.TargetDied() {
 			// The death is the run's finding: its alert stays until the
@@ -558,8 +568,6 @@ func (d *Daemon) account(ar *activeRun, status, result string, rep *model.Report
 	if result == resultFailed && ar.trigger == TriggerSchedule {
 		hub.runFailed(ar.job, ar.id, fmt.Sprintf("Scheduled run %d of job %s failed: %v", ar.id, ar.job, runErr))
 	}
-	d.m.lastDied.WithLabelValues(ar.job).Set(b2f(rep != nil && rep.TargetDied()))
-	d.m.observeEnd(ar.job, result, verdictName, float64(d.o.Now().UnixNano())/1e9)
 	if runErr != nil {
 		fields = append(fields, zap.Error(runErr))
 	}

@@ -144,19 +144,20 @@ func (d *Daemon) finishSweep(ar *activeRun, runErr error) {
 	case runErr != nil:
 		status, result = store.StatusFailed, resultFailed
 	}
+	verdictName := "" // a sweep has no soak verdict: every soakd_last_verdict is 0
+	if result == resultFailed {
+		verdictName = verdictFailed
+	}
+	// Its metrics are final before the run list says it ended (see finish).
+	d.m.observeEnd(ar.job, result, verdictName, float64(d.o.Now().UnixNano())/1e9)
 	ar.end(func() {
 		if err := d.st.FinishRun(ar.id, status, nil, runErr); !d.wrote("run outcome", err) {
 			ar.log.Error("storing the sweep's outcome failed", zap.Error(err))
 		}
 	})
-	verdictName := "" // a sweep has no soak verdict: every soakd_last_verdict is 0
-	if result == resultFailed {
-		verdictName = verdictFailed
-		if ar.trigger == TriggerSchedule {
-			d.hub().runFailed(ar.job, ar.id, fmt.Sprintf("Scheduled sweep %d of job %s failed: %v", ar.id, ar.job, runErr))
-		}
+	if result == resultFailed && ar.trigger == TriggerSchedule {
+		d.hub().runFailed(ar.job, ar.id, fmt.Sprintf("Scheduled sweep %d of job %s failed: %v", ar.id, ar.job, runErr))
 	}
-	d.m.observeEnd(ar.job, result, verdictName, float64(d.o.Now().UnixNano())/1e9)
 	if runErr != nil {
 		ar.log.Error("sweep ended", zap.String("status", status), zap.Error(runErr))
 		return

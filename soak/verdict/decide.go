@@ -46,15 +46,35 @@ func (fl floors) leak() float64 {
 }
 
 // negligible: a fit's growth is proven too small to matter, an
-// equivalence test. Its interval's upper end lies under the lowest floor
-// in force (fl.leak()): no growth the floors call a leak is left in the
-// interval. An interval that merely includes zero proves nothing: a leak
-// of 5 B/request at 1 000 req/s is +400 MiB a day, and a 30-minute run's
-// interval includes zero. When a run cannot resolve its floor (at 50 000
-// req/s the horizon floor is 0.016 B/request, finer than one page over
-// 200 000 requests), the verdict is inconclusive, with the requests that
-// would resolve it.
-func (fl floors) negligible(hi float64) bool { return hi < fl.leak() }
+// equivalence test of two one-sided tests (TOST): its interval lies within
+// the lowest floor in force (fl.leak()) either way, so that no growth the
+// floors call a leak is left in it; or it lies wholly under minus that
+// floor, a fall proven faster than the floor (memory handed back).
+//
+// An interval that merely includes zero proves nothing: a leak of 5
+// B/request at 1 000 req/s is +400 MiB a day, and a 30-minute run's
+// interval includes zero. Nor does an upper end under the floor alone:
+// when the interval is wider than the floor, where it lands is the
+// noise's doing. Over 30 minutes of 5-minute wander (the study's slow
+// designs), a leak 1.29 times the horizon floor read stable or plateau
+// in 4–8 % of 200 runs with the upper end alone, each one an estimate
+// that the wander had pulled far under zero inside an interval the one
+// run read too narrow (a wider interval from the same run does not mend
+// that: docs/verdict-study.md, "Stable is two-sided"); with both ends, in
+// 0–0.5 %. When a run cannot resolve its floor (at 50 000 req/s the
+// horizon floor is 0.016 B/request, finer than one page over 200 000
+// requests), the verdict is inconclusive, with the requests that would
+// resolve it.
+func (fl floors) negligible(t trend.Fit) bool {
+	v := fl.leak()
+	return t.Hi < v && (t.Lo > -v || t.Hi < -v)
+}
+
+// wide: a fit's interval lies under the lowest floor in force but
+// reaches as far under minus it, so that it proves neither.
+func (fl floors) wide(t trend.Fit) bool {
+	return t.Hi < fl.leak() && !fl.negligible(t)
+}
 
 // binding names the lowest floor in force, the one that "stable" must be
 // proven under, and its reading, e.g. "the horizon floor (64 MiB per 24 h
@@ -93,6 +113,8 @@ const (
 	whyReleased  = "released"
 	whyPlateau   = "plateau"
 	whyFlat      = "flat"
+	whyFalling   = "falling" // stable: proven to fall faster than the floor
+	whyWide      = "wide"    // under the floor, but as far under minus it
 	whyStep      = "step"
 	whyStairs    = "stairs"
 	whySlowing   = "slowing"
@@ -126,11 +148,16 @@ func decide(f fit, th Thresholds, fl floors, rel *bool, cycle float64) decision 
 		return decision{verdict: Inconclusive, why: whyShort, bind: bindTotal, more: f.moreForTotal(th)}
 	case clears:
 		return decideGrowth(f, th, fl, rel, cycle)
-	case fl.negligible(f.whole.Hi):
-		if f.shape.kind == shapeStep {
+	case fl.negligible(f.whole):
+		switch {
+		case f.shape.kind == shapeStep:
 			return decision{verdict: Stable, why: whyStep}
+		case f.whole.Hi < -fl.leak():
+			return decision{verdict: Stable, why: whyFalling}
 		}
 		return decision{verdict: Stable, why: whyFlat}
+	case fl.wide(f.whole):
+		return decision{verdict: Inconclusive, why: whyWide, bind: bindRequests, more: f.moreFor(fl, th)}
 	}
 	return decision{verdict: Inconclusive, why: whyNoisy, bind: bindRequests, more: f.moreFor(fl, th)}
 }
@@ -146,7 +173,7 @@ func decideGrowth(f fit, th Thresholds, fl floors, rel *bool, cycle float64) dec
 	case shapeStep:
 		t := f.stepless()
 		switch {
-		case fl.negligible(t.Hi):
+		case fl.negligible(t):
 			return decision{verdict: Stable, why: whyStep}
 		case t.Lo <= fl.leak():
 			return decision{verdict: Inconclusive, why: whyStep, bind: bindRequests, more: f.moreFor(fl, th)}
@@ -323,7 +350,7 @@ func oneSidedLo(t trend.Fit) float64 { return t.Slope - zLast*(t.Hi-t.Lo)/(2*z95
 func decideSlowing(f fit, th Thresholds, fl floors, rel *bool) decision {
 	t := f.sub(f.shape.at, len(f.b.X))
 	tl := &tail{lo: t.Lo, slope: t.Slope, hi: t.Hi}
-	if fl.negligible(t.Hi) {
+	if fl.negligible(t) {
 		return decision{verdict: Plateau, why: whyPlateau, tail: tl}
 	}
 	span := f.b.X[len(f.b.X)-1] - f.b.X[f.shape.at]
@@ -445,14 +472,19 @@ func (f fit) stepless() trend.Fit {
 // extra requests after which a slope as far from the lowest floor in
 // force as the estimate is would be decided with 80 % power: a leak
 // (significant at Alpha, its interval over the floor) when the estimate
-// is above the floor, stable (the 95 % interval's upper end under it,
-// one-sided 2.5 %) when below.
+// is above the floor; stable when within it, the interval within the
+// floor either way, from whichever end is nearer (one-sided 2.5 %); a
+// fall proven faster than the floor when the estimate is under minus it.
 func (f fit) moreFor(fl floors, th Thresholds) float64 {
-	boundary, alpha := fl.leak(), th.Alpha
-	if f.whole.Slope < boundary {
-		alpha = (1 - 0.95) / 2
+	v, b := fl.leak(), f.whole.Slope
+	d, alpha := b-v, th.Alpha
+	switch {
+	case b <= -v: // a fall, to be proven faster than the floor
+		d, alpha = -v-b, (1-0.95)/2
+	case b < v: // within the floor, to be proven so either way
+		d, alpha = math.Min(v-b, b+v), (1-0.95)/2
 	}
-	return moreRequests(f.span, f.halfWidth()/z95, math.Abs(f.whole.Slope-boundary), alpha)
+	return moreRequests(f.span, f.halfWidth()/z95, d, alpha)
 }
 
 // moreForTotal is the extra requests after which growth at the interval's

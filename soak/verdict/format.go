@@ -54,7 +54,12 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64, 
 		s = fmt.Sprintf("%s climbed %s in %d steps: growth in chunks that may go on; run as long again to see whether the steps keep coming",
 			opt.Name, amount(f.shape.size, u), f.shape.steps)
 	case whyFlat:
-		s = fmt.Sprintf("%s stable: %s, the interval under %s", opt.Name, slope, fl.binding(th, u))
+		s = fmt.Sprintf("%s stable: %s, the interval within %s either way", opt.Name, slope, fl.binding(th, u))
+	case whyFalling:
+		s = fmt.Sprintf("%s stable, falling: %s, the interval under minus %s", opt.Name, slope, fl.binding(th, u))
+	case whyWide:
+		s = fmt.Sprintf("%s %s, %s: the interval lies under %s but reaches as far below minus it, so this soak proves neither flat nor falling; slow noise over a short soak pulls a slope this far either way, a leak's as well",
+			opt.Name, slope, f.pText(), fl.binding(th, u))
 	case whyShort:
 		s = fmt.Sprintf("%s %s, %s, but only %s in total, under the %s floor", opt.Name, slope, f.pText(),
 			amount(f.fittedGrowth(), u), amount(th.MinTotal, u))

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/soakd/soakd/soak/trend"
 )
 
 // soakOf is value(q) at 1 000 req/s, one sample a second for sec seconds,
@@ -121,6 +123,57 @@ func TestLivesKeepToTheFloor(t *testing.T) {
 		res := checkLives(Resource{Verdict: Stable, Unit: "fds"}, pts, opt, nil, 3.6e6, fl)
 		if got := res.Verdict == Stable; got != tt.stable {
 			t.Errorf("lives rising %g fds a second: got %s (%s); want stable %v", tt.rise, res.Verdict, res.Reason, tt.stable)
+		}
+	}
+}
+
+// TestStableIsTwoSided: stable is the equivalence test's two one-sided
+// tests. A flat RSS under 1 MiB of white noise for 10 min at 1 000 req/s
+// (an interval of ±2 B/request, the horizon floor 0.78) that falls by
+// 1 B/request has an interval under the floor that reaches as far below
+// minus it: inconclusive, with advice, not stable (with the upper end
+// alone it read stable). Falling by 30 B/request it is a proven fall:
+// stable, falling. With 64 KiB of noise over an hour and no trend, the
+// interval lies within the floor either way: stable.
+func TestStableIsTwoSided(t *testing.T) {
+	for _, tt := range []struct {
+		sec        int
+		sd, slope  float64
+		want, text string
+	}{
+		{600, mib, -1, Inconclusive, "proves neither flat nor falling"},
+		{600, mib, -30, Stable, "stable, falling"},
+		{3600, 64 * kib, 0, Stable, "either way"},
+	} {
+		res := AnalyzeResource(soakOf(1, tt.sec, tt.sd, func(q float64) float64 { return 50*mib + tt.slope*q }), rss)
+		if res.Verdict != tt.want || !strings.Contains(res.Reason, tt.text) {
+			t.Errorf("%d s, slope %g: got %s (%s); want %s, %q", tt.sec, tt.slope, res.Verdict, res.Reason, tt.want, tt.text)
+			continue
+		}
+		floor := 64 * mib / (1000 * 86400)
+		if tt.want == Inconclusive && (res.CI95[1] >= floor || res.CI95[0] >= -floor || !strings.Contains(res.Settle, "horizon floor")) {
+			t.Errorf("inconclusive with CI %v and advice %q; want an interval under the floor reaching below minus it, and advice naming the horizon floor", res.CI95, res.Settle)
+		}
+	}
+}
+
+// TestNegligibleFloors: the equivalence test's cases on the interval
+// alone, against a floor of 1.
+func TestNegligibleFloors(t *testing.T) {
+	fl := floors{perRequest: 1}
+	for _, tt := range []struct {
+		lo, hi    float64
+		neg, wide bool
+	}{
+		{-0.5, 0.5, true, false},  // within either way
+		{-1.5, 0.5, false, true},  // under the floor, as far below minus it
+		{-3, -1.2, true, false},   // a proven fall
+		{-0.5, 1.5, false, false}, // over the floor: neither
+		{0.2, 0.9, true, false},
+	} {
+		f := trend.Fit{Lo: tt.lo, Hi: tt.hi, Slope: (tt.lo + tt.hi) / 2}
+		if fl.negligible(f) != tt.neg || fl.wide(f) != tt.wide {
+			t.Errorf("[%g, %g]: negligible %v, wide %v; want %v, %v", tt.lo, tt.hi, fl.negligible(f), fl.wide(f), tt.neg, tt.wide)
 		}
 	}
 }

@@ -111,8 +111,9 @@ const methodEnvelope = "lower-envelope"
 //     is negligible;
 //   - two or three climbing steps: inconclusive, never stable.
 //
-// Growth that does not clear is stable when negligible (interval under the
-// per-request floor and estimate under every floor), a plateau when it
+// Growth that does not clear is stable when negligible (the equivalence
+// test: the interval within the lowest floor in force either way, or a
+// fall proven faster than it; see floors.negligible), a plateau when it
 // grew and then decelerated to negligible, and otherwise inconclusive with
 // Settle naming the extra requests that would decide it with 80 % power.
 //

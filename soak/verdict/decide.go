@@ -334,8 +334,8 @@ const minLast = 8
 func oneSidedLo(t trend.Fit) float64 { return t.Slope - zLast*(t.Hi-t.Lo)/(2*z95) }
 
 // decideSlowing judges growth that decelerates: a plateau when the
-// interval after the knot lies under the lowest floor in force (the
-// equivalence test that stable passes: a plateau raises no alarm, so it
+// interval after the knot is negligible (the equivalence test that
+// stable passes: a plateau raises no alarm, so it
 // must prove as much; under the per-request floor alone, 5 of 200 leaks
 // of 10 B/request at 100 req/s over 2 h, 1.3× the horizon floor, read
 // plateau); a leak

@@ -149,6 +149,7 @@ func missWhy(res verdict.Resource) string {
 		{"slowing at that pace it would add less", "halves slowed, levelling"},
 		{"does not yet show that it goes on", "last third under its bar"},
 		{"neither clears nor lies under", "interval does not clear"},
+		{"proves neither flat nor falling", "interval under the floor, as far under minus it"},
 		{"has slowed to under half", "last third flattened"},
 		{"the growth is slowing", "slowing after a knot"},
 	} {

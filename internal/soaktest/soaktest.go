@@ -6,10 +6,12 @@ package soaktest
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -105,6 +107,26 @@ func Binary(t testing.TB, pkg string) string {
 	}
 	builds.bins[pkg] = bin
 	return bin
+}
+
+// Parallel sets how many parallel tests the test binary runs at once
+// (its -test.parallel) to n, unless the command line set it. A package
+// whose parallel tests mostly wait (on a load at a fixed rate, on
+// servers they started) calls it from TestMain before Main: the default,
+// GOMAXPROCS, leaves a small machine's cores idle while they wait.
+// Tests that measure CPU or contention must not be among the parallel
+// ones: the package's sequential tests all run before its parallel ones.
+func Parallel(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+			panic(fmt.Sprintf("soaktest.Parallel(%d): %v", n, err))
+		}
+	}
 }
 
 // Main runs the tests and then removes the programs Binary built; a

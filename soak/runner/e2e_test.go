@@ -20,7 +20,18 @@ import (
 	"github.com/soakd/soakd/soak/verdict"
 )
 
-func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }
+// TestMain runs up to 4 parallel tests at once. The parallel ones are
+// open-loop soaks at a fixed rate, which mostly wait (a third of a core
+// each under -race), judging memory, fds or what the run saw of its
+// target, none of them the CPU. Tests that read the CPU verdict, the cost
+// per request or the machine's contention stay sequential, and so do the
+// closed loops (the zoo's, the attribution's): they keep a core busy, and
+// in parallel they only took longer. The sequential tests all run before
+// the parallel ones.
+func TestMain(m *testing.M) {
+	soaktest.Parallel(4)
+	os.Exit(soaktest.Main(m))
+}
 
 // cBuilds caches cBinary's compilations: each source is compiled once per
 // test binary, whichever test asks first.
@@ -131,6 +142,7 @@ func runSoak(t *testing.T, o runner.Options) *model.Report {
 }
 
 func TestEndToEndLeakingTargetIsALeak(t *testing.T) {
+	t.Parallel()
 	const leak = 2048
 	url, pid := startTarget(t, "--leak-bytes", fmt.Sprint(leak))
 	rep := soakFor(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 12 * time.Second}, 2*time.Second)
@@ -150,6 +162,7 @@ func TestEndToEndLeakingTargetIsALeak(t *testing.T) {
 }
 
 func TestEndToEndCleanTargetIsStable(t *testing.T) {
+	t.Parallel()
 	url, pid := startTarget(t)
 	rep := soakFor(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 12 * time.Second}, 0)
 	for _, name := range []string{"rss", "fds", "threads"} {
@@ -163,6 +176,7 @@ func TestEndToEndCleanTargetIsStable(t *testing.T) {
 }
 
 func TestEndToEndFDLeak(t *testing.T) {
+	t.Parallel()
 	url, pid := startTarget(t, "--leak-fd-every", "100")
 	rep := soakFor(t, url, pid, load.Options{Rate: 800, Concurrency: 8, Duration: 10 * time.Second}, 0)
 	fds := rep.Resources["fds"]
@@ -198,6 +212,7 @@ func skipIfBehind(t *testing.T, rep *model.Report, rate float64, why string) {
 }
 
 func TestEndToEndCacheThatFillsIsNeverALeak(t *testing.T) {
+	t.Parallel()
 	// 4000 entries of 8 KiB fill 31 MiB over the first ~5 s of the soak
 	// (after a warm-up of 500 requests), then stay flat for ~9 s.
 	url, pid := startTarget(t, "--cache-entries", "4000", "--cache-entry-bytes", "8192")

@@ -19,6 +19,7 @@ import (
 // dead. The bounds are loose: on a busy machine the stop, the samples and
 // the continue all come late.
 func TestEndToEndStoppedTargetIsNamed(t *testing.T) {
+	t.Parallel()
 	url, pid := startTarget(t)
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) }) // a stopped target ignores SIGTERM
 	var once sync.Once

@@ -20,6 +20,7 @@ import (
 // samples.csv: every sample lists every process, and the workers show up
 // as many identities {pid, start} under the same root.
 func TestEndToEndProcsCSV(t *testing.T) {
+	t.Parallel()
 	url, pid := startRecycle(t, "--workers", "3", "--max-requests", "100", "--leak-bytes", "65536")
 	out := t.TempDir()
 	o := runner.Options{
@@ -106,6 +107,7 @@ func soakRecycle(t *testing.T, args ...string) *model.Report {
 // replaced. The verdict must find the leak in the processes' own growth,
 // name it masked by recycling, and count the replacements.
 func TestEndToEndRecyclingMasksALeak(t *testing.T) {
+	t.Parallel()
 	// 64 KiB a request: each fresh worker is a Go program whose runtime
 	// grows by a MiB or two over its first requests, and at 16 KiB (2.4
 	// MiB per 150-request life) that warm-up made the lives' estimate
@@ -119,6 +121,7 @@ func TestEndToEndRecyclingMasksALeak(t *testing.T) {
 		{"supervisor restarting its child", []string{"--workers", "1", "--restart-every", "2s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rep := soakRecycle(t, append(tc.args, "--leak-bytes", fmt.Sprint(leak))...)
 			rss := rep.Resources["rss"]
 			t.Logf("rss: %s, masked by %q, %d replacements: %s", rss.Verdict, rss.MaskedBy, rss.Replacements, rss.Reason)
@@ -148,6 +151,7 @@ func TestEndToEndRecyclingMasksALeak(t *testing.T) {
 // lives). A life of 2 s that grew by 5 % of its own size cannot tell that
 // from a leak, so it is not one.
 func TestEndToEndRecyclingWithoutALeakIsNotALeak(t *testing.T) {
+	t.Parallel()
 	rep := soakRecycle(t, "--workers", "3", "--max-requests", "150", "--leak-bytes", "0")
 	rss := rep.Resources["rss"]
 	t.Logf("rss: %s, masked by %q: %s", rss.Verdict, rss.MaskedBy, rss.Reason)

@@ -19,6 +19,7 @@ import (
 // only the first is sampled (by its PID), names the second with its PID
 // in the report and warns of it in the log; the first is not named.
 func TestEndToEndUnsampledEndpointIsNamed(t *testing.T) {
+	t.Parallel()
 	urlA, pidA := startTarget(t)
 	urlB, pidB := startTarget(t)
 	core, logs := observer.New(zapcore.WarnLevel)

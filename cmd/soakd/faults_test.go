@@ -41,6 +41,10 @@ type faultRow struct {
 	args   []string         // soakd run's flags for this row
 	// during runs while soakd does (the SIGSTOP row stops the target).
 	during func(t *testing.T, srv *soaktest.Server)
+	// waits marks a row whose load mostly waits (a fixed rate, hung
+	// requests, added latency): such rows run at once, after the others,
+	// whose closed loops keep the cores busy.
+	waits bool
 
 	// exit is soakd's exit code; -1 at the edge of the threshold, where
 	// the verdict may be failing (exit 5), or clean or inconclusive
@@ -105,12 +109,12 @@ func faultRows() []faultRow {
 			exit: wantExitFailing, verdict: "failing", first: "404", check: statusText("HTTP/1.1 404 Not Found")},
 		{name: "rising", faultd: []string{"-mode", "rising", "-max-rate", "0.2", "-ramp", "4s"}, args: []string{"-d", "4s", "-c", "2"},
 			exit: wantExitFailing, verdict: "failing", first: "failing", check: hasRequests},
-		{name: "sigstop", faultd: []string{"-mode", "ok"}, args: []string{"--rate", "50", "-d", "16s"}, during: stopFor10s,
+		{name: "sigstop", faultd: []string{"-mode", "ok"}, args: []string{"--rate", "50", "-d", "16s"}, during: stopFor10s, waits: true,
 			exit: wantExitFailing, verdict: "failing", first: "failing|stopped", check: wasStopped},
 		{name: "hang", faultd: []string{"-mode", "hang"}, args: []string{"-n", "100", "-d", "10s"},
 			exit: exitUsage, first: "accepts connections but never answers"},
 		// 8 clients: each hang holds a client for the 1 s timeout.
-		{name: "halfhang", faultd: []string{"-mode", "halfhang"}, args: []string{"-d", "5s", "-c", "8"},
+		{name: "halfhang", faultd: []string{"-mode", "halfhang"}, args: []string{"-d", "5s", "-c", "8"}, waits: true,
 			exit: wantExitFailing, verdict: "failing", first: "failing", check: timedOut},
 		{name: "https-to-plain", faultd: []string{"-mode", "ok"}, https: true, args: []string{"-n", "100", "-d", "10s"},
 			exit: exitUsage, first: "plain HTTP"},
@@ -123,13 +127,13 @@ func faultRows() []faultRow {
 		// for more.
 		{name: "http10-close", faultd: []string{"-mode", "http10"}, args: []string{"-d", "3s", "-c", "2"},
 			exit: exitOK, verdict: okVerdicts, first: okVerdicts, check: noErrors},
-		{name: "emfile", faultd: []string{"-mode", "emfile", "-conns", "150"}, args: []string{"--rate", "100", "-d", "4s"},
+		{name: "emfile", faultd: []string{"-mode", "emfile", "-conns", "150"}, args: []string{"--rate", "100", "-d", "4s"}, waits: true,
 			exit: wantExitFailing, verdict: "failing", first: "failing|stopped answering", check: fdsRose},
 		// 32 clients: at 50 ms a request, enough requests after the warm-up for
 		// the resource verdicts to settle on stable.
 		{name: "proxy-delay", faultd: []string{"-mode", "ok"}, args: []string{"-d", "8s", "--warmup", "3s", "-c", "32"},
 			proxy: &soaktest.Toxics{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Seed: 1},
-			exit:  exitOK, verdict: okVerdicts, first: okVerdicts, check: delayed},
+			waits: true, exit: exitOK, verdict: okVerdicts, first: okVerdicts, check: delayed},
 		{name: "proxy-stall", faultd: []string{"-mode", "ok"}, args: []string{"-d", "4s", "-c", "8"},
 			proxy: &soaktest.Toxics{StallEvery: 20},
 			exit:  wantExitFailing, verdict: "failing", first: "failing", check: timedOut},
@@ -146,6 +150,9 @@ func TestFaults(t *testing.T) {
 	soakd := soaktest.Binary(t, soaktest.Soakd)
 	for _, row := range faultRows() {
 		t.Run(row.name, func(t *testing.T) {
+			if row.waits {
+				t.Parallel()
+			}
 			srv := soaktest.StartServer(t, faultd, row.faultd...)
 			addr := srv.Addr
 			if row.proxy != nil {

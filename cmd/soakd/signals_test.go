@@ -21,7 +21,12 @@ import (
 // soakdBinary builds soakd once for the tests that need a real process.
 func soakdBinary(t *testing.T) string { return soaktest.Binary(t, soaktest.Soakd) }
 
-func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }
+// TestMain lets the fault suite's rows that mostly wait run all at once
+// (see faultRow.waits); no other test here is parallel.
+func TestMain(m *testing.M) {
+	soaktest.Parallel(4)
+	os.Exit(soaktest.Main(m))
+}
 
 // countingServer serves "ok" and counts requests.
 func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {

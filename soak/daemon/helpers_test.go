@@ -24,7 +24,17 @@ import (
 	"github.com/soakd/soakd/soak/config"
 )
 
-func TestMain(m *testing.M) { os.Exit(soaktest.Main(m)) }
+// TestMain runs up to 4 parallel tests at once: the parallel ones wait on
+// daemons, schedules, Alertmanager and Prometheus, or do store work with
+// no clock in it (the streamed samples), which then uses the cores the
+// waiting leaves idle. The sequential tests (the browser's, whose page
+// must be caught while the run lasts, among them) all run before them.
+// TestLeakAcrossRuns, the longest, is the last to pause, and so in
+// practice the first to continue: keep the tests after it sequential.
+func TestMain(m *testing.M) {
+	soaktest.Parallel(4)
+	os.Exit(soaktest.Main(m))
+}
 
 // target is a spawned testdata/target process.
 type target struct {

@@ -20,6 +20,7 @@ import (
 // gives, in both formats, for runs of no sample, of less than a chunk and
 // of several chunks.
 func TestSamplesStreamed(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

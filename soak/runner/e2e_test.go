@@ -21,13 +21,13 @@ import (
 )
 
 // TestMain runs up to 4 parallel tests at once. The parallel ones are
-// open-loop soaks at a fixed rate, which mostly wait (a third of a core
-// each under -race), judging memory, fds or what the run saw of its
-// target, none of them the CPU. Tests that read the CPU verdict, the cost
-// per request or the machine's contention stay sequential, and so do the
-// closed loops (the zoo's, the attribution's): they keep a core busy, and
-// in parallel they only took longer. The sequential tests all run before
-// the parallel ones.
+// open-loop soaks at a fixed rate, which mostly wait (a quarter to half
+// a core each under -race, the target included), judging memory, fds or
+// what the run saw of its target, none of them the CPU. Tests that read
+// the CPU verdict, the cost per request or the machine's contention stay
+// sequential, and so do the closed loops (the zoo's, the attribution's):
+// they keep a core busy, and in parallel they only took longer. The
+// sequential tests all run before the parallel ones.
 func TestMain(m *testing.M) {
 	soaktest.Parallel(4)
 	os.Exit(soaktest.Main(m))

@@ -124,8 +124,10 @@ func TestFaultProxySlowClose(t *testing.T) {
 		}
 	}()
 	p := soaktest.StartFaultProxy(t, ln.Addr().String(), soaktest.Toxics{SlowClose: 200 * time.Millisecond})
-	c, _ := dial(t, p.Addr)
+	// From before the dial: the proxy may reach the upstream's EOF, and
+	// start its wait, before the dial returns here.
 	start := time.Now()
+	c, _ := dial(t, p.Addr)
 	c.SetDeadline(time.Now().Add(30 * time.Second))
 	b, err := io.ReadAll(c)
 	if err != nil || string(b) != "bye\n" {

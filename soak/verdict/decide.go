@@ -60,8 +60,8 @@ func (fl floors) leak() float64 {
 // in 4–8 % of 200 runs with the upper end alone, each one an estimate
 // that the wander had pulled far under zero inside an interval the one
 // run read too narrow (a wider interval from the same run does not mend
-// that: docs/verdict-study.md, "Stable is two-sided"); with both ends, in
-// 0–0.5 %. When a run cannot resolve its floor (at 50 000 req/s the
+// that: docs/verdict-study.md, "`stable` is two-sided"); with both
+// ends, in 1 of 200 (0.5 %) per design and seed. When a run cannot resolve its floor (at 50 000 req/s the
 // horizon floor is 0.016 B/request, finer than one page over 200 000
 // requests), the verdict is inconclusive, with the requests that would
 // resolve it.

@@ -40,10 +40,16 @@ func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // find returns the first alert received with this name and status.
 func (h *hookReceiver) find(name string, status alerts.Status) (alerts.PayloadAlert, bool) {
+	return h.findWhere(name, status, func(alerts.PayloadAlert) bool { return true })
+}
+
+// findWhere returns the first alert received with this name and status
+// for which ok holds.
+func (h *hookReceiver) findWhere(name string, status alerts.Status, ok func(alerts.PayloadAlert) bool) (alerts.PayloadAlert, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, a := range h.alerts {
-		if a.Labels[alerts.LabelAlertname] == name && a.Status == status {
+		if a.Labels[alerts.LabelAlertname] == name && a.Status == status && ok(a) {
 			return a, true
 		}
 	}

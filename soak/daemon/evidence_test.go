@@ -149,7 +149,20 @@ func TestPendingLeakNotResolvedUnseen(t *testing.T) {
 func TestRemovedJobResolves(t *testing.T) {
 	e := newEvidenceHub(t)
 	e.finalRun(1, memReport(verdict.Leak))
-	waitFor(t, 30*time.Second, "the leak delivered", func() bool { return e.received(alerts.AlertLeak, alerts.StatusFiring) > 0 })
+	// Wait for the manager's record of the delivery, not the receiver's:
+	// the receiver has the alert before the manager reads its answer, and
+	// a resolve before that is held until the delivery is confirmed.
+	waitFor(t, 30*time.Second, "the leak's delivery confirmed", func() bool {
+		snap := e.mgr.Snapshot()
+		return len(snap) == 1 && len(snap[0].Sinks) > 0 && snap[0].Gen > 0 && func() bool {
+			for _, st := range snap[0].Sinks {
+				if st.Gen < snap[0].Gen {
+					return false
+				}
+			}
+			return true
+		}()
+	})
 	e.jobRemoved("web")
 	if a := e.mgr.Active(); len(a) != 0 {
 		t.Errorf("active after the job was removed: %+v; want none", a)

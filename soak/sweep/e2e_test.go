@@ -140,8 +140,17 @@ func TestSweepListenQueue(t *testing.T) {
 		// request waited for a retransmit.
 		t.Skipf("at %d clients: %d overflows, but no measured request waited for a retransmit (max %.3g s): the drops fell in the level's warm-up", top.Concurrency, top.ListenOverflows, top.Max)
 	}
+	if c := top.CPU; top.ListenOverflows > 0 && len(top.SynModes) == 0 &&
+		(c.HostCPUs > 0 && c.HostUtilization >= 0.9*float64(c.HostCPUs) || c.CPUWaitFraction >= 0.1) {
+		// On a full machine the server's one thread waits for a core
+		// after each retransmit as well, and the retransmits' latencies
+		// smear past their band (1 s + up to 0.5 s).
+		t.Skipf("the machine was too busy at %d clients (%.2f of %d cores busy, the server waited for a core %.0f %% of the time): %d overflows, no latency mode (p99 %.3g s, max %.3g s)",
+			top.Concurrency, c.HostUtilization, c.HostCPUs, 100*c.CPUWaitFraction, top.ListenOverflows, top.P99, top.Max)
+	}
 	if top.ListenOverflows == 0 || len(top.SynModes) == 0 || top.SynModes[0] > 3 {
-		t.Errorf("at %d clients: %d overflows, latency modes %v; want drops counted and a mode at 1 s (or the next retransmit's)", top.Concurrency, top.ListenOverflows, top.SynModes)
+		t.Errorf("at %d clients: %d overflows, latency modes %v (%d requests, p50 %.3g s, p99 %.3g s, p99.9 %.3g s, max %.3g s); want drops counted and a mode at 1 s (or the next retransmit's)",
+			top.Concurrency, top.ListenOverflows, top.SynModes, top.Requests, top.P50, top.P99, top.P999, top.Max)
 	}
 }
 

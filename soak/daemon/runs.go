@@ -163,6 +163,7 @@ func (a *activeRun) analyzeLook() *model.Report {
 	ao.FDs = ao.FDs.WithDefaults("fds")
 	ao.Memory.Alpha *= verdict.LiveAlphaShare
 	ao.FDs.Alpha *= verdict.LiveAlphaShare
+	ao.Memory.Look, ao.FDs.Look = true, true
 	return a.analyzeWith(ao)
 }
 

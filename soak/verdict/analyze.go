@@ -101,8 +101,11 @@ const methodEnvelope = "lower-envelope"
 // HorizonLimitShare of the limit) over Horizon at the observed
 // throughput, or the slope that reaches the limit within Exhaustion.
 // Growth that clears is then weighed against other shapes (classify):
-//   - a straight line: a leak, unless the last third has confidently
-//     flattened (inconclusive) or the cool-down released it (stable);
+//   - a straight line: a leak, unless slow growth does not yet show that
+//     it goes on (slow: near the floor, the last third's bar where the
+//     soak bends, both halves' growth where it does not), the last third
+//     has confidently flattened (inconclusive) or the cool-down released
+//     it (stable);
 //   - deceleration (a hinge or a significant bend beats the line): a
 //     plateau when the growth after the knot is negligible, a leak
 //     (measured after the knot) when a hinge's tail is straight and clears

@@ -136,12 +136,8 @@ func sumSquares(v []float64) float64 {
 // with the knot in the middle; else the line. A quadratic has more power against smooth saturation than the
 // hinge, which wants a corner.
 func curved(b trend.Binned) shape {
-	cf, ok := trend.Curvature(b.X, b.Y)
-	if !ok || cf.C >= 0 || cf.SE <= 0 {
-		return shape{kind: shapeLine}
-	}
-	vif := trend.VarianceInflation(cf.U, trend.Lag1(cf.Resid))
-	if z := cf.C / (cf.SE * math.Sqrt(vif)); z > -zCurve {
+	cf, z, ok := curvature(b)
+	if !ok || cf.C >= 0 || z > -zCurve {
 		return shape{kind: shapeLine}
 	}
 	m := len(b.X)
@@ -150,6 +146,25 @@ func curved(b trend.Binned) shape {
 		return shape{kind: shapeLine}
 	}
 	return shape{kind: shapeDecel, at: len(b.X) / 2, resid: cf.Resid, curve: true}
+}
+
+// curvature fits the least-squares quadratic through b and gives its
+// curvature's z: the coefficient over its standard error, the variance
+// inflated for the autocorrelation of the quadratic's own residuals
+// (negative: bending down); ok is false when no quadratic fits.
+func curvature(b trend.Binned) (trend.CurveFit, float64, bool) {
+	cf, ok := trend.Curvature(b.X, b.Y)
+	if !ok || cf.SE <= 0 {
+		return cf, 0, false
+	}
+	vif := trend.VarianceInflation(cf.U, trend.Lag1(cf.Resid))
+	return cf, cf.C / (cf.SE * math.Sqrt(vif)), true
+}
+
+// bendZ is curvature's z alone.
+func bendZ(b trend.Binned) (float64, bool) {
+	_, z, ok := curvature(b)
+	return z, ok
 }
 
 // mildBend: a quadratic whose slope at three quarters of the soak keeps

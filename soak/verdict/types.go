@@ -57,6 +57,12 @@ type Thresholds struct {
 	// much and then stops, and a short window cannot tell the two apart.
 	// Default 10 minutes.
 	Transient float64
+	// Look says the analysis is one of a running soak's live looks, not
+	// its end: slow growth near the floor must then clear the last
+	// third's bar (see fit.slow). Hundreds of looks a night each see a
+	// soak part-way, where wander as long as the look rises in both of
+	// its halves; the run's end judges the whole soak.
+	Look bool
 }
 
 // Defaults for memory in bytes and for fds.

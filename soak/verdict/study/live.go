@@ -96,7 +96,7 @@ func looks(pts []verdict.Point, minutes int, alpha float64, specs []GateSpec) []
 			break
 		}
 	}
-	opt := verdict.ResourceOptions{Name: "rss", Unit: "bytes", Thresholds: verdict.Thresholds{Alpha: alpha}}
+	opt := verdict.ResourceOptions{Name: "rss", Unit: "bytes", Thresholds: verdict.Thresholds{Alpha: alpha, Look: true}}
 	for m := 1; m <= minutes; m++ {
 		until := soakStart + float64(m)*60
 		end := 0

@@ -43,9 +43,9 @@ type faultRow struct {
 	during func(t *testing.T, srv *soaktest.Server)
 	// waits marks a row whose load mostly waits (a fixed rate, hung
 	// requests, added latency): such rows run at once, after the others,
-	// whose closed loops keep the cores busy. Not the SIGSTOP row: it
-	// stops the target 3 s after soakd starts, and under busy.sh with
-	// the waiting rows beside it soakd's load had not begun by then.
+	// whose closed loops keep the cores busy. Not the SIGSTOP row: its
+	// stop of 10 s must fall within the run's 16 s, which other rows'
+	// load beside it would delay.
 	waits bool
 
 	// exit is soakd's exit code; -1 at the edge of the threshold, where
@@ -369,16 +369,49 @@ func delayed(t *testing.T, r *faultReport) {
 	}
 }
 
-// stopFor10s lets the load run 3 s, stops the target with SIGSTOP for
-// 10 s, and resumes it; a cleanup resumes it whatever happens.
+// stopFor10s lets the load run until the target has answered (its
+// written bytes grew by 2 KiB: faultd's responses are about 80 bytes, so
+// some 25 of them, half a second at the row's 50 req/s) and 2 s more,
+// stops the target with SIGSTOP for 10 s, and resumes it; a cleanup
+// resumes it whatever happens. A fixed wait from soakd's start stopped
+// the target before the load began on a busy machine.
 func stopFor10s(t *testing.T, srv *soaktest.Server) {
-	time.Sleep(3 * time.Second)
+	start, err := wchar(srv.PID)
+	if err != nil {
+		t.Errorf("reading the target's written bytes: %v", err)
+		return
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if n, err := wchar(srv.PID); err == nil && n-start >= 2<<10 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the target wrote under 2 KiB in a minute of load; want it answering before it is stopped")
+			return
+		}
+	}
+	time.Sleep(2 * time.Second)
 	if err := syscall.Kill(srv.PID, syscall.SIGSTOP); err != nil {
 		t.Errorf("SIGSTOP: %v", err)
 		return
 	}
 	defer syscall.Kill(srv.PID, syscall.SIGCONT)
 	time.Sleep(10 * time.Second)
+}
+
+// wchar is the bytes pid has written (its /proc/PID/io wchar): sockets
+// included.
+func wchar(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "wchar: "); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/io has no wchar", pid)
 }
 
 func firstLines(s string, n int) string {

@@ -74,10 +74,12 @@ func startTarget(t *testing.T, args ...string) (string, int) {
 }
 
 // startProgram starts one of the Go test programs with args and a
-// lifetime; see startServer.
+// lifetime, from a copy of its own (soaktest.OwnCopy: the parallel
+// tests' targets share no pages, so none's PSS moves when another
+// exits); see startServer.
 func startProgram(t *testing.T, bin string, args ...string) (string, int) {
 	t.Helper()
-	return startServer(t, bin, append([]string{"--max-lifetime", "5m"}, args...)...)
+	return startServer(t, soaktest.OwnCopy(t, bin), append([]string{"--max-lifetime", "5m"}, args...)...)
 }
 
 // startServer starts the server program with args (soaktest.StartServer)

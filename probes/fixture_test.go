@@ -35,6 +35,7 @@ func wantFixtureTree() Sample {
 		Alive: true, RootPID: 100, RootStart: 5000, Incarnation: 1, Procs: 3, RSSValid: true, ThreadsValid: true,
 		RSS: 1600 * page, VMS: 160 << 20, Swap: 10 << 10,
 		SmapsValid: true, PSS: 4300 << 10, USS: 420 << 10,
+		PSSAnon: (180 + 20 + 40 + 8) << 10, PSSAnonValid: true, USSDirty: 260 << 10, USSDirtyValid: true,
 		FDsValid: true, FDs: 10, FDLimit: 1024, Threads: 4,
 		CPUUser: 1.75, CPUSystem: 0.65, CtxVoluntary: 7 + 11 + 30 + 1, CtxInvol: 3 + 1 + 4,
 		IOValid: true, ReadBytes: 4096, WriteBytes: 12288, ReadChars: 1010, WriteChars: 2020,
@@ -79,6 +80,7 @@ func TestFixtureTargets(t *testing.T) {
 				got, want := s.Sample(), tt.want()
 				if round == 2 { // smaps, the TCP census and the thread pass are not due: repeated
 					want.SmapsValid, want.TCPValid, want.RunqueueValid = false, false, false
+					want.PSSAnonValid, want.USSDirtyValid = false, false
 					want.HostCPUValid, want.HostCPUBusy, want.HostCPUTotal, want.HostCPUs = false, 0, 0, 0
 				}
 				if c, w := comparable(got), comparable(want); !reflect.DeepEqual(c, w) {

@@ -230,22 +230,26 @@ func parseNoFile(b []byte) (uint64, error) {
 }
 
 // smapsInfo is the part of /proc/PID/smaps_rollup soakd uses, in bytes.
+// PSSAnon is Pss_Anon + Pss_Shmem and Split says the kernel gave both;
+// USSDirty is Private_Dirty.
 type smapsInfo struct {
-	PSS, USS uint64
+	PSS, USS, PSSAnon, USSDirty uint64
+	Split                       bool
 }
 
-// parseSmapsRollup returns Pss and Private_Clean + Private_Dirty (USS).
+// parseSmapsRollup returns Pss, Private_Clean + Private_Dirty (USS),
+// Private_Dirty, and Pss_Anon + Pss_Shmem where the kernel has them.
 func parseSmapsRollup(b []byte) (smapsInfo, error) {
 	var s smapsInfo
 	var carry uint64
-	seen := 0
+	seen, split := 0, 0
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		key, val, ok := bytes.Cut(line, []byte(":"))
 		if !ok {
 			continue
 		}
 		switch string(key) {
-		case "Pss", "Private_Clean", "Private_Dirty":
+		case "Pss", "Private_Clean", "Private_Dirty", "Pss_Anon", "Pss_Shmem":
 		default:
 			continue
 		}
@@ -253,15 +257,31 @@ func parseSmapsRollup(b []byte) (smapsInfo, error) {
 		if err != nil {
 			return s, fmt.Errorf("smaps_rollup: %s: %w", key, err)
 		}
-		if string(key) == "Pss" {
+		switch string(key) {
+		case "Pss":
 			s.PSS = v
-		} else if s.USS, carry = bits.Add64(s.USS, v, 0); carry != 0 {
-			return s, fmt.Errorf("smaps_rollup: Private_Clean + Private_Dirty: more than 2^64 bytes")
+		case "Pss_Anon", "Pss_Shmem":
+			if s.PSSAnon, carry = bits.Add64(s.PSSAnon, v, 0); carry != 0 {
+				return s, fmt.Errorf("smaps_rollup: Pss_Anon + Pss_Shmem: more than 2^64 bytes")
+			}
+			split++
+			continue
+		default:
+			if string(key) == "Private_Dirty" {
+				s.USSDirty = v
+			}
+			if s.USS, carry = bits.Add64(s.USS, v, 0); carry != 0 {
+				return s, fmt.Errorf("smaps_rollup: Private_Clean + Private_Dirty: more than 2^64 bytes")
+			}
 		}
 		seen++
 	}
 	if seen != 3 {
 		return s, fmt.Errorf("smaps_rollup: %d of 3 fields (Pss, Private_Clean, Private_Dirty)", seen)
+	}
+	s.Split = split == 2
+	if !s.Split {
+		s.PSSAnon = 0
 	}
 	return s, nil
 }

@@ -120,8 +120,8 @@ func FuzzParseSmapsRollup(f *testing.F) {
 	f.Add([]byte("1\n22\n333\n-4\nx\n99999999999\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if s, err := parseSmapsRollup(b); err == nil {
-			if s.PSS%1024 != 0 || s.USS%1024 != 0 {
-				t.Fatalf("%q: PSS %d USS %d: not whole kB", b, s.PSS, s.USS)
+			if s.PSS%1024 != 0 || s.USS%1024 != 0 || s.PSSAnon%1024 != 0 || s.USSDirty%1024 != 0 || s.USSDirty > s.USS {
+				t.Fatalf("%q: PSS %d USS %d PSSAnon %d USSDirty %d: not whole kB, or the dirty part over USS", b, s.PSS, s.USS, s.PSSAnon, s.USSDirty)
 			}
 			checkUSS(t, b, s.USS)
 		}

@@ -158,10 +158,11 @@ func TestParseSmapsRollup(t *testing.T) {
 		want    smapsInfo
 		wantErr string
 	}{
-		{name: "fixture", in: string(fixture), want: smapsInfo{PSS: 3000 << 10, USS: 300 << 10}},
+		{name: "fixture", in: string(fixture), want: smapsInfo{PSS: 3000 << 10, USS: 300 << 10, PSSAnon: 200 << 10, USSDirty: 200 << 10, Split: true}},
+		{name: "no Pss_Anon: no split", in: "Pss: 4 kB\nPss_Shmem: 1 kB\nPrivate_Clean: 1 kB\nPrivate_Dirty: 2 kB\n", want: smapsInfo{PSS: 4 << 10, USS: 3 << 10, USSDirty: 2 << 10}},
 		{name: "missing Private_Dirty", in: "Pss: 1 kB\nPrivate_Clean: 1 kB\n", wantErr: "smaps_rollup: 2 of 3 fields (Pss, Private_Clean, Private_Dirty)"},
 		{name: "bad unit", in: "Pss: 1 MB\nPrivate_Clean: 1 kB\nPrivate_Dirty: 1 kB\n", wantErr: `smaps_rollup: Pss: "1 MB": want "N kB"`},
-		{name: "Pss_Dirty is not Pss", in: "Pss_Dirty: 9 kB\nPss: 1 kB\nPrivate_Clean: 2 kB\nPrivate_Dirty: 3 kB\n", want: smapsInfo{PSS: 1 << 10, USS: 5 << 10}},
+		{name: "Pss_Dirty is not Pss", in: "Pss_Dirty: 9 kB\nPss: 1 kB\nPrivate_Clean: 2 kB\nPrivate_Dirty: 3 kB\n", want: smapsInfo{PSS: 1 << 10, USS: 5 << 10, USSDirty: 3 << 10}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -480,6 +480,7 @@ func (s *Sampler) rootFDLimit(root procID) uint64 {
 // carrySmaps repeats the last PSS and USS in a sample that reads none.
 func (s *Sampler) carrySmaps(out *Sample) {
 	out.PSS, out.USS = s.last.PSS, s.last.USS
+	out.PSSAnon, out.USSDirty = s.last.PSSAnon, s.last.USSDirty
 }
 
 // sampleSmaps sums PSS and USS over the tree.
@@ -498,7 +499,12 @@ func (s *Sampler) sampleSmaps(out *Sample, procs []proc) {
 		}
 		out.PSS += m.PSS
 		out.USS += m.USS
-		out.SmapsValid = out.SmapsValid || i == 0
+		out.PSSAnon += m.PSSAnon
+		out.USSDirty += m.USSDirty
+		if !out.SmapsValid && i == 0 {
+			out.SmapsValid, out.USSDirtyValid, out.PSSAnonValid = true, true, m.Split
+		}
+		out.PSSAnonValid = out.PSSAnonValid && m.Split
 	}
 }
 

@@ -51,6 +51,12 @@ type MapSnapshot struct {
 	// PSS and USS are smaps_rollup's sums, from the same read.
 	PSS uint64 `json:"pss_bytes"`
 	USS uint64 `json:"uss_bytes"`
+	// PSSAnon and USSDirty are Sample's: PSS in anonymous and shared
+	// memory, and Private_Dirty. smaps has no Pss_Anon by mapping, so a
+	// file mapping's share is its PSS times its anonymous (copied on
+	// write) part of its RSS; an anonymous mapping's is its PSS.
+	PSSAnon  uint64 `json:"pss_anon_bytes"`
+	USSDirty uint64 `json:"uss_dirty_bytes"`
 	// Cost is the wall time the read took.
 	Cost time.Duration `json:"cost_ns"`
 }
@@ -248,7 +254,14 @@ func (mb *mapsBuilder) add(m mapping) {
 	s.Mappings++
 	s.PSS += m.pss
 	s.USS += m.dirty + m.pclean
+	s.USSDirty += m.dirty
 	name := classOf(m)
+	switch {
+	case name == MapShared || m.anon >= m.rss:
+		s.PSSAnon += m.pss
+	case m.anon > 0:
+		s.PSSAnon += uint64(float64(m.pss) * float64(m.anon) / float64(m.rss))
+	}
 	g := s.Groups[name]
 	g.Name = name
 	g.RSS += m.rss
@@ -332,6 +345,7 @@ func (s *Sampler) sampleMapsPaced(out *Sample, procs []proc) {
 		return
 	}
 	out.PSS, out.USS, out.SmapsValid = snap.PSS, snap.USS, true
+	out.PSSAnon, out.USSDirty, out.PSSAnonValid, out.USSDirtyValid = snap.PSSAnon, snap.USSDirty, true, true
 	s.keepMaps(snap)
 }
 

@@ -101,6 +101,14 @@ func TestParseSmapsGroupsByClass(t *testing.T) {
 	if wantUSS := uint64(20+3000+8192+100+16) << 10; s.USS != wantUSS {
 		t.Errorf("uss = %d; want %d", s.USS, wantUSS)
 	}
+	// The program's clean text is left out of both parts; the shared
+	// memory segment counts in PSS's.
+	if want := uint64(3000+8192+100+256) << 10; s.PSSAnon != want {
+		t.Errorf("pss anon+shmem = %d; want %d", s.PSSAnon, want)
+	}
+	if want := uint64(3000+8192+100+16) << 10; s.USSDirty != want {
+		t.Errorf("uss dirty = %d; want %d", s.USSDirty, want)
+	}
 }
 
 func TestParseSmapsSkipsGarbage(t *testing.T) {
@@ -117,8 +125,9 @@ func TestMapsNowLive(t *testing.T) {
 	srv := startServer(t, "127.0.0.1:0")
 	s := NewSampler(openLive(t, Spec{PID: srv.pid}), SamplerOptions{Mappings: true, SmapsInterval: time.Nanosecond, Log: zap.NewNop()})
 	smp := s.Sample()
-	if !smp.SmapsValid || smp.PSS == 0 || smp.USS == 0 {
-		t.Fatalf("sample: smaps valid %v, pss %d, uss %d; want a reading from smaps", smp.SmapsValid, smp.PSS, smp.USS)
+	if !smp.SmapsValid || smp.PSS == 0 || smp.USS == 0 || !smp.PSSAnonValid || !smp.USSDirtyValid || smp.PSSAnon == 0 || smp.PSSAnon > smp.PSS || smp.USSDirty > smp.USS {
+		t.Fatalf("sample: smaps valid %v, pss %d (anon+shmem %d, valid %v), uss %d (dirty %d, valid %v); want a reading from smaps, each part within its whole",
+			smp.SmapsValid, smp.PSS, smp.PSSAnon, smp.PSSAnonValid, smp.USS, smp.USSDirty, smp.USSDirtyValid)
 	}
 	if got := s.TakeMaps(); len(got) != 1 {
 		t.Fatalf("paced snapshots = %d; want 1", len(got))

@@ -219,7 +219,18 @@ func OwnCopy(t testing.TB, program string) string {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(t.TempDir(), filepath.Base(program))
-	if err := os.WriteFile(dst, b, 0o755); err != nil {
+	// Written back before it runs, as an installed program is: a file's
+	// pages stay dirty in the page cache until they are, some 30 s, and
+	// the program's text would count in its Private_Dirty meanwhile.
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err = errors.Join(err, f.Close()); err != nil {
 		t.Fatal(err)
 	}
 	return dst

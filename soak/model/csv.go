@@ -34,15 +34,34 @@ type Column struct {
 // Columns are samples.csv's columns, in the order soakd writes them: the
 // load's and the tree's identity, then the resources (from Resources),
 // then the other readings.
-var Columns = slices.Concat(headColumns, resourceColumns(), tailColumns)
+var Columns = slices.Concat(headColumns, resourceColumns(), tailColumns, partColumns())
 
 // CSVHeader names the columns of samples.csv.
 var CSVHeader = columnNames(Columns)
 
+// resourceColumns are the resources' columns, in the table's order; a
+// resource judged on a part of a reading (ResourceDef.Whole) has the
+// whole's column here, where it has always been.
 func resourceColumns() []Column {
-	cols := make([]Column, len(Resources))
-	for i, r := range Resources {
-		cols[i] = r.Column
+	var cols []Column
+	for _, r := range Resources {
+		if r.Whole != nil {
+			cols = append(cols, *r.Whole)
+		} else {
+			cols = append(cols, r.Column)
+		}
+	}
+	return cols
+}
+
+// partColumns are the columns of the parts that resources with a Whole
+// are judged on; they came later, so they come last.
+func partColumns() []Column {
+	var cols []Column
+	for _, r := range Resources {
+		if r.Whole != nil {
+			cols = append(cols, r.Column)
+		}
 	}
 	return cols
 }
@@ -239,6 +258,9 @@ var ResourceColumns = func() map[string]string {
 	m := make(map[string]string, len(Resources))
 	for _, r := range Resources {
 		m[r.Column.Name] = r.Name
+		if r.Whole != nil {
+			m[r.Whole.Name] = r.Name
+		}
 	}
 	return m
 }()
@@ -322,7 +344,7 @@ func headerColumns(head []string) ([]Column, []string, error) {
 		}
 		seen[name] = true
 		cols = append(cols, col)
-		if res, ok := ResourceColumns[name]; ok {
+		if res, ok := ResourceColumns[name]; ok && !slices.Contains(resources, res) {
 			resources = append(resources, res)
 		}
 	}

@@ -19,6 +19,7 @@ func fullRecord() Record {
 			RSSValid: true, ThreadsValid: true,
 			Stopped: 2, RootStopped: true,
 			RSS: 100 << 20, VMS: 1 << 30, Swap: 4096, SmapsValid: true, PSS: 90 << 20, USS: 80 << 20,
+			PSSAnonValid: true, PSSAnon: 60 << 20, USSDirtyValid: true, USSDirty: 70 << 20,
 			FDsValid: true, FDs: 17, FDLimit: 1024, Threads: 9,
 			CPUUser: 12.5, CPUSystem: 3.25, CtxVoluntary: 1000, CtxInvol: 20,
 			IOValid: true, ReadBytes: 4096, WriteBytes: 8192, ReadChars: 16384, WriteChars: 32768,
@@ -127,6 +128,7 @@ func TestReadCSVWithoutTheLaterColumns(t *testing.T) {
 	want.Stopped, want.RootStopped = 0, false
 	want.NoCPU, want.CPUSplitUnknown, want.Extra = false, false, nil
 	want.EndpointRequests = nil
+	want.PSSAnonValid, want.PSSAnon, want.USSDirtyValid, want.USSDirty = false, 0, false, 0
 	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
@@ -260,5 +262,42 @@ func TestEndpointColumns(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("header %q: error %v; want one saying %q", tc.head, err, tc.want)
 		}
+	}
+}
+
+// PSS and USS are judged on their anonymous-and-shared and dirty parts
+// where a file has them, and on the whole where it has only that (an
+// older soakd's file, or one made by hand); either way the resource is
+// listed once.
+func TestPartsFallBackToTheWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name, csv          string
+		wantPSS, wantUSS   float64
+		wantResourceCounts int
+	}{
+		{"whole only", "elapsed_seconds,phase,requests,pss_bytes,uss_bytes\n1,soak,10,9000,8000\n", 9000, 8000, 2},
+		{"whole and part", "elapsed_seconds,phase,requests,pss_bytes,uss_bytes,pss_anon_bytes,uss_dirty_bytes\n1,soak,10,9000,8000,6000,7000\n", 6000, 7000, 2},
+		{"part only", "elapsed_seconds,phase,requests,pss_anon_bytes\n1,soak,10,6000\n", 6000, 0, 1},
+		{"a part left empty: the whole", "elapsed_seconds,phase,requests,pss_bytes,pss_anon_bytes\n1,soak,10,9000,\n", 9000, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recs, resources, err := ReadSamples(strings.NewReader(tc.csv))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resources) != tc.wantResourceCounts {
+				t.Errorf("resources = %v; want %d", resources, tc.wantResourceCounts)
+			}
+			pss, _ := ResourceNamed("pss")
+			uss, _ := ResourceNamed("uss")
+			if v, ok := pss.Value(recs[0]); !ok || v != tc.wantPSS {
+				t.Errorf("pss = %v, %v; want %v", v, ok, tc.wantPSS)
+			}
+			if tc.wantUSS > 0 {
+				if v, ok := uss.Value(recs[0]); !ok || v != tc.wantUSS {
+					t.Errorf("uss = %v, %v; want %v", v, ok, tc.wantUSS)
+				}
+			}
+		})
 	}
 }

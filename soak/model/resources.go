@@ -89,6 +89,16 @@ type ResourceDef struct {
 	Limit func(r Record, memLimit uint64) float64
 	// Column is the resource's column of samples.csv.
 	Column Column
+	// Whole, when set, is the whole reading of which Value judges a part
+	// (PSS and USS, whose clean file pages move with processes outside the
+	// tree: see probes.Sample.PSSAnon). It is written just before Column,
+	// and a file that has only Whole (older soakd, or made by hand) still
+	// holds the resource, judged on the whole.
+	Whole *Column
+	// Part reads the part from a record, and WholeLabel is the label of
+	// a series that holds only the whole (see LabelOf).
+	Part       func(Record) (uint64, bool)
+	WholeLabel string
 	// Metric and Help name the daemon's gauge of the resource's last
 	// reading, labelled by job; "" for none.
 	Metric, Help string
@@ -104,15 +114,17 @@ var Resources = []ResourceDef{
 		Limit:  memoryLimit,
 		Column: uintCol("rss_bytes", func(r *Record) *uint64 { return &r.RSS }),
 		Metric: "soakd_target_resident_memory_bytes", Help: "Resident memory of the target's process tree."},
-	{Name: "pss", Label: "PSS", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Setting: "--smaps-interval", Chart: ChartMemory,
-		Value:  func(r Record) (float64, bool) { return float64(r.PSS), r.SmapsValid },
+	{Name: "pss", Label: "PSS (anon+shmem)", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Setting: "--smaps-interval", Chart: ChartMemory,
+		Value: splitValue(pssAnon, func(r Record) uint64 { return r.PSS }), Part: pssAnon, WholeLabel: "PSS",
 		Limit:  memoryLimit,
-		Column: optCol("pss_bytes", func(r *Record) *uint64 { return &r.PSS }, smapsValid),
-		Metric: "soakd_target_pss_bytes", Help: "Proportional set size of the target's process tree (from smaps_rollup)."},
-	{Name: "uss", Label: "USS", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Setting: "--smaps-interval", Chart: ChartMemory,
-		Value:  func(r Record) (float64, bool) { return float64(r.USS), r.SmapsValid },
+		Whole:  new(optCol("pss_bytes", func(r *Record) *uint64 { return &r.PSS }, smapsValid)),
+		Column: optCol("pss_anon_bytes", func(r *Record) *uint64 { return &r.PSSAnon }, func(r *Record) *bool { return &r.PSSAnonValid }),
+		Metric: "soakd_target_pss_anon_bytes", Help: "Proportional set size of the target's process tree in anonymous and shared memory (Pss_Anon + Pss_Shmem from smaps_rollup; the whole PSS on kernels without them)."},
+	{Name: "uss", Label: "USS (dirty)", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Setting: "--smaps-interval", Chart: ChartMemory,
+		Value: splitValue(ussDirty, func(r Record) uint64 { return r.USS }), Part: ussDirty, WholeLabel: "USS",
 		Limit:  memoryLimit,
-		Column: optCol("uss_bytes", func(r *Record) *uint64 { return &r.USS }, smapsValid)},
+		Whole:  new(optCol("uss_bytes", func(r *Record) *uint64 { return &r.USS }, smapsValid)),
+		Column: optCol("uss_dirty_bytes", func(r *Record) *uint64 { return &r.USSDirty }, func(r *Record) *bool { return &r.USSDirtyValid })},
 	{Name: "anon", Label: "cgroup anon", Unit: "bytes", Quantum: page, Kind: Memory, Chart: ChartMemory,
 		Value:  func(r Record) (float64, bool) { return float64(r.MemAnon), r.CgroupValid },
 		Limit:  memoryLimit,
@@ -131,6 +143,33 @@ var Resources = []ResourceDef{
 	{Name: "close_wait", Label: "CLOSE_WAIT sockets", Unit: "sockets", Quantum: 1, Kind: Count, Slow: true, Chart: ChartCounts,
 		Value:  func(r Record) (float64, bool) { return float64(r.TCPCloseWait), r.TCPValid },
 		Column: optCol("tcp_close_wait", func(r *Record) *int { return &r.TCPCloseWait }, tcpValid)},
+}
+
+// LabelOf is the resource's label for a series of records like r: the
+// whole's where a resource judged on a part has only the whole in r.
+func (d ResourceDef) LabelOf(r Record) string {
+	if d.Part != nil {
+		if _, ok := d.Part(r); !ok {
+			return d.WholeLabel
+		}
+	}
+	return d.Label
+}
+
+func pssAnon(r Record) (uint64, bool)  { return r.PSSAnon, r.PSSAnonValid }
+func ussDirty(r Record) (uint64, bool) { return r.USSDirty, r.USSDirtyValid }
+
+// splitValue judges the part of a reading that part gives where the
+// record has it, else the whole (a sample stored or written before the
+// part was read, or a kernel without it): all of a run's samples come
+// from one kernel and one soakd, so a series never mixes the two.
+func splitValue(part func(Record) (uint64, bool), whole func(Record) uint64) func(Record) (float64, bool) {
+	return func(r Record) (float64, bool) {
+		if v, ok := part(r); ok {
+			return float64(v), true
+		}
+		return float64(whole(r)), r.SmapsValid
+	}
 }
 
 // page is the resolution of memory readings.

@@ -36,7 +36,7 @@ func fullRecord(i int) model.Record {
 	return model.Record{
 		Sample: probes.Sample{
 			Time: base, Alive: true, RootPID: 4242, RootStart: 987654, Incarnation: 2, Procs: 3,
-			RSS: u * 4096, VMS: u * 8192, Swap: 7, SmapsValid: true, PSS: u * 4000, USS: u * 3000,
+			RSS: u * 4096, VMS: u * 8192, Swap: 7, SmapsValid: true, PSS: u * 4000, USS: u * 3000, PSSAnonValid: true, PSSAnon: u * 2000, USSDirtyValid: true, USSDirty: u * 2500,
 			FDsValid: true, FDs: 17, FDLimit: 1024, Threads: 9,
 			CPUUser: 1.25 + float64(i), CPUSystem: 0.5, CtxVoluntary: 11, CtxInvol: 12, RunqueueWait: 0.125, RunqueueValid: true,
 			IOValid: true, ReadBytes: 13, WriteBytes: 14, ReadChars: 15, WriteChars: 16,

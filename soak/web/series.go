@@ -132,7 +132,7 @@ func chartSeries(recs []model.Record, c model.Chart) []memSeries {
 		}
 		for _, r := range recs {
 			if v, ok := value(r); ok && (v > 0 || c != model.ChartMemory) {
-				out = append(out, memSeries{res.Label, value})
+				out = append(out, memSeries{res.LabelOf(r), value})
 				break
 			}
 		}

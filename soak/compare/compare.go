@@ -82,6 +82,10 @@ type Slope struct {
 	// Slow resources (read on a slower cadence) do not hold the overall
 	// verdict back when they alone are inconclusive.
 	Slow bool
+	// Series is the column the slope was fitted on, for resources judged
+	// on a part of a reading (model.ResourceDef.SeriesOrWhole); two runs
+	// fitted on different columns are not compared.
+	Series string
 }
 
 // Block is one time block of a run's soak: its totals, and the latency of

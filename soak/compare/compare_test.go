@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/soakd/soakd/soak/compare"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/verdict"
 )
 
 func TestJudge(t *testing.T) {
@@ -130,5 +132,34 @@ func TestContentionGuard(t *testing.T) {
 		if m.Verdict != c.want || (c.want == compare.Inconclusive && !strings.Contains(m.Reason, "contention")) {
 			t.Errorf("contention %v → %v: CPU %s (%s); want %s", c.old, c.cur, m.Verdict, m.Reason, c.want)
 		}
+	}
+}
+
+// A report made before PSS was judged on its anonymous part (no series:
+// the whole, pss_bytes) is not compared with one judged on pss_anon_bytes:
+// the slopes are of different series, and the difference would be the
+// other processes' shares, not the build's.
+func TestSeriesMustMatch(t *testing.T) {
+	old := &model.Report{Resources: map[string]verdict.Resource{
+		"pss": {Unit: "bytes", PerRequest: 100, CI95: [2]float64{90, 110}},
+		"rss": {Unit: "bytes", PerRequest: 100, CI95: [2]float64{90, 110}},
+	}}
+	cur := &model.Report{Resources: map[string]verdict.Resource{
+		"pss": {Unit: "bytes", Series: "pss_anon_bytes", PerRequest: 100, CI95: [2]float64{90, 110}},
+		"rss": {Unit: "bytes", PerRequest: 100, CI95: [2]float64{90, 110}},
+	}}
+	res := compare.Compare(compare.FromReport(old), compare.FromReport(cur), compare.Options{Margins: compare.DefaultMargins()})
+	pss := res.Metrics["pss_per_request"]
+	if pss.Verdict != compare.Inconclusive || !strings.Contains(pss.Reason, "pss_bytes, then pss_anon_bytes") {
+		t.Errorf("pss = %s (%s); want inconclusive, naming both series", pss.Verdict, pss.Reason)
+	}
+	if rss := res.Metrics["rss_per_request"]; rss.Verdict != compare.Same {
+		t.Errorf("rss = %s (%s); want same", rss.Verdict, rss.Reason)
+	}
+	// Two reports of the same soakd compare as before.
+	old.Resources["pss"] = cur.Resources["pss"]
+	res = compare.Compare(compare.FromReport(old), compare.FromReport(cur), compare.Options{Margins: compare.DefaultMargins()})
+	if pss := res.Metrics["pss_per_request"]; pss.Verdict != compare.Same {
+		t.Errorf("same series: pss = %s (%s); want same", pss.Verdict, pss.Reason)
 	}
 }

@@ -21,7 +21,7 @@ func FromReport(rep *model.Report) Run {
 	r.Contention = Contention(rep.Records)
 	for name, res := range rep.Resources {
 		mr, _ := model.ResourceNamed(name)
-		r.Slopes[name] = Slope{Unit: res.Unit, PerRequest: res.PerRequest, CI95: res.CI95, Slow: mr.Slow}
+		r.Slopes[name] = Slope{Unit: res.Unit, PerRequest: res.PerRequest, CI95: res.CI95, Slow: mr.Slow, Series: mr.SeriesOrWhole(res.Series)}
 	}
 	if rep.Load != nil {
 		r.P999 = rep.Load.Latency.P999

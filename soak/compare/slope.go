@@ -41,6 +41,10 @@ func CompareSlopes(old, cur Slope, m Margins) Metric {
 	d, ci := SlopeDifference(old, cur)
 	mt := Metric{Unit: old.Unit + "/request", Old: old.PerRequest, New: cur.PerRequest, Difference: d, CI95: ci,
 		Margin: m.SlopeMargin(old.Unit, old.PerRequest), Slow: old.Slow || cur.Slow, slope: true}
+	if old.Series != cur.Series {
+		mt.Verdict, mt.Reason = Inconclusive, fmt.Sprintf("the runs fitted different series (%s, then %s): a newer soakd judges this resource on a part of the reading; compare runs made by the same soakd", old.Series, cur.Series)
+		return mt
+	}
 	if !finite(old.PerRequest, cur.PerRequest, old.CI95[0], old.CI95[1], cur.CI95[0], cur.CI95[1]) {
 		mt.Verdict, mt.Reason = Inconclusive, "a run has no fitted slope for this resource (too few samples)"
 		return mt

@@ -293,6 +293,13 @@ func TestPartsFallBackToTheWhole(t *testing.T) {
 			if v, ok := pss.Value(recs[0]); !ok || v != tc.wantPSS {
 				t.Errorf("pss = %v, %v; want %v", v, ok, tc.wantPSS)
 			}
+			wantSeries := "pss_anon_bytes"
+			if tc.wantPSS == 9000 {
+				wantSeries = "pss_bytes"
+			}
+			if got := pss.SeriesOf(recs[0]); got != wantSeries {
+				t.Errorf("pss series = %q; want %q", got, wantSeries)
+			}
 			if tc.wantUSS > 0 {
 				if v, ok := uss.Value(recs[0]); !ok || v != tc.wantUSS {
 					t.Errorf("uss = %v, %v; want %v", v, ok, tc.wantUSS)

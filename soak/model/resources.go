@@ -156,6 +156,29 @@ func (d ResourceDef) LabelOf(r Record) string {
 	return d.Label
 }
 
+// SeriesOf names the column a series of records like r is judged on,
+// for a resource with a Whole (Column's, or Whole's where r has only the
+// whole); "" for the others.
+func (d ResourceDef) SeriesOf(r Record) string {
+	if d.Whole == nil {
+		return ""
+	}
+	if _, ok := d.Part(r); ok {
+		return d.Column.Name
+	}
+	return d.Whole.Name
+}
+
+// SeriesOrWhole is the column a report's resource was judged on: series
+// as the report gives it, or, for a report made before parts were
+// judged (series ""), the whole's.
+func (d ResourceDef) SeriesOrWhole(series string) string {
+	if series == "" && d.Whole != nil {
+		return d.Whole.Name
+	}
+	return series
+}
+
 func pssAnon(r Record) (uint64, bool)  { return r.PSSAnon, r.PSSAnonValid }
 func ussDirty(r Record) (uint64, bool) { return r.USSDirty, r.USSDirtyValid }
 

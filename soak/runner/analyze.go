@@ -70,6 +70,7 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 			opt.Earlier = &e
 		}
 		v := verdict.AnalyzeResource(pts, opt)
+		v.Series = res.SeriesOf(last)
 		v.Endpoints = attribute(recs, res.Value, ao.Endpoints, opt)
 		verdict.CapEndpoints(v.Endpoints, v)
 		out[res.Name] = v

@@ -96,6 +96,9 @@ func TestEndToEndOtherInstancesExiting(t *testing.T) {
 				t.Errorf("the whole PSS rose %+.1f MiB over the soak and the judged part %+.1f MiB; want the whole ≥ 2 MiB more (the others' shares of the text)", mib(whole), mib(judged))
 			}
 			pss, uss := rep.Resources["pss"], rep.Resources["uss"]
+			if pss.Series != "pss_anon_bytes" || uss.Series != "uss_dirty_bytes" || rep.Resources["rss"].Series != "" {
+				t.Errorf("series: pss %q, uss %q, rss %q; want pss_anon_bytes, uss_dirty_bytes and none", pss.Series, uss.Series, rep.Resources["rss"].Series)
+			}
 			if leak == 0 {
 				for name, r := range map[string]verdict.Resource{"pss": pss, "uss": uss} {
 					if r.Verdict == verdict.Leak {

@@ -85,8 +85,14 @@ const (
 // Resource is the analysis of one resource, the result of fitting what
 // model.ResourceDef defines: the report's "resources.<name>" object.
 type Resource struct {
-	Verdict    string     `json:"verdict"`
-	Unit       string     `json:"unit"` // "bytes", "fds", "threads", "sockets"
+	Verdict string `json:"verdict"`
+	Unit    string `json:"unit"` // "bytes", "fds", "threads", "sockets"
+	// Series names the samples.csv column fitted, for a resource judged
+	// on a part of a reading where the whole is kept too (pss:
+	// pss_anon_bytes, or pss_bytes where the part was not read); "" for
+	// the others, and in reports made before parts were judged (the
+	// whole).
+	Series     string     `json:"series,omitempty"`
 	PerRequest float64    `json:"per_request"`
 	PerHour    float64    `json:"per_hour"`
 	CI95       [2]float64 `json:"ci95"` // per request

@@ -246,7 +246,11 @@ func bracket(host []*model.Record, from, to float64) (a, b *model.Record) {
 }
 
 // othersBusy is the machine's cores busy between a and b with other work
-// than the target's: soakd's, and every other process's.
+// than the target's and soakd's: every other process's. soakd's own load
+// is left out because it follows the target's throughput: a target whose
+// CPU cost rises serves fewer requests in a closed loop, soakd's CPU
+// falls with them, and counted here that fall would look like the
+// machine's contention moving in step with the rise.
 func othersBusy(a, b *model.Record) float64 {
 	total, dt := b.HostCPUTotal-a.HostCPUTotal, b.Elapsed-a.Elapsed
 	if total <= 0 || dt <= 0 || b.HostCPUs <= 0 {
@@ -254,7 +258,8 @@ func othersBusy(a, b *model.Record) float64 {
 	}
 	busy := (b.HostCPUBusy - a.HostCPUBusy) / total * float64(b.HostCPUs)
 	target := ((b.CPUUser + b.CPUSystem) - (a.CPUUser + a.CPUSystem)) / dt
-	return max(busy-target, 0)
+	self := max((b.SelfUser+b.SelfSystem)-(a.SelfUser+a.SelfSystem), 0) / dt
+	return max(busy-target-self, 0)
 }
 
 // runqueueWaitRate is the target's time runnable but waiting for a CPU per

@@ -22,9 +22,9 @@ const (
 	// contention follows at or above which the two cannot be separated.
 	contentionCollinear = 0.9
 	// contentionRiseShare and contentionRiseMin: a contention figure rose
-	// over the soak when its last third's mean is above its first third's
-	// by at least this share of the first and this much (cores, or
-	// seconds of wait per CPU second). A contention that held or fell
+	// (or fell) over the soak when its last third's mean is above (below)
+	// its first third's by at least this share of the first and this much
+	// (cores, or seconds of wait per CPU second). A contention that held
 	// cannot explain a cost that rose, however closely its small wander
 	// follows the time.
 	contentionRiseShare = 0.1
@@ -32,10 +32,10 @@ const (
 )
 
 // Contention is the machine's contention over each cost window: Others,
-// the cores busy with other work than the target's (soakd's included);
-// Wait, the target's run-queue wait per CPU second it got (schedstat),
-// which still rises when Others is pinned at a full machine. Either may
-// be nil when unknown.
+// the cores busy with other work than the target's and soakd's (whose
+// load moves with the target's throughput); Wait, the target's run-queue
+// wait per CPU second it got (schedstat), which still rises when Others
+// is pinned at a full machine. Either may be nil when unknown.
 type Contention struct {
 	Others, Wait []float64
 }
@@ -175,11 +175,20 @@ func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
 	if !d.Rising {
 		return d
 	}
-	// Only a contention figure that rose can explain a cost that rose: one
-	// that held or fell is left out of the fit, for a steady fall follows
-	// the time as closely as a rise and would make them look collinear.
+	// Only a contention figure that moved can explain a cost that rose:
+	// one that held is left out of the fit, for its small wander can
+	// follow the time by chance. The machine's other work counts when it
+	// rose or fell: a request's CPU cost moves either way with it (shared
+	// caches and a lower clock make it dearer on a busy machine; a
+	// ping-pong over loopback is dearer on a quiet one, where its client
+	// and server run on separate cores and every request crosses between
+	// them: a clean C server's cost rose 73 % when other work fell from
+	// 1.6 to 0.66 cores). The run-queue wait counts only when it rose: it
+	// is the target's own, and a target whose cost rises runs longer and
+	// waits less per CPU second, so its fall is the leak's, not the
+	// machine's.
 	var rose [][]float64
-	if contentionRose(d.ContentionStart, d.ContentionEnd, len(c.Others) == len(x)) {
+	if contentionMoved(d.ContentionStart, d.ContentionEnd, len(c.Others) == len(x)) {
 		rose = append(rose, c.Others)
 	}
 	if contentionRose(d.WaitStart, d.WaitEnd, len(c.Wait) == len(x)) {
@@ -187,7 +196,7 @@ func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
 	}
 	if len(rose) == 0 {
 		d.AdjustedChange = d.Change
-		return d // the contention held or fell: it explains no rise
+		return d // no contention figure moved, or only the wait fell: none explains a rise
 	}
 	f := fitPartial(x, y, rose...)
 	if !f.ok && f.R2 == 0 {
@@ -218,6 +227,12 @@ func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
 // over the soak from first to last (the thirds' means).
 func contentionRose(first, last float64, known bool) bool {
 	return known && last-first >= max(contentionRiseShare*first, contentionRiseMin)
+}
+
+// contentionMoved tells whether a contention figure, when known, rose or
+// fell over the soak by as much as contentionRose asks of a rise.
+func contentionMoved(first, last float64, known bool) bool {
+	return contentionRose(first, last, known) || contentionRose(last, first, known)
 }
 
 // contentionText says how the machine's contention went over the soak.

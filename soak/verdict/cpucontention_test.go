@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -51,6 +52,12 @@ func (c contended) series(rng *rand.Rand) (at, cost, z []float64) {
 // request (shared caches, SMT siblings, a lower clock).
 func linearSlow(z float64) float64 { return 1 + 0.3*z }
 
+// quietSlow: a ping-pong over loopback costs more on a quiet machine,
+// where its client and server run on separate cores and every request
+// crosses between them: 1/(1 + 0.4z), 53 % dearer at 0.3 cores of other
+// work than at 1.8.
+func quietSlow(z float64) float64 { return 1 / (1 + 0.4*z) }
+
 // queueSlow grows faster as the two cores fill: 1/(1 − z/2.5).
 func queueSlow(z float64) float64 { return 1 / (1 - math.Min(z, 2.2)/2.5) }
 
@@ -86,6 +93,8 @@ func TestCostDriftUnderContention(t *testing.T) {
 		name string
 		c    contended
 		leak bool
+		// minFind is the share of leaks to find; 0.9 when unset.
+		minFind float64
 	}{
 		{name: "constant cost, contention 0.3 to 1.8 cores", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow}},
 		{name: "constant cost, contention 0.3 to 1.8 cores, convex effect", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: queueSlow}},
@@ -96,6 +105,20 @@ func TestCostDriftUnderContention(t *testing.T) {
 		{name: "+50 %, constant contention", c: contended{n: 30, z0: 0.5, z1: 0.5, jitter: 0.3, slow: linearSlow, rise: 0.5}, leak: true},
 		{name: "+50 %, no other work", c: contended{n: 30, slow: linearSlow, rise: 0.5}, leak: true},
 		{name: "+50 %, contention 0.3 to 1.8 cores", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, rise: 0.5}, leak: true},
+		// The machine quietens: other work falls, and a cost that is
+		// dearer on a quiet machine rises with no leak (a clean C server
+		// read a CPU leak of +73 % as other work fell from 1.6 to 0.66
+		// cores, before a fall counted).
+		{name: "constant cost, contention 1.8 to 0.3 cores, dearer on a quiet machine", c: contended{n: 30, z0: 1.8, z1: 0.3, jitter: 0.3, slow: quietSlow}},
+		{name: "constant cost, a steady fall of contention, dearer on a quiet machine", c: contended{n: 30, z0: 1.8, z1: 0.3, jitter: 0.05, slow: quietSlow}},
+		// A leak while the machine quietens: here the contention's own
+		// effect (−29 %) hides half of a +100 % rise.
+		{name: "+100 %, contention 1.8 to 0.3 cores", c: contended{n: 30, z0: 1.8, z1: 0.3, jitter: 0.3, slow: linearSlow, rise: 1}, leak: true},
+		// Here it adds +53 % in step with the time to a +50 % rise: the
+		// two are told apart only by the contention's wander, and 87.5 %
+		// of the leaks are found (the rest inconclusive, never stable);
+		// held to ≥ 80 % (minFind).
+		{name: "+50 %, contention 1.8 to 0.3 cores, dearer on a quiet machine", c: contended{n: 30, z0: 1.8, z1: 0.3, jitter: 0.3, slow: quietSlow, rise: 0.5}, leak: true, minFind: 0.8},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,8 +127,8 @@ func TestCostDriftUnderContention(t *testing.T) {
 			if !tc.leak && r > 0.01 {
 				t.Errorf("false alarms: %.1f %% of seeds rising; want ≤ 1 %%", 100*r)
 			}
-			if tc.leak && r < 0.9 {
-				t.Errorf("finds: %.1f %% of seeds rising; want ≥ 90 %%", 100*r)
+			if want := cmp.Or(tc.minFind, 0.9); tc.leak && r < want {
+				t.Errorf("finds: %.1f %% of seeds rising; want ≥ %.0f %%", 100*r, 100*want)
 			}
 		})
 	}

@@ -179,9 +179,9 @@ type CostDrift struct {
 	// contention explains the rise or cannot be told from it (Reason).
 	Inconclusive bool `json:"inconclusive,omitempty"`
 	// ContentionStart and ContentionEnd are the machine's cores busy with
-	// other work than the target's over the first and last third of the
-	// windows; AdjustedChange is the rise over the soak left to time once
-	// the contention is fitted out.
+	// other work than the target's and soakd's over the first and last
+	// third of the windows; AdjustedChange is the rise over the soak left
+	// to time once the contention is fitted out.
 	ContentionStart float64 `json:"contention_start_cores"`
 	ContentionEnd   float64 `json:"contention_end_cores"`
 	// WaitStart and WaitEnd are the target's run-queue wait per CPU

@@ -91,9 +91,10 @@ type ResourceDef struct {
 	Column Column
 	// Whole, when set, is the whole reading of which Value judges a part
 	// (PSS and USS, whose clean file pages move with processes outside the
-	// tree: see probes.Sample.PSSAnon). It is written just before Column,
-	// and a file that has only Whole (older soakd, or made by hand) still
-	// holds the resource, judged on the whole.
+	// tree: see probes.Sample.PSSAnon). samples.csv has it where the
+	// resource's column always was, and Column among its last columns; a
+	// file that has only Whole (older soakd, or made by hand) still holds
+	// the resource, judged on the whole.
 	Whole *Column
 	// Part reads the part from a record, and WholeLabel is the label of
 	// a series that holds only the whole (see LabelOf).

@@ -8,7 +8,10 @@
 //
 // With -intervals N it prints the interval study instead: per noise model
 // and run design, coverage of the true slope, the interval's median
-// half-width over 1.96 × the estimates' real SD, and leak verdicts.
+// half-width over 1.96 × the estimates' real SD, and leak verdicts;
+// -boot adds how far another set of runs could read each figure:
+//
+//	go run ./cmd/verdict-study -intervals 1000 -rate 1000 -trendless -boot 400
 package main
 
 import (
@@ -28,6 +31,8 @@ func main() {
 	why := flag.Bool("why", false, "with -slow, also print why the leaks above the floor that were missed were missed")
 	intervals := flag.Int("intervals", 0, "print only the interval study (coverage and width against real spread per noise and design), with this many runs a cell")
 	rate := flag.Float64("rate", 0, "with -intervals, only the designs at this many requests per second (0: all)")
+	boot := flag.Int("boot", 0, "with -intervals, give each coverage and width its 95 % bootstrap range over this many resamples, and mark the cells that meet issue 22's item 2")
+	trendless := flag.Bool("trendless", false, "with -intervals, only the cells with no trend (the ones item 2's width is measured on)")
 	flag.Parse()
 	if *n < 1 {
 		fmt.Fprintln(os.Stderr, "verdict-study: -n must be at least 1")
@@ -56,7 +61,11 @@ func main() {
 				ds = append(ds, d)
 			}
 		}
-		study.IntervalTable(os.Stdout, *intervals, *seed, []float64{0, 50}, ds)
+		leaks := []float64{0, 50}
+		if *trendless {
+			leaks = leaks[:1]
+		}
+		study.IntervalTable(os.Stdout, *intervals, *seed, leaks, ds, *boot)
 		return
 	}
 	study.Table(os.Stdout, *n, *seed)

@@ -5,7 +5,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -245,6 +248,9 @@ type Cell struct {
 	// SD is the estimates' standard deviation across seeds; HalfWidth
 	// the intervals' median half-width.
 	SD, HalfWidth float64
+
+	est, half []float64 // each run's estimate and half-width
+	covered   []bool    // each run's interval covering the truth
 }
 
 // Coverage of the true slope.
@@ -254,26 +260,66 @@ func (c Cell) Coverage() float64 { return float64(c.Covered) / float64(c.N) }
 // estimates' real SD: 1 is an interval as wide as the estimates' spread.
 func (c Cell) WidthRatio() float64 { return c.HalfWidth / (1.959963984540054 * c.SD) }
 
+// Item2 says whether the cell meets issue 22's item 2: coverage 90–97 %
+// and a width at most 1.3× the estimates' spread.
+func (c Cell) Item2() bool {
+	cv := c.Coverage()
+	return cv >= 0.90 && cv <= 0.97 && c.WidthRatio() <= 1.3
+}
+
+// Ranges are the 95 % percentile-bootstrap ranges of a cell's coverage
+// and width ratio over its runs (b resamples): how far another set of
+// runs of the same size could read them. 100 runs read a true 95 %
+// coverage as 91–99 % and a width to about ±10 %.
+func (c Cell) Ranges(b int, seed uint64) (cover, width [2]float64) {
+	n := len(c.est)
+	if n < 2 || b < 2 {
+		return [2]float64{c.Coverage(), c.Coverage()}, [2]float64{c.WidthRatio(), c.WidthRatio()}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	cs, ws := make([]float64, b), make([]float64, b)
+	e, h := make([]float64, n), make([]float64, n)
+	for k := range b {
+		cov := 0
+		for j := range n {
+			i := rng.IntN(n)
+			e[j], h[j] = c.est[i], c.half[i]
+			if c.covered[i] {
+				cov++
+			}
+		}
+		sort.Float64s(h)
+		cs[k], ws[k] = float64(cov)/float64(n), h[n/2]/(1.959963984540054*sd(e))
+	}
+	sort.Float64s(cs)
+	sort.Float64s(ws)
+	lo, hi := int(0.025*float64(b)), int(0.975*float64(b)-1)
+	return [2]float64{cs[lo], cs[hi]}, [2]float64{ws[lo], ws[hi]}
+}
+
 // RunCell analyses n runs of noise nz on design d leaking leak bytes per
 // request, seeded by seed.
 func RunCell(nz Noise, d Design, leak float64, n int, seed uint64) Cell {
 	c := Cell{Noise: nz.Name, Design: d, Leak: leak}
-	est, half := make([]float64, 0, n), make([]float64, 0, n)
+	c.est, c.half, c.covered = make([]float64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
 	opt := verdict.ResourceOptions{Name: "rss", Unit: "bytes"}
 	for i := range n {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)*7919+uint64(len(nz.Name))*31+uint64(d.SoakSec)))
 		res := verdict.AnalyzeResource(IntervalSeries(rng, nz, d, leak), opt)
 		c.N++
-		if res.CI95[0] <= leak && leak <= res.CI95[1] {
+		in := res.CI95[0] <= leak && leak <= res.CI95[1]
+		if in {
 			c.Covered++
 		}
 		if res.Verdict == verdict.Leak {
 			c.Leaks++
 		}
-		est = append(est, res.PerRequest)
-		half = append(half, (res.CI95[1]-res.CI95[0])/2)
+		c.est = append(c.est, res.PerRequest)
+		c.half = append(c.half, (res.CI95[1]-res.CI95[0])/2)
+		c.covered = append(c.covered, in)
 	}
-	c.SD = sd(est)
+	c.SD = sd(c.est)
+	half := slices.Clone(c.half)
 	sort.Float64s(half)
 	c.HalfWidth = half[len(half)/2]
 	return c
@@ -292,20 +338,60 @@ func sd(v []float64) float64 {
 }
 
 // IntervalTable runs every noise on every design with each leak (bytes
-// per request), n runs a cell, and writes coverage, width ratio and
-// leak verdicts.
-func IntervalTable(w io.Writer, n int, seed uint64, leaks []float64, designs []Design) []Cell {
-	var out []Cell
-	fmt.Fprintf(w, "%-14s %-16s %5s %5s %8s %6s %8s %8s\n", "noise", "design", "leak", "runs", "coverage", "width", "est SD", "leaks")
+// per request), n runs a cell, the cells spread over the machine's cores,
+// and writes coverage, width ratio and leak verdicts. With boot > 0 each
+// coverage and width also gets its 95 % bootstrap range over the cell's
+// runs, and each trendless cell says whether it meets item 2 ("met").
+func IntervalTable(w io.Writer, n int, seed uint64, leaks []float64, designs []Design, boot int) []Cell {
+	type job struct {
+		nz   Noise
+		d    Design
+		leak float64
+	}
+	var jobs []job
 	for _, nz := range Noises() {
 		for _, d := range designs {
 			for _, l := range leaks {
-				c := RunCell(nz, d, l, n, seed)
-				out = append(out, c)
-				fmt.Fprintf(w, "%-14s %-16s %5g %5d %7.1f%% %6.2f %8.3g %7.1f%%\n", c.Noise, d, l, c.N,
-					100*c.Coverage(), c.WidthRatio(), c.SD, 100*float64(c.Leaks)/float64(c.N))
+				jobs = append(jobs, job{nz, d, l})
 			}
 		}
+	}
+	out := make([]Cell, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = RunCell(jobs[i].nz, jobs[i].d, jobs[i].leak, n, seed)
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if boot > 0 {
+		fmt.Fprintf(w, "%-14s %-16s %5s %5s %20s %18s %8s %8s %5s\n", "noise", "design", "leak", "runs", "coverage (95 % range)", "width (95 % range)", "est SD", "leaks", "item2")
+	} else {
+		fmt.Fprintf(w, "%-14s %-16s %5s %5s %8s %6s %8s %8s\n", "noise", "design", "leak", "runs", "coverage", "width", "est SD", "leaks")
+	}
+	for _, c := range out {
+		leaks := 100 * float64(c.Leaks) / float64(c.N)
+		if boot <= 0 {
+			fmt.Fprintf(w, "%-14s %-16s %5g %5d %7.1f%% %6.2f %8.3g %7.1f%%\n", c.Noise, c.Design, c.Leak, c.N,
+				100*c.Coverage(), c.WidthRatio(), c.SD, leaks)
+			continue
+		}
+		cr, wr := c.Ranges(boot, seed)
+		mark := ""
+		if c.Leak == 0 && c.Item2() {
+			mark = "met"
+		}
+		fmt.Fprintf(w, "%-14s %-16s %5g %5d %5.1f%% (%4.1f–%4.1f) %5.2f (%4.2f–%4.2f) %8.3g %7.1f%% %5s\n", c.Noise, c.Design, c.Leak, c.N,
+			100*c.Coverage(), 100*cr[0], 100*cr[1], c.WidthRatio(), wr[0], wr[1], c.SD, leaks, mark)
 	}
 	return out
 }

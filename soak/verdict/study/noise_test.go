@@ -117,3 +117,41 @@ func TestStudyIntervals(t *testing.T) {
 		})
 	}
 }
+
+// TestCellRanges: the bootstrap ranges of a cell's coverage and width
+// hold the figures and are as wide as their sampling error: 1 000 runs
+// covering 95 % read 93.6–96.4 %, and an SD from 1 000 draws is known to
+// about ±4.4 %.
+func TestCellRanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	c := Cell{N: 1000}
+	for i := range c.N {
+		c.est = append(c.est, rng.NormFloat64())
+		c.half = append(c.half, 1.959963984540054)
+		in := i%20 != 0
+		c.covered = append(c.covered, in)
+		if in {
+			c.Covered++
+		}
+	}
+	c.SD, c.HalfWidth = sd(c.est), 1.959963984540054
+	cr, wr := c.Ranges(400, 1)
+	t.Logf("coverage %.3f (%.3f–%.3f), width %.3f (%.3f–%.3f)", c.Coverage(), cr[0], cr[1], c.WidthRatio(), wr[0], wr[1])
+	if cr[0] > 0.95 || cr[1] < 0.95 || cr[1]-cr[0] < 0.015 || cr[1]-cr[0] > 0.045 {
+		t.Errorf("got a coverage range %.3f–%.3f; want about 0.936–0.964", cr[0], cr[1])
+	}
+	if w := c.WidthRatio(); wr[0] > w || wr[1] < w || wr[1]-wr[0] < 0.04 || wr[1]-wr[0] > 0.16 {
+		t.Errorf("got a width range %.3f–%.3f about %.3f; want it to hold the width and span about 0.09", wr[0], wr[1], w)
+	}
+	if !c.Item2() {
+		t.Errorf("a cell covering 95 %% at width %.2f does not meet item 2", c.WidthRatio())
+	}
+	c.HalfWidth *= 1.4
+	if c.Item2() {
+		t.Errorf("a cell 1.4× as wide as its spread meets item 2")
+	}
+	one := Cell{N: 1, Covered: 1, SD: 1, HalfWidth: 1.959963984540054, est: []float64{0}, half: []float64{1}, covered: []bool{true}}
+	if cr, wr := one.Ranges(100, 1); cr != [2]float64{1, 1} || wr != [2]float64{1, 1} {
+		t.Errorf("one run: got ranges %v, %v; want the figures themselves", cr, wr)
+	}
+}

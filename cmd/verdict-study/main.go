@@ -12,6 +12,11 @@
 // -boot adds how far another set of runs could read each figure:
 //
 //	go run ./cmd/verdict-study -intervals 1000 -rate 1000 -trendless -boot 400
+//
+// With -item8 N -seed A -seeds B it prints issue 22's item 8 at its
+// edges over seeds A to B, N series a design and seed, with Wilson ranges:
+//
+//	go run ./cmd/verdict-study -item8 200 -seed 1 -seeds 6
 package main
 
 import (
@@ -29,6 +34,8 @@ func main() {
 	live := flag.Int("live", 0, "also simulate the daemon's live looks on this many 8 h runs")
 	slow := flag.Int("slow", 0, "print only the slow-leak power table and the sawtooth designs, with this many series per design")
 	why := flag.Bool("why", false, "with -slow, also print why the leaks above the floor that were missed were missed")
+	item8 := flag.Int("item8", 0, "print only issue 22's item 8 edges (1.54× the floor over 2 h; 0, 0.5× and 0.9× over 30 min and 2 h), with this many series per design and seed")
+	seeds := flag.Uint64("seeds", 1, "with -item8, run the seeds from -seed to this one (each seed -item8 series a design)")
 	intervals := flag.Int("intervals", 0, "print only the interval study (coverage and width against real spread per noise and design), with this many runs a cell")
 	rate := flag.Float64("rate", 0, "with -intervals, only the designs at this many requests per second (0: all)")
 	boot := flag.Int("boot", 0, "with -intervals, give each coverage and width its 95 % bootstrap range over this many resamples, and mark the cells that meet issue 22's item 2")
@@ -52,6 +59,14 @@ func main() {
 			}
 			study.WriteMisses(os.Stdout, saw)
 		}
+		return
+	}
+	if *item8 > 0 {
+		if *seeds < *seed {
+			fmt.Fprintf(os.Stderr, "verdict-study: -seeds %d is under -seed %d; give the last seed of the range\n", *seeds, *seed)
+			os.Exit(2)
+		}
+		study.Item8Table(os.Stdout, *item8, *seed, *seeds)
 		return
 	}
 	if *intervals > 0 {

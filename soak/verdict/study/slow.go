@@ -5,8 +5,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -280,4 +282,88 @@ func WriteSawtooths(w io.Writer, n int, seed uint64) []SlowTally {
 		writeSlowTally(w, t)
 	}
 	return out
+}
+
+// Item8Designs are the designs of issue 22's item 8 at its edges: leaks
+// 1.54× the horizon floor over 2 h (12 and 1.2 B/request: power), and
+// trendless runs and leaks of 0.5× and 0.9× the floor over 30 min and
+// 2 h (false leaks), at 100 and 1 000 req/s.
+func Item8Designs() []SlowDesign {
+	var ds []SlowDesign
+	for _, rate := range SlowRates {
+		fl := SlowDesign{Rate: rate}.HorizonFloor()
+		ds = append(ds, SlowDesign{Leak: 1200 / rate, Rate: rate, SoakSec: 7200})
+		for _, sec := range []float64{1800, 7200} {
+			for _, share := range []float64{0, 0.5, 0.9} {
+				ds = append(ds, SlowDesign{Leak: share * fl, Rate: rate, SoakSec: sec})
+			}
+		}
+	}
+	return ds
+}
+
+// Item8Row is one design's leak and stable verdicts over a range of seeds.
+type Item8Row struct {
+	Design             SlowDesign
+	N, Leak, Stable    int
+	PerSeed            []int // leaks per seed
+	LeakLo, LeakHi     float64
+	StableLo, StableHi float64
+}
+
+// Item8Table runs each of Item8Designs n times for every seed from
+// seedLo to seedHi (the seeds of RunSlow, so seeds 1–6 repeat the
+// sixth round's figures), spread over the machine's cores, and writes
+// each design's leaks and stable verdicts (stable and plateau) with
+// their Wilson 95 % ranges.
+func Item8Table(w io.Writer, n int, seedLo, seedHi uint64) []Item8Row {
+	ds := Item8Designs()
+	seeds := int(seedHi - seedLo + 1)
+	tallies := make([]SlowTally, len(ds)*seeds)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				tallies[i] = RunSlow(ds[i/seeds], n, seedLo+uint64(i%seeds))
+			}
+		}()
+	}
+	for i := range tallies {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	rows := make([]Item8Row, len(ds))
+	fmt.Fprintf(w, "%-32s %6s %22s %22s  %s\n", "design", "runs", "leak (95 % range)", "stable or plateau", "leaks per seed")
+	for k, d := range ds {
+		r := Item8Row{Design: d}
+		for _, t := range tallies[k*seeds : (k+1)*seeds] {
+			r.N, r.Leak, r.Stable = r.N+t.N, r.Leak+t.Leak, r.Stable+t.Stable+t.Plateau
+			r.PerSeed = append(r.PerSeed, t.Leak)
+		}
+		r.LeakLo, r.LeakHi = Wilson(r.Leak, r.N)
+		r.StableLo, r.StableHi = Wilson(r.Stable, r.N)
+		rows[k] = r
+		name := fmt.Sprintf("%.3g B/req %g/s %s (%.2f×)", d.Leak, d.Rate, runLength(d.SoakSec), d.Leak/d.HorizonFloor())
+		fmt.Fprintf(w, "%-32s %6d %22s %22s  %v\n", name, r.N,
+			fmt.Sprintf("%d %.2f%% (%.2f–%.2f)", r.Leak, 100*float64(r.Leak)/float64(r.N), 100*r.LeakLo, 100*r.LeakHi),
+			fmt.Sprintf("%d %.2f%% (%.2f–%.2f)", r.Stable, 100*float64(r.Stable)/float64(r.N), 100*r.StableLo, 100*r.StableHi),
+			r.PerSeed)
+	}
+	return rows
+}
+
+// Wilson is the Wilson score 95 % interval of a share k of n.
+func Wilson(k, n int) (float64, float64) {
+	if n == 0 {
+		return 0, 1
+	}
+	const z = 1.959963984540054
+	p, nf := float64(k)/float64(n), float64(n)
+	c := (p + z*z/(2*nf)) / (1 + z*z/nf)
+	h := z / (1 + z*z/nf) * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
+	return math.Max(0, c-h), math.Min(1, c+h)
 }

@@ -1,6 +1,9 @@
 package study
 
 import (
+	"bytes"
+	"math"
+	"strings"
 	"testing"
 )
 
@@ -80,5 +83,45 @@ func TestSawtoothLeaks(t *testing.T) {
 		if r.Stable+r.Plateau > 0 {
 			t.Errorf("%s: got %d stable or plateau of %d; want none (the leak is above the floor)", d.Name(), r.Stable+r.Plateau, r.N)
 		}
+	}
+}
+
+// TestWilson: the Wilson range of a share, against the textbook's values.
+func TestWilson(t *testing.T) {
+	for _, c := range []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		{0, 1200, 0, 0.0032},
+		{12, 1200, 0.0057, 0.0174},
+		{120, 12000, 0.0084, 0.0119},
+		{50, 100, 0.4038, 0.5962},
+	} {
+		lo, hi := Wilson(c.k, c.n)
+		if math.Abs(lo-c.lo) > 0.0002 || math.Abs(hi-c.hi) > 0.0002 {
+			t.Errorf("Wilson(%d, %d): got %.4f–%.4f; want %.4f–%.4f", c.k, c.n, lo, hi, c.lo, c.hi)
+		}
+	}
+}
+
+// TestItem8Table: every design of item 8's edges gets a row that sums
+// its seeds, and the leaks at 1.54× the floor are its power.
+func TestItem8Table(t *testing.T) {
+	var buf bytes.Buffer
+	rows := Item8Table(&buf, 2, 1, 2)
+	if len(rows) != len(Item8Designs()) || len(rows) != 14 {
+		t.Fatalf("got %d rows; want one per design (14)", len(rows))
+	}
+	for _, r := range rows {
+		sum := 0
+		for _, k := range r.PerSeed {
+			sum += k
+		}
+		if r.N != 4 || len(r.PerSeed) != 2 || sum != r.Leak || r.LeakLo > r.LeakHi {
+			t.Errorf("%s: got %d runs, per seed %v, %d leaks, range %.2f–%.2f; want 4 runs over 2 seeds summing to the leaks", r.Design.Name(), r.N, r.PerSeed, r.Leak, r.LeakLo, r.LeakHi)
+		}
+	}
+	if got := strings.Count(buf.String(), "\n"); got != 15 {
+		t.Errorf("got %d lines; want a header and 14 rows:\n%s", got, buf.String())
 	}
 }

@@ -98,7 +98,10 @@ func newMetrics(reg prometheus.Registerer, version string) (*metrics, error) {
 	build.WithLabelValues(version, runtime.Version()).Set(1)
 	for _, res := range model.Resources {
 		if res.Metric != "" {
-			m.resources = append(m.resources, resourceGauge{gauge(res.Metric, res.Help, "job"), res})
+			m.resources = append(m.resources, resourceGauge{gauge(res.Metric, res.Help, "job"), res.Metric, res.Value})
+		}
+		if res.WholeMetric != "" {
+			m.resources = append(m.resources, resourceGauge{gauge(res.WholeMetric, res.WholeHelp, "job"), res.WholeMetric, res.WholeValue})
 		}
 	}
 	cs := append(m.collectors(), build,
@@ -112,10 +115,12 @@ func newMetrics(reg prometheus.Registerer, version string) (*metrics, error) {
 	return m, nil
 }
 
-// resourceGauge is a resource's gauge of its last reading.
+// resourceGauge is a resource's gauge of its last reading (or of the
+// whole reading of a resource judged on a part), read by value.
 type resourceGauge struct {
 	*prometheus.GaugeVec
-	res model.ResourceDef
+	name  string
+	value func(model.Record) (float64, bool)
 }
 
 func (m *metrics) collectors() []prometheus.Collector {
@@ -222,7 +227,7 @@ func (m *metrics) observeRecord(job string, r model.Record, cpu *cpuTracker) {
 		return
 	}
 	for _, g := range m.resources {
-		if v, ok := g.res.Value(r); ok {
+		if v, ok := g.value(r); ok {
 			g.WithLabelValues(job).Set(v)
 		}
 	}

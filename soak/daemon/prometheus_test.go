@@ -23,7 +23,7 @@ import (
 // is absent while no resource grows toward a limit.
 var contractMetrics = []string{
 	"soakd_build_info", "soakd_requests_total", "soakd_request_errors_total",
-	"soakd_request_duration_seconds", "soakd_target_resident_memory_bytes", "soakd_target_pss_anon_bytes",
+	"soakd_request_duration_seconds", "soakd_target_resident_memory_bytes", "soakd_target_pss_anon_bytes", "soakd_target_pss_bytes",
 	"soakd_target_open_fds", "soakd_target_max_fds", "soakd_target_threads",
 	"soakd_target_cpu_seconds_total", "soakd_target_processes", "soakd_target_restarts_total",
 	"soakd_target_up", "soakd_leak_slope_per_request", "soakd_leak_slope_per_hour", "soakd_leak_detected",

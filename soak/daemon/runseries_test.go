@@ -16,7 +16,7 @@ import (
 // runSeries are the series the README lists as living only while a run
 // goes: deleted at its end.
 var runSeries = []string{
-	"soakd_target_resident_memory_bytes", "soakd_target_pss_anon_bytes", "soakd_target_anon_memory_bytes",
+	"soakd_target_resident_memory_bytes", "soakd_target_pss_anon_bytes", "soakd_target_pss_bytes", "soakd_target_anon_memory_bytes",
 	"soakd_target_open_fds", "soakd_target_max_fds", "soakd_target_threads", "soakd_target_cpu_seconds_total",
 	"soakd_target_processes", "soakd_target_restarts_total", "soakd_target_up", "soakd_time_to_exhaustion_seconds",
 }

@@ -233,3 +233,36 @@ func TestRetentionAtStart(t *testing.T) {
 		t.Errorf("runs after start with max_runs_per_job 1 = %+v; want only run 3", runs)
 	}
 }
+
+// TestPSSGauges: the daemon exports the part of PSS its verdict judges
+// (soakd_target_pss_anon_bytes) and, under the name it always had, the
+// whole (soakd_target_pss_bytes), so that rules and dashboards written
+// before the part was judged keep their series and its meaning. On a
+// kernel without Pss_Anon both carry the whole.
+func TestPSSGauges(t *testing.T) {
+	m, err := newMetrics(prometheus.NewRegistry(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gauge := func(name string) float64 {
+		for _, g := range m.resources {
+			if g.name == name {
+				return testutil.ToFloat64(g.WithLabelValues("web"))
+			}
+		}
+		t.Fatalf("no gauge %s", name)
+		return 0
+	}
+	var cpu cpuTracker
+	r := model.Record{}
+	r.Alive, r.SmapsValid, r.PSS, r.PSSAnon, r.PSSAnonValid = true, true, 10<<20, 4<<20, true
+	m.observeRecord("web", r, &cpu)
+	if w, p := gauge("soakd_target_pss_bytes"), gauge("soakd_target_pss_anon_bytes"); w != 10<<20 || p != 4<<20 {
+		t.Errorf("got pss_bytes %g and pss_anon_bytes %g; want the whole 10 MiB and the part 4 MiB", w, p)
+	}
+	r.PSS, r.PSSAnon, r.PSSAnonValid = 12<<20, 0, false
+	m.observeRecord("web", r, &cpu)
+	if w, p := gauge("soakd_target_pss_bytes"), gauge("soakd_target_pss_anon_bytes"); w != 12<<20 || p != 12<<20 {
+		t.Errorf("no Pss_Anon: got pss_bytes %g and pss_anon_bytes %g; want the whole, 12 MiB, in both", w, p)
+	}
+}

@@ -103,6 +103,12 @@ type ResourceDef struct {
 	// Metric and Help name the daemon's gauge of the resource's last
 	// reading, labelled by job; "" for none.
 	Metric, Help string
+	// WholeMetric and WholeHelp name the daemon's gauge of the whole
+	// reading of a resource judged on a part, read by WholeValue: the
+	// series dashboards and rules had before the part was judged
+	// (soakd_target_pss_bytes), kept with its meaning.
+	WholeMetric, WholeHelp string
+	WholeValue             func(Record) (float64, bool)
 	// Chart is the chart that draws it.
 	Chart Chart
 }
@@ -120,7 +126,9 @@ var Resources = []ResourceDef{
 		Limit:  memoryLimit,
 		Whole:  new(optCol("pss_bytes", func(r *Record) *uint64 { return &r.PSS }, smapsValid)),
 		Column: optCol("pss_anon_bytes", func(r *Record) *uint64 { return &r.PSSAnon }, func(r *Record) *bool { return &r.PSSAnonValid }),
-		Metric: "soakd_target_pss_anon_bytes", Help: "Proportional set size of the target's process tree in anonymous and shared memory (Pss_Anon + Pss_Shmem from smaps_rollup; the whole PSS on kernels without them)."},
+		Metric: "soakd_target_pss_anon_bytes", Help: "Proportional set size of the target's process tree in anonymous and shared memory (Pss_Anon + Pss_Shmem from smaps_rollup; the whole PSS on kernels without them): the part the pss verdict judges.",
+		WholeMetric: "soakd_target_pss_bytes", WholeHelp: "Proportional set size of the target's process tree, the whole (smaps_rollup's Pss): it also moves when other processes mapping the same files start or exit.",
+		WholeValue: func(r Record) (float64, bool) { return float64(r.PSS), r.SmapsValid }},
 	{Name: "uss", Label: "USS (dirty)", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Setting: "--smaps-interval", Chart: ChartMemory,
 		Value: splitValue(ussDirty, func(r Record) uint64 { return r.USS }), Part: ussDirty, WholeLabel: "USS",
 		Limit:  memoryLimit,

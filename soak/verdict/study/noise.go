@@ -5,10 +5,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -357,22 +355,7 @@ func IntervalTable(w io.Writer, n int, seed uint64, leaks []float64, designs []D
 		}
 	}
 	out := make([]Cell, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = RunCell(jobs[i].nz, jobs[i].d, jobs[i].leak, n, seed)
-			}
-		}()
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	each(len(jobs), func(i int) { out[i] = RunCell(jobs[i].nz, jobs[i].d, jobs[i].leak, n, seed) })
 	if boot > 0 {
 		fmt.Fprintf(w, "%-14s %-16s %5s %5s %20s %18s %8s %8s %5s\n", "noise", "design", "leak", "runs", "coverage (95 % range)", "width (95 % range)", "est SD", "leaks", "item2")
 	} else {

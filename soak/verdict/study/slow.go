@@ -5,10 +5,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -320,22 +318,7 @@ func Item8Table(w io.Writer, n int, seedLo, seedHi uint64) []Item8Row {
 	ds := Item8Designs()
 	seeds := int(seedHi - seedLo + 1)
 	tallies := make([]SlowTally, len(ds)*seeds)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				tallies[i] = RunSlow(ds[i/seeds], n, seedLo+uint64(i%seeds))
-			}
-		}()
-	}
-	for i := range tallies {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	each(len(tallies), func(i int) { tallies[i] = RunSlow(ds[i/seeds], n, seedLo+uint64(i%seeds)) })
 	rows := make([]Item8Row, len(ds))
 	fmt.Fprintf(w, "%-32s %6s %22s %22s  %s\n", "design", "runs", "leak (95 % range)", "stable or plateau", "leaks per seed")
 	for k, d := range ds {

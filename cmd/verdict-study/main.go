@@ -35,7 +35,7 @@ func main() {
 	slow := flag.Int("slow", 0, "print only the slow-leak power table and the sawtooth designs, with this many series per design")
 	why := flag.Bool("why", false, "with -slow, also print why the leaks above the floor that were missed were missed")
 	item8 := flag.Int("item8", 0, "print only issue 22's item 8 edges (1.54× the floor over 2 h; 0, 0.5× and 0.9× over 30 min and 2 h), with this many series per design and seed")
-	seeds := flag.Uint64("seeds", 1, "with -item8, run the seeds from -seed to this one (each seed -item8 series a design)")
+	seeds := flag.Uint64("seeds", 0, "with -item8, run the seeds from -seed to this one (each seed -item8 series a design; 0: -seed alone)")
 	intervals := flag.Int("intervals", 0, "print only the interval study (coverage and width against real spread per noise and design), with this many runs a cell")
 	rate := flag.Float64("rate", 0, "with -intervals, only the designs at this many requests per second (0: all)")
 	boot := flag.Int("boot", 0, "with -intervals, give each coverage and width its 95 % bootstrap range over this many resamples, and mark the cells that meet issue 22's item 2")
@@ -62,6 +62,9 @@ func main() {
 		return
 	}
 	if *item8 > 0 {
+		if *seeds == 0 {
+			*seeds = *seed
+		}
 		if *seeds < *seed {
 			fmt.Fprintf(os.Stderr, "verdict-study: -seeds %d is under -seed %d; give the last seed of the range\n", *seeds, *seed)
 			os.Exit(2)

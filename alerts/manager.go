@@ -3,6 +3,7 @@ package alerts
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -189,7 +190,18 @@ func (m *Manager) expiryFor(w *worker) time.Duration {
 // Fire records a as firing. A new alert, or one whose run changed, is sent
 // at once; an alert already firing gets its annotations updated, and they
 // go out with its next send.
-func (m *Manager) Fire(a Alert) {
+func (m *Manager) Fire(a Alert) { m.fire(a, false) }
+
+// FireFinal is Fire for a run's final analysis: an alert already firing
+// for the same run (a live look of it sent it) goes out again at once when
+// its annotations changed since it was last sent for a new generation, so
+// that the receiver holds the run's own figures ("300 of 300 requests
+// failed", the whole soak's slope) and not a look's, which would
+// otherwise stand until the repeat interval. A run's end sends at most
+// this one update; the looks before it update quietly.
+func (m *Manager) FireFinal(a Alert) { m.fire(a, true) }
+
+func (m *Manager) fire(a Alert, final bool) {
 	a = a.clone()
 	now := m.now()
 	fp := a.Fingerprint()
@@ -204,6 +216,8 @@ func (m *Manager) Fire(a Alert) {
 		a.StartsAt = e.Alert.StartsAt
 		changed = a.Annotations[AnnotationRunID] != e.Alert.Annotations[AnnotationRunID] ||
 			a.Labels[LabelSeverity] != e.Alert.Labels[LabelSeverity]
+		e.Updated = e.Updated || !maps.Equal(a.Annotations, e.Alert.Annotations)
+		changed = changed || final && e.Updated
 	} else {
 		if !ok {
 			e = &StoredAlert{Sinks: map[string]SinkState{}}
@@ -222,7 +236,7 @@ func (m *Manager) Fire(a Alert) {
 	e.Alert = a
 	if changed {
 		m.gen++
-		e.Gen = m.gen
+		e.Gen, e.Updated = m.gen, false
 	}
 	m.save(e)
 	sinks := m.routes[fp]

@@ -3,6 +3,7 @@ package alerts
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -391,6 +392,48 @@ func TestManagerRefreshesEndsAt(t *testing.T) {
 		}
 		if i > 0 && !a.EndsAt.After(sent[i-1].EndsAt) {
 			t.Errorf("send %d: endsAt %v not later than the previous %v", i, a.EndsAt, sent[i-1].EndsAt)
+		}
+	}
+}
+
+// TestFireFinalSendsTheRunsFigures: a live look's alert is sent at once;
+// the looks after it, with new figures, update it quietly; the run's
+// final analysis sends the run's own figures at once, once, and only when
+// they differ from what was last sent.
+func TestFireFinalSendsTheRunsFigures(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)}
+	sink := &recSink{name: "rec"}
+	m, _ := newTestManager(t, ManagerOptions{Now: clock.Now, RepeatInterval: 4 * time.Hour, RepeatCheck: time.Hour}, sink)
+	const fp = "SoakdRequestsFailing/web/requests"
+	failing := func(run, reason string) Alert { return RequestsFailingAlert("web", run, reason) }
+	steps := []struct {
+		name string
+		act  func()
+		want int    // sends of the alert so far
+		last string // the summary the receiver holds
+	}{
+		{"a look fires it", func() { m.Fire(failing("7", "170 of 170 requests failed")) }, 1, "170 of 170"},
+		{"a later look updates it quietly", func() { m.Fire(failing("7", "240 of 240 requests failed")) }, 1, "170 of 170"},
+		{"the run's end sends its own figures", func() { m.FireFinal(failing("7", "300 of 300 requests failed")) }, 2, "300 of 300"},
+		{"the same figures again send nothing", func() { m.FireFinal(failing("7", "300 of 300 requests failed")) }, 2, "300 of 300"},
+		{"a look's quiet update, then the same figures at the end, are sent", func() {
+			m.Fire(failing("7", "310 of 310 requests failed"))
+			m.FireFinal(failing("7", "310 of 310 requests failed"))
+		}, 3, "310 of 310"},
+		{"the next run is sent at once", func() { m.Fire(failing("8", "5 of 5 requests failed")) }, 4, "5 of 5"},
+	}
+	for _, s := range steps {
+		clock.Add(time.Minute)
+		s.act()
+		marker := RunFailedAlert("marker-"+s.name, "", "x")
+		m.Fire(marker)
+		waitFor(t, s.name, func() bool { return countJob(sink.batches(), "marker-"+s.name) == 1 })
+		sent := sentOf(sink.batches(), fp)
+		if len(sent) != s.want {
+			t.Fatalf("%s: got %d sends; want %d", s.name, len(sent), s.want)
+		}
+		if got := sent[len(sent)-1].Annotations[AnnotationSummary]; !strings.Contains(got, s.last) {
+			t.Errorf("%s: the receiver holds %q; want %q", s.name, got, s.last)
 		}
 	}
 }

@@ -149,7 +149,7 @@ func (h *alertHub) cost(job string, runID int64, rep *model.Report, gate *verdic
 	c := rep.CPU.Cost
 	a := h.annotate(alerts.LeakAlert(costLeakOf(job, runID, rep.CPU)), job, rep.Target.Description)
 	if c.Rising {
-		h.mgr.Fire(a)
+		h.fire(a, gate == nil)
 		return true
 	}
 	_, was := active[a.Fingerprint()]
@@ -177,7 +177,7 @@ func (h *alertHub) requests(job string, runID int64, rep *model.Report, gate *ve
 	}
 	a := h.annotate(alerts.RequestsFailingAlert(job, itoa(runID), reason), job, rep.Target.Description)
 	if failing {
-		h.mgr.Fire(a)
+		h.fire(a, gate == nil)
 		return true
 	}
 	prev, was := active[a.Fingerprint()]
@@ -203,7 +203,7 @@ func (h *alertHub) requests(job string, runID int64, rep *model.Report, gate *ve
 // only fires. It returns whether a's alert fires now.
 func (h *alertHub) judge(a alerts.Alert, on, resolve, live bool, active map[alerts.Fingerprint]alerts.Alert, runID int64, res verdict.Resource) bool {
 	if on {
-		h.mgr.Fire(a)
+		h.fire(a, !live)
 		return true
 	}
 	prev, firing := active[a.Fingerprint()]
@@ -270,6 +270,17 @@ func costLeakOf(job string, runID int64, c verdict.CPU) alerts.Leak {
 		l.CI95 = [2]float64{d.CI95[0] * perRequest, d.CI95[1] * perRequest}
 	}
 	return l
+}
+
+// fire fires a; from a run's final analysis (final), an alert a live look
+// of the run already sent goes out again with the run's own figures
+// (alerts.Manager.FireFinal).
+func (h *alertHub) fire(a alerts.Alert, final bool) {
+	if final {
+		h.mgr.FireFinal(a)
+		return
+	}
+	h.mgr.Fire(a)
 }
 
 // set fires a when on holds, else resolves the alert of a's name, job and

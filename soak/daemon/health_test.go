@@ -21,7 +21,11 @@ import (
 // TestFailingRequestsAlert: a job whose target answers every request with
 // 500 ends "completed, failing" and fires SoakdRequestsFailing, which
 // names how many failed; the next run, against a server that answers,
-// resolves it.
+// resolves it. Each failing answer takes 10 ms, so the run lasts about
+// 1.5 s and a live look (every second) fires the alert first with the
+// count so far: the run's end must still send the whole run's count (a
+// busy machine's run once held the look's "170 of 170" until the repeat
+// interval).
 func TestFailingRequestsAlert(t *testing.T) {
 	t.Parallel()
 	hook := &hookReceiver{}
@@ -31,6 +35,7 @@ func TestFailingRequestsAlert(t *testing.T) {
 	broken.Store(true)
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if broken.Load() {
+			time.Sleep(10 * time.Millisecond)
 			http.Error(w, "broken", http.StatusInternalServerError)
 		}
 	}))
@@ -74,6 +79,9 @@ jobs:
 	})
 	if a, _ := hook.findWhere(alerts.AlertRequestsFailing, alerts.StatusFiring, final); a.Labels[alerts.LabelResource] != alerts.ResourceRequests {
 		t.Errorf("alert labels %v; want resource requests", a.Labels)
+	}
+	if _, early := hook.findWhere(alerts.AlertRequestsFailing, alerts.StatusFiring, func(a alerts.PayloadAlert) bool { return !final(a) }); early {
+		t.Log("a live look fired the alert first; the run's end sent the whole run's count")
 	}
 
 	broken.Store(false)

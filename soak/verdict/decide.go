@@ -144,7 +144,7 @@ func decide(f fit, th Thresholds, fl floors, rel *bool, cycle float64) decision 
 	switch {
 	case f.shape.kind == shapeDecel && f.grew(plateauAlpha) && f.end-f.start > th.MinTotal:
 		return decideSlowing(f, th, fl, rel)
-	case clears && f.fittedGrowth() <= th.MinTotal:
+	case clears && f.provenGrowth() <= th.MinTotal:
 		return decision{verdict: Inconclusive, why: whyShort, bind: bindTotal, more: f.moreForTotal(th)}
 	case clears:
 		return decideGrowth(f, th, fl, rel, cycle)
@@ -432,7 +432,7 @@ func decideSlowing(f fit, th Thresholds, fl floors, rel *bool) decision {
 		return decision{verdict: Plateau, why: whyPlateau, tail: tl}
 	}
 	span := f.b.X[len(f.b.X)-1] - f.b.X[f.shape.at]
-	clears := slopeP(t) < th.Alpha && t.Lo > fl.leak() && t.Slope*span > th.MinTotal
+	clears := slopeP(t) < th.Alpha && t.Lo > fl.leak() && t.Lo*span > th.MinTotal
 	straight := clears && !f.shape.curve && f.straightAfter(f.shape.at)
 	if straight || clears && f.stillLeaking(t, fl) {
 		d := decision{verdict: Leak, why: whyLeak, tail: tl}

@@ -233,6 +233,13 @@ func quantumOf(unit string) float64 {
 // fittedGrowth is the slope times the requests covered.
 func (f fit) fittedGrowth() float64 { return f.whole.Slope * f.span }
 
+// provenGrowth is the growth the interval proves: its lower end times
+// the requests covered. The total-growth floor is judged on it, as every
+// other floor is judged on the interval, not on the estimate: a soak of
+// seconds in which a runtime sized itself by a megabyte fits a slope
+// whose estimate passes the floor while its interval does not.
+func (f fit) provenGrowth() float64 { return f.whole.Lo * f.span }
+
 // significant: a one-sided increasing trend at level alpha.
 func (f fit) significant(alpha float64) bool { return f.p < alpha }
 

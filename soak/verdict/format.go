@@ -61,8 +61,8 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64, 
 		s = fmt.Sprintf("%s %s, %s: the interval lies under %s but reaches as far below minus it, so this soak proves neither flat nor falling; slow noise over a short soak pulls a slope this far either way, a leak's as well",
 			opt.Name, slope, f.pText(), fl.binding(th, u))
 	case whyShort:
-		s = fmt.Sprintf("%s %s, %s, but only %s in total, under the %s floor", opt.Name, slope, f.pText(),
-			amount(f.fittedGrowth(), u), amount(th.MinTotal, u))
+		s = fmt.Sprintf("%s %s, %s, but the interval proves only %s in total (the estimate %s), under the %s total-growth floor", opt.Name, slope, f.pText(),
+			amount(math.Max(f.provenGrowth(), 0), u), amount(f.fittedGrowth(), u), amount(th.MinTotal, u))
 	case whySlow:
 		s = fmt.Sprintf("%s %s, %s, %s, but slow: %s", opt.Name, slope, f.pText(), perDayText(res.PerDay, th, u), slowText(*d.slow, th, fl, u))
 	case whyUnsure:

@@ -177,3 +177,32 @@ func TestNegligibleFloors(t *testing.T) {
 		}
 	}
 }
+
+// TestTotalFloorOnTheInterval: the total-growth floor is judged on the
+// growth the interval proves, as the per-request floors are. A 10 s soak
+// at 800 req/s in which a runtime sizes itself by about a megabyte (an
+// estimate past the 1 MiB floor, an interval whose lower end is not) is
+// inconclusive and advised to run until the floor is passed; a leak of
+// 2 KiB/request over the same soak proves 16 MiB and is a leak.
+func TestTotalFloorOnTheInterval(t *testing.T) {
+	for _, tt := range []struct {
+		perRequest float64
+		want       string
+	}{{150, Inconclusive}, {2048, Leak}} {
+		rng := rand.New(rand.NewPCG(5, 22))
+		pts := make([]Point, 41)
+		for i := range pts {
+			q := float64(i) * 200 // 800 req/s, sampled every 0.25 s
+			pts[i] = Point{Requests: q, Seconds: float64(i) / 4, Value: pages(mib + tt.perRequest*q + 300*kib*rng.NormFloat64()), Phase: Soak}
+		}
+		res := AnalyzeResource(pts, rss)
+		if res.Verdict != tt.want {
+			t.Errorf("%g B/request: got %s (%s); want %s", tt.perRequest, res.Verdict, res.Reason, tt.want)
+			continue
+		}
+		if tt.want == Inconclusive && (!strings.Contains(res.Reason, "interval proves only") || !strings.Contains(res.Settle, "total-growth floor")) {
+			t.Errorf("%g B/request: got %q, advice %q; want the proven growth and the total-growth floor named", tt.perRequest, res.Reason, res.Settle)
+		}
+		t.Logf("%g B/request: %s: %s; %s", tt.perRequest, res.Verdict, res.Reason, res.Settle)
+	}
+}

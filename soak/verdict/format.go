@@ -20,8 +20,15 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64, 
 			s = fmt.Sprintf("%s %s (95 %% CI %s) after the growth slowed, %s, %s, straight from there on: a warm-up that outlasted its phase, with a leak under it",
 				opt.Name, perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), pText(res.PValue), perDayText(res.PerDay, th, u))
 		} else {
+			// The whole soak's interval decided, and its p-value goes
+			// with it; the reported interval also spans the second
+			// half's (see AnalyzeResource), named when it is wider.
+			ci := ciText(f.whole.Lo, f.whole.Hi, u)
+			if res.CI95[0] < f.whole.Lo || res.CI95[1] > f.whole.Hi {
+				ci += "; with the second half's, " + ciText(res.CI95[0], res.CI95[1], u)
+			}
 			s = fmt.Sprintf("%s %s (95 %% CI %s), %s, %s, growing through the last third",
-				opt.Name, perReq(f.whole.Slope, u), ciText(res.CI95[0], res.CI95[1], u), f.pText(), perDayText(res.PerDay, th, u))
+				opt.Name, perReq(f.whole.Slope, u), ci, f.pText(), perDayText(res.PerDay, th, u))
 		}
 		s += cooldownText(res.ReleasedAfterCooldown, idle)
 		if res.FirstSeenLevel > 0 {

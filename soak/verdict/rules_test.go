@@ -206,3 +206,32 @@ func TestTotalFloorOnTheInterval(t *testing.T) {
 		t.Logf("%g B/request: %s: %s; %s", tt.perRequest, res.Verdict, res.Reason, res.Settle)
 	}
 }
+
+// TestLeakTextShowsTheDecidingInterval: a leak's sentence gives the whole
+// soak's interval, which decided it and which its p-value goes with, and
+// names the wider one that also spans the second half's apart. A leak
+// never reads "95 % CI −63–415 B" beside p = 1.6e-4.
+func TestLeakTextShowsTheDecidingInterval(t *testing.T) {
+	leaks, widened := 0, 0
+	for seed := uint64(1); seed <= 30; seed++ {
+		res := AnalyzeResource(soakOf(seed, 900, 3*mib, func(q float64) float64 { return 50*mib + 8*q }), rss)
+		if res.Verdict != Leak || res.Tail != nil {
+			continue
+		}
+		leaks++
+		_, after, _ := strings.Cut(res.Reason, "(95 % CI ")
+		if strings.HasPrefix(after, "−") || strings.HasPrefix(after, "0–") {
+			t.Errorf("seed %d: a leak whose sentence opens with an interval from ≤ 0: %s", seed, res.Reason)
+		}
+		if res.CI95[0] <= 0 {
+			widened++
+			if !strings.Contains(res.Reason, "with the second half's, −") {
+				t.Errorf("seed %d: reported interval %v not named in %q", seed, res.CI95, res.Reason)
+			}
+		}
+	}
+	t.Logf("%d leaks of 30, %d with a reported interval from ≤ 0", leaks, widened)
+	if leaks == 0 {
+		t.Fatal("no leak to check")
+	}
+}

@@ -13,7 +13,7 @@ import (
 func declareThresholds(fs *pflag.FlagSet, t *runner.ThresholdsSpec) {
 	bound(fs, "thresholds.mem_limit", fs.StringVar, &t.MemLimit, "mem-limit", "memory limit for the time to exhaustion, e.g. 2GiB (default: the cgroup's memory.max)")
 	bound(fs, "thresholds.leak_bytes_per_request", fs.Float64Var, &t.LeakBytesPerRequest, "leak-bytes-per-request", "a memory leak's 95% CI lower bound must exceed this, bytes per request")
-	bound(fs, "thresholds.leak_min_growth", fs.StringVar, &t.LeakMinGrowth, "leak-min-growth", "a memory leak must grow at least this much over the soak")
+	bound(fs, "thresholds.leak_min_growth", fs.StringVar, &t.LeakMinGrowth, "leak-min-growth", "a memory leak's interval must prove at least this much growth over the soak")
 	bound(fs, "thresholds.leak_fds_per_request", fs.Float64Var, &t.LeakFDsPerRequest, "leak-fds-per-request", "an fd leak's 95% CI lower bound must exceed this, fds per request")
 	bound(fs, "thresholds.alpha", fs.Float64Var, &t.Alpha, "alpha", "significance level of the trend test")
 	bound(fs, "thresholds.leak_horizon", fs.DurationVar, &t.LeakHorizon, "leak-horizon", "growth is projected over this much time at the observed throughput")

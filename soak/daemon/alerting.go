@@ -298,6 +298,11 @@ func leakOf(job string, runID int64, name string, res verdict.Resource) alerts.L
 		Job: job, Resource: name, Unit: res.Unit, RunID: itoa(runID), Summary: res.Reason,
 		PerRequest: res.PerRequest, PerHour: res.PerHour, CI95: res.CI95,
 	}
+	if res.LeakCI95 != nil {
+		// The interval that decided the leak: the reported one can also
+		// span the second half's and reach below zero beside "leak".
+		l.CI95 = *res.LeakCI95
+	}
 	if t := res.TimeToExhaustionSeconds; t != nil {
 		// A resource already at its limit has 0 s left, which Leak reads
 		// as "never": keep it the shortest time that is not.

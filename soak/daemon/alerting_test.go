@@ -19,6 +19,7 @@ import (
 
 	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/soak/store"
+	"github.com/soakd/soakd/soak/verdict"
 )
 
 // hookReceiver is a webhook sink's receiver that keeps every alert.
@@ -240,5 +241,24 @@ func TestScheduledRunFails(t *testing.T) {
 	}
 	if got := gathered(t, reg, "soakd_runs_total", "broken", resultFailed); got < 1 {
 		t.Errorf("soakd_runs_total{result=failed} = %g; want >= 1", got)
+	}
+}
+
+// TestLeakAlertCarriesTheDecidingInterval: a leak alert's ci95 annotation
+// is the interval that decided the leak (the report's leak_ci95), not the
+// reported one, which also spans the second half's and can reach below
+// zero beside "leak"; without leak_ci95 (reports made before it) the
+// reported interval stands.
+func TestLeakAlertCarriesTheDecidingInterval(t *testing.T) {
+	res := verdict.Resource{Verdict: verdict.Leak, Unit: "bytes", PerRequest: 156, CI95: [2]float64{-63, 415},
+		LeakCI95: &[2]float64{21, 290}}
+	ann := alerts.LeakAlert(leakOf("web", 7, "pss", res)).Annotations[alerts.AnnotationCI95]
+	if want := "[21 B, 290 B]/request"; ann != want {
+		t.Errorf("ci95 annotation %q; want %q", ann, want)
+	}
+	res.LeakCI95 = nil
+	ann = alerts.LeakAlert(leakOf("web", 7, "pss", res)).Annotations[alerts.AnnotationCI95]
+	if !strings.HasPrefix(ann, "[-63 B") && !strings.HasPrefix(ann, "[−63 B") {
+		t.Errorf("without leak_ci95: ci95 annotation %q; want the reported interval", ann)
 	}
 }

@@ -135,7 +135,21 @@ const methodEnvelope = "lower-envelope"
 // growth, set only while the resource grows significantly, has not
 // flattened and was not released.
 func AnalyzeResource(pts []Point, opt ResourceOptions) Resource {
-	return analyze(pts, opt, trend.ByMin)
+	return decidedBy(analyze(pts, opt, trend.ByMin))
+}
+
+// decidedBy sets a leak's LeakCI95 where analyze left it unset (the
+// reported interval is then the one that decided) and clears it on
+// every other verdict.
+func decidedBy(r Resource) Resource {
+	switch {
+	case r.Verdict != Leak:
+		r.LeakCI95 = nil
+	case r.LeakCI95 == nil:
+		ci := r.CI95
+		r.LeakCI95 = &ci
+	}
+	return r
 }
 
 func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
@@ -181,6 +195,7 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		// tilts the whole soak's slope, and the second half is clear
 		// of it.
 		h := f.sub(len(f.b.X)/2, len(f.b.X))
+		res.LeakCI95 = &[2]float64{f.whole.Lo, f.whole.Hi}
 		res.CI95 = [2]float64{math.Min(f.whole.Lo, h.Lo), math.Max(f.whole.Hi, h.Hi)}
 	}
 	if d.verdict == Leak {

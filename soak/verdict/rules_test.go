@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -229,9 +230,28 @@ func TestLeakTextShowsTheDecidingInterval(t *testing.T) {
 				t.Errorf("seed %d: reported interval %v not named in %q", seed, res.CI95, res.Reason)
 			}
 		}
+		// The JSON and the alerts carry the deciding interval too: the
+		// sentence's, inside the reported one, clear of zero.
+		d := res.LeakCI95
+		switch {
+		case d == nil:
+			t.Errorf("seed %d: a leak without leak_ci95", seed)
+		case !(d[0] > 0) || d[0] < res.CI95[0] || d[1] > res.CI95[1]:
+			t.Errorf("seed %d: leak_ci95 %v: want above zero and inside ci95 %v", seed, *d, res.CI95)
+		case !strings.HasPrefix(after, ciText(d[0], d[1], "bytes")):
+			t.Errorf("seed %d: leak_ci95 %v is not the sentence's interval: %s", seed, *d, res.Reason)
+		}
 	}
 	t.Logf("%d leaks of 30, %d with a reported interval from ≤ 0", leaks, widened)
-	if leaks == 0 {
-		t.Fatal("no leak to check")
+	if leaks == 0 || widened == 0 {
+		t.Fatalf("%d leaks, %d of them widened: nothing to check", leaks, widened)
+	}
+	// Every other verdict leaves leak_ci95 out of the JSON.
+	flat := AnalyzeResource(soakOf(1, 900, 3*mib, func(float64) float64 { return 50 * mib }), rss)
+	if flat.Verdict == Leak || flat.LeakCI95 != nil {
+		t.Errorf("flat soak: %s, leak_ci95 %v; want no leak and no leak_ci95", flat.Verdict, flat.LeakCI95)
+	}
+	if b, err := json.Marshal(flat); err != nil || strings.Contains(string(b), "leak_ci95") {
+		t.Errorf("flat soak's JSON carries leak_ci95 (%v): %s", err, b)
 	}
 }

@@ -96,7 +96,14 @@ type Resource struct {
 	PerRequest float64    `json:"per_request"`
 	PerHour    float64    `json:"per_hour"`
 	CI95       [2]float64 `json:"ci95"` // per request
-	PValue     float64    `json:"p_value"`
+	// LeakCI95 is, for a leak, the interval that decided it, per request:
+	// the whole soak's, or the stretch's after a knot (Tail), or this
+	// run's for a leak carried from an earlier run. CI95 can be wider: a
+	// leak's reported interval also spans the second half's, for a
+	// warm-up that tilts the whole soak, and can reach below zero while
+	// the deciding one clears every floor. nil unless the verdict is leak.
+	LeakCI95 *[2]float64 `json:"leak_ci95,omitempty"`
+	PValue   float64     `json:"p_value"`
 	// LastThirdPerRequest is the slope over the last third of the soak.
 	LastThirdPerRequest float64 `json:"last_third_per_request"`
 	Start               float64 `json:"start"`  // soak start level (lower envelope, median of the first bins)

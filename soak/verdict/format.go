@@ -22,10 +22,11 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64, 
 		} else {
 			// The whole soak's interval decided, and its p-value goes
 			// with it; the reported interval also spans the second
-			// half's (see AnalyzeResource), named when it is wider.
+			// half's (see AnalyzeResource), named when it is wider
+			// as printed (not only in digits the text rounds away).
 			ci := ciText(f.whole.Lo, f.whole.Hi, u)
-			if res.CI95[0] < f.whole.Lo || res.CI95[1] > f.whole.Hi {
-				ci += "; with the second half's, " + ciText(res.CI95[0], res.CI95[1], u)
+			if wide := ciText(res.CI95[0], res.CI95[1], u); wide != ci {
+				ci += "; with the second half's, " + wide
 			}
 			s = fmt.Sprintf("%s %s (95 %% CI %s), %s, %s, growing through the last third",
 				opt.Name, perReq(f.whole.Slope, u), ci, f.pText(), perDayText(res.PerDay, th, u))

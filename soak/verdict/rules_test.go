@@ -230,6 +230,9 @@ func TestLeakTextShowsTheDecidingInterval(t *testing.T) {
 				t.Errorf("seed %d: reported interval %v not named in %q", seed, res.CI95, res.Reason)
 			}
 		}
+		if whole, wide, ok := strings.Cut(strings.SplitN(after, ")", 2)[0], "; with the second half's, "); ok && whole == wide {
+			t.Errorf("seed %d: the same interval named twice: %s", seed, res.Reason)
+		}
 		// The JSON and the alerts carry the deciding interval too: the
 		// sentence's, inside the reported one, clear of zero.
 		d := res.LeakCI95

@@ -243,6 +243,20 @@ type resourceRow struct {
 	verdict.Resource
 }
 
+// Decided is the interval the verdict rests on: a leak's leak_ci95, else
+// the reported one. The table shows it, so that a leak never sits
+// beside an interval from below zero.
+func (r resourceRow) Decided() [2]float64 {
+	if r.LeakCI95 != nil {
+		return *r.LeakCI95
+	}
+	return r.CI95
+}
+
+// Wider says whether the reported interval is wider than Decided (a
+// leak's also spans the second half's); the table names it then.
+func (r resourceRow) Wider() bool { return r.Decided() != r.CI95 }
+
 type count struct {
 	Name string
 	N    uint64

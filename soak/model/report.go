@@ -255,9 +255,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "  %s has %s\n", n, NoLimit(res, r.Target.HostMemoryBytes))
 		}
 	}
-	if r.Verdict == verdict.Inconclusive {
+	// Every resource left inconclusive says what would settle it, in a
+	// leak's report too (a leak in memory says nothing of the threads);
+	// a failing run's load measured nothing worth soaking longer.
+	if !r.Failing() {
 		for _, n := range r.ResourceNames() {
-			if s := r.Resources[n].Settle; s != "" {
+			if s := r.Resources[n].Settle; s != "" && r.Resources[n].Verdict == verdict.Inconclusive {
 				fmt.Fprintf(w, "  to settle %s: %s\n", n, s)
 			}
 		}

@@ -97,3 +97,32 @@ func TestTextReportOpensWithFailingRequests(t *testing.T) {
 		t.Errorf("report:\n%s\nwant it to start:\n%s", b.String(), want)
 	}
 }
+
+// TestTextReportSaysWhatSettlesEachInconclusive: every resource left
+// inconclusive gives its advice, in a leak's report as in an
+// inconclusive one; a failing run's report gives none.
+func TestTextReportSaysWhatSettlesEachInconclusive(t *testing.T) {
+	const advice = "run ≥ 90 000 more requests (about 60 s at this throughput)"
+	for _, tt := range []struct {
+		overall string
+		want    bool
+	}{{verdict.OverallLeak, true}, {verdict.OverallInconclusive, true}, {verdict.OverallFailing, false}} {
+		rep := &Report{
+			Verdict: tt.overall,
+			Resources: map[string]verdict.Resource{
+				"rss":     {Verdict: "leak", Unit: "bytes", Reason: "rss +1 KiB/request", Settle: "never shown for a leak"},
+				"threads": {Verdict: "inconclusive", Unit: "threads", Reason: "threads +0 threads/request", Settle: advice},
+			},
+		}
+		var b strings.Builder
+		if err := rep.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "  to settle threads: "+advice+"\n"); got != tt.want {
+			t.Errorf("%s run: advice shown %v, want %v:\n%s", tt.overall, got, tt.want, b.String())
+		}
+		if strings.Contains(b.String(), "never shown") {
+			t.Errorf("%s run: a leak's settle text shown:\n%s", tt.overall, b.String())
+		}
+	}
+}

@@ -112,15 +112,18 @@ func TestEndToEndCPUOpenLoopSleeperIsIO(t *testing.T) {
 
 // skipIfTooBusy skips a CPU verdict test whose verdict is inconclusive
 // because the target waited for a core (other processes filled the
-// machine): for a tenth of its response time or more, or, on its busiest
-// thread, longer than that thread ran (requests then also queue behind
-// the thread, a time the per-request wait does not count).
+// machine): for a twentieth of its response time or more, where the
+// verdict's reason itself says "the machine is busy", or, on its busiest
+// thread, longer than that thread ran. Requests then also queue behind
+// the thread while it waits, a time the per-request wait does not count:
+// in one CI run, with the packages' tests filling the machine, a 6 ms
+// CPU loop read D/R 12 % and a wait of 8 % at p90 latency 222 ms.
 func skipIfTooBusy(t *testing.T, c verdict.CPU) {
 	t.Helper()
 	if c.Bound != verdict.BoundInconclusive {
 		return
 	}
-	if c.RunqueueWaitSeconds >= 0.1*c.ResponseSeconds {
+	if c.RunqueueWaitSeconds >= 0.05*c.ResponseSeconds {
 		t.Skipf("the machine was too busy to decide: %s", c.Reason)
 	}
 	if h := c.HotThread; h != nil && h.Wait > h.CPU {

@@ -39,6 +39,7 @@ func cpuInput(recs []model.Record, sum *load.Summary, ao AnalysisOptions) verdic
 	in.TargetThreads, in.TargetProcs = meanWorkers(win)
 	in.P99Seconds, in.P99AtSeconds, in.RateSeries, in.RateAtSeconds = latencySeries(win)
 	in.HotThread, in.HotProcess = hottest(win, b.Incarnation)
+	in.LaneRunnable, in.LaneInFlight = laneSeries(win, b.Incarnation)
 	in.Capacity, in.CapacitySource = b.CPUCapacity, b.CPUCapacitySource
 	in.HostBusy, in.HostCPUs = hostBusy(recs, a, b)
 	in.CostAtSeconds, in.CostSeconds, in.CostContention = costSeries(win, b.Incarnation)
@@ -128,6 +129,20 @@ func hottest(win []*model.Record, incarnation int) (*verdict.HotThread, *verdict
 		hp = &pr
 	}
 	return &th, hp
+}
+
+// laneSeries is, at each thread pass of one incarnation, the busiest
+// thread's runnable share and the requests in flight: the load's
+// throughput times its median latency over its last progress second.
+func laneSeries(win []*model.Record, incarnation int) (runnable, inFlight []float64) {
+	for _, r := range win {
+		if !r.HotValid || r.Incarnation != incarnation || r.Rate <= 0 || r.P50 <= 0 {
+			continue
+		}
+		runnable = append(runnable, r.HotThreadCPU+r.HotThreadWait)
+		inFlight = append(inFlight, r.Rate*r.P50)
+	}
+	return runnable, inFlight
 }
 
 // hostBusy is the machine's busy cores from its CPU readings between a

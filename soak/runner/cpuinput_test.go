@@ -99,3 +99,26 @@ func TestMeanWorkersSkipsUnreadRecords(t *testing.T) {
 		t.Fatalf("meanWorkers = %g threads, %g procs with one alive record's threads unread; want 8 and 4", threads, procs)
 	}
 }
+
+// The lane series holds one point per thread pass of the incarnation,
+// with the load's requests in flight then; passes of another incarnation
+// or before the load's first progress second are left out.
+func TestLaneSeries(t *testing.T) {
+	rec := func(hot bool, inc int, rate, p50, cpu, wait float64) *model.Record {
+		r := &model.Record{Rate: rate, P50: p50}
+		r.Incarnation, r.HotValid, r.HotThreadCPU, r.HotThreadWait = inc, hot, cpu, wait
+		return r
+	}
+	win := []*model.Record{
+		rec(true, 1, 0, 0, 0.3, 0),          // before the first progress second
+		rec(true, 1, 100, 0.004, 0.3, 0.02), // 0.4 in flight
+		rec(false, 1, 100, 0.004, 0, 0),     // no thread pass
+		rec(true, 2, 100, 0.004, 0.9, 0),    // a later incarnation
+		rec(true, 1, 80, 0.3, 0.4, 0.6),     // 24 in flight, behind a waiting thread
+	}
+	run, fl := laneSeries(win, 1)
+	if len(run) != 2 || len(fl) != 2 || math.Abs(run[0]-0.32) > 1e-9 || math.Abs(run[1]-1) > 1e-9 ||
+		math.Abs(fl[0]-0.4) > 1e-9 || math.Abs(fl[1]-24) > 1e-9 {
+		t.Fatalf("lane series %v, in flight %v; want [0.32 1] and [0.4 24]", run, fl)
+	}
+}

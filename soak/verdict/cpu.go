@@ -95,6 +95,13 @@ type CPUInput struct {
 	CostAtSeconds []float64
 	// CostContention is the machine's contention over each cost window.
 	CostContention Contention
+	// LaneRunnable is the busiest thread's runnable share (on a CPU or
+	// waiting for one) at each thread pass of the soak, and LaneInFlight
+	// the requests in flight over the same pass (throughput × median
+	// latency): together they show requests piling up behind a thread
+	// that a burst of other work kept from its core (InFlightRunnable).
+	LaneRunnable []float64
+	LaneInFlight []float64
 }
 
 // HotThread is the busiest thread of the target over the soak: the one
@@ -138,6 +145,14 @@ type CPU struct {
 	// target on a busy machine waits for a CPU, not on I/O.
 	RunqueueWaitSeconds float64 `json:"runqueue_wait_seconds"`
 	CPUWaitFraction     float64 `json:"cpu_wait_fraction"`
+	// InFlightRunnable is the busiest thread's runnable share (on a CPU
+	// or waiting for one) as the requests in flight saw it: its share at
+	// each thread pass, weighted by the requests in flight over the pass.
+	// Requests queued behind a runnable thread wait for its CPU, a time
+	// neither D nor W counts, and a burst of other work piles them up
+	// behind it: an open loop reads io only while this share, like the
+	// thread's plain mean, is under a half. 0 without thread passes.
+	InFlightRunnable float64 `json:"in_flight_runnable,omitempty"`
 	// Capacity is the cores the target may use, from CapacitySource.
 	Capacity       float64     `json:"capacity_cores"`
 	CapacitySource string      `json:"capacity_source"`
@@ -269,6 +284,7 @@ func AnalyzeCPU(in CPUInput) CPU {
 		c.RequestCPUShare = c.DemandSeconds / in.MeanResponse
 		c.CPUWaitFraction = c.RunqueueWaitSeconds * c.Concurrency / in.MeanResponse
 	}
+	c.InFlightRunnable = inFlightRunnable(in)
 	c.Bound, c.Evidence = decideCPU(c, in)
 	c.Reason = cpuReason(c, in)
 	return c
@@ -303,7 +319,7 @@ func decideCPU(c CPU, in CPUInput) (bound, evidence string) {
 		return BoundInconclusive, EvidenceMissing
 	case in.OpenLoop:
 		b := byShare(c.RequestCPUShare+c.RunqueueWaitSeconds/in.MeanResponse, 1)
-		if b == BoundIO && h != nil && h.CPU+h.Wait >= laneIdle {
+		if b == BoundIO && (h != nil && h.CPU+h.Wait >= laneIdle || c.InFlightRunnable >= laneIdle) {
 			b = BoundInconclusive
 		}
 		return b, EvidenceRequestShare
@@ -313,6 +329,24 @@ func decideCPU(c CPU, in CPUInput) (bound, evidence string) {
 		return BoundCPU, EvidenceBusyFraction
 	}
 	return byShare(c.BusyFraction+c.CPUWaitFraction, p), EvidenceBusyFraction
+}
+
+// inFlightRunnable is the busiest thread's runnable share at each thread
+// pass, weighted by the requests in flight over the pass; 0 without such
+// readings.
+func inFlightRunnable(in CPUInput) float64 {
+	var all, runnable float64
+	for i, n := range in.LaneInFlight {
+		if i >= len(in.LaneRunnable) || n <= 0 || math.IsNaN(n) || math.IsNaN(in.LaneRunnable[i]) {
+			continue
+		}
+		all += n
+		runnable += n * min(in.LaneRunnable[i], 1)
+	}
+	if all <= 0 {
+		return 0
+	}
+	return runnable / all
 }
 
 // byShare judges a busy share against p usable cores.
@@ -403,6 +437,10 @@ func cpuReason(c CPU, in CPUInput) string {
 		s = fmt.Sprintf("%s: each request is %s CPU (D/R = %s / %s)", c.Bound, pct(c.RequestCPUShare), dur(c.DemandSeconds), dur(c.ResponseSeconds))
 		if w := c.RunqueueWaitSeconds / c.ResponseSeconds; w >= 0.05 {
 			s += fmt.Sprintf(" and waiting for a core %s (the machine is busy)", pct(w))
+		}
+		if h := c.HotThread; c.Bound == BoundInconclusive && c.InFlightRunnable >= laneIdle && (h == nil || h.CPU+h.Wait < laneIdle) {
+			s += fmt.Sprintf(", but the target's busiest thread was runnable %s of the time the requests were in flight (they queued behind it)",
+				pct(c.InFlightRunnable))
 		}
 		s += fmt.Sprintf("; the target used %s of a core at %s req/s (open loop)", pct(c.Utilization), num(c.Throughput))
 	default:

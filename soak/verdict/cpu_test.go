@@ -103,6 +103,29 @@ func TestAnalyzeCPU(t *testing.T) {
 				CPUs: 2, TargetThreads: 6, RunqueueWaitRate: 0.25, HotThread: &HotThread{PID: 7, TID: 9, Name: "srv", CPU: 0.45, Wait: 0.25}},
 			bound: BoundInconclusive, evidence: EvidenceRequestShare, reason: "inconclusive: each request is 6 % CPU",
 		},
+		{
+			// Measured: 3 ms of CPU a request at an open 100 req/s, and
+			// 3 s of other work at nice -5 in the middle of a 30 s soak.
+			// Requests piled up behind the loop thread while it waited
+			// for a core, so D/R read 9 %: not io.
+			name:  "open loop, a burst of other work queues requests behind a thread",
+			in:    burstQueue(true),
+			bound: BoundInconclusive, evidence: EvidenceRequestShare,
+			reason: "inconclusive: each request is 9 % CPU (D/R = 3.7 ms / 40 ms), but the target's busiest thread was runnable 97 % of the time the requests were in flight (they queued behind it)",
+		},
+		{
+			name:  "the same without the thread passes reads io",
+			in:    burstQueue(false),
+			bound: BoundIO, evidence: EvidenceRequestShare, reason: "io: each request is 9 % CPU",
+		},
+		{
+			// A sleeper's threads stay far from runnable, burst or not.
+			name: "open loop, sleeper through a burst of other work",
+			in: CPUInput{WallSeconds: 30, TargetUser: 1.2, Requests: 3000, MeanResponse: 0.0062, OpenLoop: true,
+				CPUs: 2, TargetThreads: 6, HotThread: &HotThread{PID: 7, TID: 9, Name: "srv", CPU: 0.01, Wait: 0.02},
+				LaneRunnable: []float64{0.02, 0.03, 0.4, 0.5, 0.03}, LaneInFlight: []float64{0.6, 0.6, 2, 1, 0.6}},
+			bound: BoundIO, evidence: EvidenceRequestShare, reason: "io: each request is 6 % CPU",
+		},
 		// Capacity, the client, and the busy machine.
 		{
 			name: "cpu.max quota reached",
@@ -184,6 +207,47 @@ func TestAnalyzeCPU(t *testing.T) {
 			}
 			t.Logf("%s", c.Reason)
 		})
+	}
+}
+
+// burstQueue is a 30 s open-loop soak of a 3 ms CPU loop at 100 req/s
+// with a 3 s burst of other work, close to one measured: 27 thread passes
+// at 32 % runnable with 0.4 requests in flight, and 3 at 100 % while the
+// queue grew to 9, 22 and 174 (the last as it drained). Without passes,
+// the thread's averages alone.
+func burstQueue(passes bool) CPUInput {
+	in := CPUInput{WallSeconds: 30, TargetUser: 7.4, TargetSystem: 3.7, Requests: 3000, MeanResponse: 0.040, OpenLoop: true,
+		CPUs: 2, TargetThreads: 5, HotThread: &HotThread{PID: 7, TID: 9, Name: "loop", CPU: 0.30, Wait: 0.10}}
+	if passes {
+		for i := range 30 {
+			r, n := 0.32, 0.4
+			if i >= 10 && i < 13 {
+				r, n = 1, []float64{9, 22, 174}[i-10]
+			}
+			in.LaneRunnable, in.LaneInFlight = append(in.LaneRunnable, r), append(in.LaneInFlight, n)
+		}
+	}
+	return in
+}
+
+func TestInFlightRunnable(t *testing.T) {
+	tests := []struct {
+		name               string
+		runnable, inFlight []float64
+		want               float64
+	}{
+		{"none", nil, nil, 0},
+		{"a steady queue: the plain mean", []float64{0.3, 0.5}, []float64{1, 1}, 0.4},
+		{"weighted by the queue", []float64{1, 0.1, 0.1}, []float64{8, 1, 1}, 0.82},
+		{"over 1 read as 1", []float64{1.02, 0}, []float64{1, 1}, 0.5},
+		{"idle passes and NaN skipped", []float64{0.9, 0.1, 0.1, math.NaN()}, []float64{1, 0, math.NaN(), 1}, 0.9},
+		{"a shorter runnable series", []float64{0.7}, []float64{1, 3}, 0.7},
+	}
+	for _, tc := range tests {
+		got := inFlightRunnable(CPUInput{LaneRunnable: tc.runnable, LaneInFlight: tc.inFlight})
+		if math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: in-flight runnable share %v; want %v", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -92,7 +92,20 @@ func wantVerdictAgrees(t *testing.T, rep *model.Report) {
 // killed and reaped when the test ends.
 func busyLoops(t *testing.T, n, nice int) {
 	t.Helper()
+	if err := startLoops(t, n, nice, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startLoops starts n busy loops at nice (set when it lowers their
+// priority, or as root), each ended after d by timeout(1) when d > 0; what
+// is left is killed and reaped when the test ends. It does not stop the
+// test, so a timer's goroutine may call it too.
+func startLoops(t *testing.T, n, nice int, d time.Duration) error {
 	args := []string{"sh", "-c", "while :; do :; done"}
+	if d > 0 {
+		args = append([]string{"timeout", fmt.Sprint(d.Seconds())}, args...)
+	}
 	if nice > 0 || os.Geteuid() == 0 {
 		args = append([]string{"nice", "-n", fmt.Sprint(nice)}, args...)
 	}
@@ -100,11 +113,12 @@ func busyLoops(t *testing.T, n, nice int) {
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
-			t.Fatalf("starting a busy loop: %v", err)
+			return fmt.Errorf("starting a busy loop: %v", err)
 		}
 		killGroup(t, cmd.Process.Pid)
 		soaktest.Reap(t, cmd)
 	}
+	return nil
 }
 
 // killGroup kills what is left of the process group pid leads when the

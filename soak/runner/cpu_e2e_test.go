@@ -1,14 +1,10 @@
 package runner_test
 
 import (
-	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -177,47 +173,17 @@ func TestEndToEndCPUOpenLoopBurstIsNotIO(t *testing.T) {
 	// The soak's baseline takes 3 s; the burst starts 8 s into the load.
 	// Over 22 s the thread's plain mean stays near or under a half
 	// runnable, so the requests' view of it is what decides.
-	burst := time.AfterFunc(11*time.Second, func() { burstLoops(t, runtime.NumCPU(), 3*time.Second) })
+	burst := time.AfterFunc(11*time.Second, func() {
+		if err := startLoops(t, runtime.NumCPU(), -5, 3*time.Second); err != nil {
+			t.Error(err)
+		}
+	})
 	t.Cleanup(func() { burst.Stop() })
 	rep := soakCPU(t, url, pid, load.Options{Rate: 100, Duration: 22 * time.Second})
 	c := rep.CPU
-	t.Logf("runnable %.2f as the requests in flight saw it, D/R %.2f, thread on CPU %.2f, waiting %.2f: %s",
-		c.InFlightRunnable, c.RequestCPUShare, hotCPU(c), hotWait(c), c.Reason)
+	t.Logf("runnable %.2f as the requests in flight saw it, D/R %.2f, busiest thread %+v: %s",
+		c.InFlightRunnable, c.RequestCPUShare, c.HotThread, c.Reason)
 	if c.Bound == verdict.BoundIO {
 		t.Errorf("cpu bound = io; want cpu or inconclusive: the requests queued behind a CPU loop (%s)", c.Reason)
 	}
-}
-
-// burstLoops starts n busy loops that end by themselves after d, at nice
-// −5 as root (they then take the cores from the target), reaped when the
-// test ends. It runs off the test's goroutine, so it reports by Errorf.
-func burstLoops(t *testing.T, n int, d time.Duration) {
-	args := []string{"timeout", fmt.Sprint(d.Seconds()), "sh", "-c", "while :; do :; done"}
-	if os.Geteuid() == 0 {
-		args = append([]string{"nice", "-n", "-5"}, args...)
-	}
-	for range n {
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			t.Errorf("starting a busy loop: %v", err)
-			return
-		}
-		killGroup(t, cmd.Process.Pid)
-		soaktest.Reap(t, cmd)
-	}
-}
-
-func hotCPU(c verdict.CPU) float64 {
-	if c.HotThread == nil {
-		return 0
-	}
-	return c.HotThread.CPU
-}
-
-func hotWait(c verdict.CPU) float64 {
-	if c.HotThread == nil {
-		return 0
-	}
-	return c.HotThread.Wait
 }

@@ -258,3 +258,37 @@ func TestLeakTextShowsTheDecidingInterval(t *testing.T) {
 		t.Errorf("flat soak's JSON carries leak_ci95 (%v): %s", err, b)
 	}
 }
+
+// TestSlowedFrom: levelling is projected from the slope the second half
+// confidently fell from, not from the first half's own. A straight leak
+// 3× the floor whose halves came out 3.6 and 2.4 floors (each ±0.5, as
+// over 2 h of 5-minute wander) barely reads a confident slowdown, and
+// from its margin the fall is under minSlowdown: no pace, so no
+// levelling. From the halves' own slopes it would project a fall of 1.5×
+// every half-soak. A cache whose growth fell from 5 to 1 floors still
+// projects a steep pace.
+func TestSlowedFrom(t *testing.T) {
+	fit := func(slope, half float64) trend.Fit { return trend.Fit{Slope: slope, Lo: slope - half, Hi: slope + half} }
+	for _, tt := range []struct {
+		name        string
+		h1, h2      trend.Fit
+		paceNonzero bool
+	}{
+		{"straight leak, noise-made slowdown", fit(3.6, 1), fit(2.4, 1), false},
+		{"cache filling", fit(5, 0.6), fit(1, 0.6), true},
+	} {
+		if !slowedDown(tt.h1, tt.h2) {
+			t.Fatalf("%s: want a confident slowdown", tt.name)
+		}
+		b := slowedFrom(tt.h1, tt.h2)
+		if b >= tt.h1.Slope || b <= tt.h2.Slope {
+			t.Errorf("%s: slowed from %.3g; want between the halves' %.3g and %.3g", tt.name, b, tt.h2.Slope, tt.h1.Slope)
+		}
+		if got := pace(b, tt.h2.Slope, 1) > 0; got != tt.paceNonzero {
+			t.Errorf("%s: pace from %.3g to %.3g is %.3g; want nonzero %v", tt.name, b, tt.h2.Slope, pace(b, tt.h2.Slope, 1), tt.paceNonzero)
+		}
+		if pace(tt.h1.Slope, tt.h2.Slope, 1) <= 0 {
+			t.Errorf("%s: the halves' own slopes give no pace; the case does not test the margin", tt.name)
+		}
+	}
+}

@@ -60,3 +60,29 @@ func TestItem8AtOnePointFive(t *testing.T) {
 		}
 	}
 }
+
+// TestLevellingAtThreeFloors: a straight leak 3× the floor over 2 h is
+// not read as levelling off because its halves' slopes happened to
+// differ. Levelling is projected from the slope the second half
+// confidently fell from (verdict's slowedFrom); from the halves' own
+// slopes 40–43 of 1 200 such leaks read as levelling (seeds 1–6), from
+// there 13–15. Over seeds 1–2, 400 runs a rate, the halves' own slopes
+// give 15 and 7, the confident fall 4 and 3 (the test's limit is 9).
+func TestLevellingAtThreeFloors(t *testing.T) {
+	n := 200
+	if raceBuild {
+		n = 4 // the mechanics only
+	}
+	for _, rate := range SlowRates {
+		d := SlowDesign{Leak: 3 * SlowDesign{Rate: rate}.HorizonFloor(), Rate: rate, SoakSec: 7200}
+		levelling, leaks := 0, 0
+		for seed := uint64(1); seed <= 2; seed++ {
+			r := RunSlow(d, n, seed)
+			levelling, leaks = levelling+r.Misses["halves slowed, levelling"], leaks+r.Leak
+		}
+		t.Logf("%s: leak %d of %d, levelling %d", d.Name(), leaks, 2*n, levelling)
+		if !raceBuild && levelling > 9 {
+			t.Errorf("%s: %d of %d read as levelling off; want ≤ 9", d.Name(), levelling, 2*n)
+		}
+	}
+}

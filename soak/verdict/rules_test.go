@@ -268,7 +268,9 @@ func TestLeakTextShowsTheDecidingInterval(t *testing.T) {
 // every half-soak. A cache whose growth fell from 5 to 1 floors still
 // projects a steep pace.
 func TestSlowedFrom(t *testing.T) {
-	fit := func(slope, half float64) trend.Fit { return trend.Fit{Slope: slope, Lo: slope - half, Hi: slope + half} }
+	fit := func(slope, half float64) trend.Fit {
+		return trend.Fit{Slope: slope, Lo: slope - half, Hi: slope + half}
+	}
 	for _, tt := range []struct {
 		name        string
 		h1, h2      trend.Fit

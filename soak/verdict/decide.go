@@ -211,6 +211,8 @@ type slowness struct {
 	conf   float64   // at this one-sided confidence (slowLastThird)
 	h1, h2 float64   // the halves' slopes (slowLevelling)
 	h1lo   float64   // the slope the second half confidently fell from (slowLevelling)
+	paced  bool      // slowLevelling: projected at a pace (else the second half alone did not clear)
+	second trend.Fit // the second half's fit (slowLevelling)
 }
 
 // Why slow growth is not yet a leak.
@@ -341,8 +343,9 @@ func (f fit) sustained(fl floors, cycle float64) slowness {
 		return s
 	}
 	b := slowedFrom(h1, h2)
-	if !f.addsOverHorizon(pace(b, h2.Slope, mean(f.b.X[n/2:])-mean(f.b.X[:n/2+1])), h2.Lo, fl) {
-		s.by, s.h1, s.h2, s.h1lo = slowLevelling, h1.Slope, h2.Slope, b
+	k := pace(b, h2.Slope, mean(f.b.X[n/2:])-mean(f.b.X[:n/2+1]))
+	if !f.addsOverHorizon(k, h2.Lo, fl) {
+		s.by, s.h1, s.h2, s.h1lo, s.paced, s.second = slowLevelling, h1.Slope, h2.Slope, b, k > 0, h2
 	}
 	return s
 }

@@ -294,3 +294,33 @@ func TestSlowedFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestLevellingText: the levelling reason says which test held the
+// growth back. Projected at a pace, it names the slope the second half
+// confidently fell from; with no pace from there (a fall under 15 %), it
+// says the second half's interval did not clear the floor by itself,
+// not that the growth would level off.
+func TestLevellingText(t *testing.T) {
+	fl := floors{perRequest: 16}
+	half := trend.Fit{Slope: 20, Lo: 12, Hi: 28}
+	paced := slowText(slowness{by: slowLevelling, h1: 60, h2: 20, h1lo: 45, paced: true, second: half}, MemoryThresholds, fl, "bytes")
+	flat := slowText(slowness{by: slowLevelling, h1: 30, h2: 20, h1lo: 21, second: half}, MemoryThresholds, fl, "bytes")
+	for _, c := range []struct {
+		got       string
+		want, not []string
+	}{
+		{paced, []string{"from at least +45 B/request", "slowing at that pace it would add less"}, []string{"by itself"}},
+		{flat, []string{"second half's growth (95 % CI 12–28 B)", "does not clear the per-request floor 16 B/request by itself"}, []string{"slowing at that pace"}},
+	} {
+		for _, w := range c.want {
+			if !strings.Contains(c.got, w) {
+				t.Errorf("got %q; want it to say %q", c.got, w)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(c.got, w) {
+				t.Errorf("got %q; want it not to say %q", c.got, w)
+			}
+		}
+	}
+}

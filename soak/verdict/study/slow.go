@@ -147,6 +147,7 @@ func missWhy(res verdict.Resource) string {
 	for _, w := range []struct{ text, why string }{
 		{"it may have stopped", "last cycle under the floor"},
 		{"slowing at that pace it would add less", "halves slowed, levelling"},
+		{"the second half's growth", "halves slowed, levelling"},
 		{"the halves' growth", "halves under their bar"},
 		{"does not yet show that it goes on", "last third under its bar"},
 		{"neither clears nor lies under", "interval does not clear"},

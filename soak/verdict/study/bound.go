@@ -24,13 +24,14 @@ import (
 // design's noise known exactly: on the soak's samples alone, or, with
 // warmup, on the warm-up's too, as a hinge at the soak's start (the
 // design's warm-up minute carries no leak, which no real target
-// promises); the sawtooth, if any, is left out,
-// so with one the true spread is wider. RSS's rounding to pages is left
+// promises). The sawtooth, if any, is left out, so with one the true
+// spread is wider. RSS's rounding to pages is left
 // out too: rounding can only lose information, so the bound holds.
 //
 // It runs a Kalman filter of the AR(1) state over each regressor's
-// column: the filter's innovations are Σ^-½ applied to the column, so
-// X'Σ⁻¹X is the sum of their products over their variances, in O(n).
+// column: the filter's innovations, each over its standard deviation,
+// are the column whitened by Σ's Cholesky factor, so X'Σ⁻¹X is the sum
+// of the innovations' products over their variances, in O(n).
 func (d SlowDesign) OracleSD(warmup bool) float64 {
 	sh := slowShape(d)
 	white, wander := 0.5*mib, 1*mib

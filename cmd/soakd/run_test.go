@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -10,13 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/soakd/soakd/soak/config"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -214,26 +213,20 @@ func soakConnsGrowth(t *testing.T, path string) int {
 		return 0
 	}
 	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) < 2 {
+	recs, err := model.ReadCSV(f)
+	if err != nil {
 		t.Logf("reading %s: %v", path, err)
 		return 0
 	}
-	col := map[string]int{}
-	for i, name := range rows[0] {
-		col[name] = i
-	}
-	phase, conns := col["phase"], col["tcp_established"]
 	first, most := -1, 0
-	for _, r := range rows[1:] {
-		n, err := strconv.Atoi(r[conns])
-		if r[phase] != "soak" || err != nil {
+	for _, r := range recs {
+		if r.Phase != verdict.Soak || !r.TCPValid {
 			continue
 		}
 		if first < 0 {
-			first = n
+			first = r.TCPEstablished
 		}
-		most = max(most, n)
+		most = max(most, r.TCPEstablished)
 	}
 	if first < 0 {
 		return 0

@@ -209,7 +209,7 @@ type slowness struct {
 	first  trend.Fit // the first half's fit (slowHalves)
 	bar    float64   // what the last stretch had to clear
 	conf   float64   // at this one-sided confidence (slowLastThird)
-	h1, h2 float64   // the halves' slopes (slowLevelling)
+	h1     float64   // the first half's slope (slowLevelling)
 	h1lo   float64   // the slope the second half confidently fell from (slowLevelling)
 	paced  bool      // slowLevelling: projected at a pace (else the second half alone did not clear)
 	second trend.Fit // the second half's fit (slowLevelling)
@@ -345,7 +345,7 @@ func (f fit) sustained(fl floors, cycle float64) slowness {
 	b := slowedFrom(h1, h2)
 	k := pace(b, h2.Slope, mean(f.b.X[n/2:])-mean(f.b.X[:n/2+1]))
 	if !f.addsOverHorizon(k, h2.Lo, fl) {
-		s.by, s.h1, s.h2, s.h1lo, s.paced, s.second = slowLevelling, h1.Slope, h2.Slope, b, k > 0, h2
+		s.by, s.h1, s.h1lo, s.paced, s.second = slowLevelling, h1.Slope, b, k > 0, h2
 	}
 	return s
 }

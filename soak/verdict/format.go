@@ -271,10 +271,10 @@ func slowText(s slowness, th Thresholds, fl floors, u string) string {
 	case slowLevelling:
 		if !s.paced {
 			return fmt.Sprintf("it slowed from %s over the first half to %s over the second (95 %% one-sided), and the second half's growth (95 %% CI %s) does not clear %s by itself",
-				perReq(s.h1, u), perReq(s.h2, u), ciText(s.second.Lo, s.second.Hi, u), fl.binding(th, u))
+				perReq(s.h1, u), perReq(s.second.Slope, u), ciText(s.second.Lo, s.second.Hi, u), fl.binding(th, u))
 		}
 		return fmt.Sprintf("it slowed from %s over the first half to %s over the second, confidently from at least %s (95 %% one-sided), and slowing at that pace it would add less than %s per %s",
-			perReq(s.h1, u), perReq(s.h2, u), perReq(s.h1lo, u), amount(th.HorizonGrowth, u), secs(th.Horizon))
+			perReq(s.h1, u), perReq(s.second.Slope, u), perReq(s.h1lo, u), amount(th.HorizonGrowth, u), secs(th.Horizon))
 	case slowHalves:
 		return fmt.Sprintf("the halves' growth (%s, 95 %% CI %s, then %s, 95 %% CI %s) does not yet show that it goes on (at this margin over %s each half must grow at 95 %% one-sided, the second reach %s and the last third go on)",
 			perReq(s.first.Slope, u), ciText(s.first.Lo, s.first.Hi, u), perReq(s.last.Slope, u), ciText(s.last.Lo, s.last.Hi, u),

@@ -303,8 +303,8 @@ func TestSlowedFrom(t *testing.T) {
 func TestLevellingText(t *testing.T) {
 	fl := floors{perRequest: 16}
 	half := trend.Fit{Slope: 20, Lo: 12, Hi: 28}
-	paced := slowText(slowness{by: slowLevelling, h1: 60, h2: 20, h1lo: 45, paced: true, second: half}, MemoryThresholds, fl, "bytes")
-	flat := slowText(slowness{by: slowLevelling, h1: 30, h2: 20, h1lo: 21, second: half}, MemoryThresholds, fl, "bytes")
+	paced := slowText(slowness{by: slowLevelling, h1: 60, h1lo: 45, paced: true, second: half}, MemoryThresholds, fl, "bytes")
+	flat := slowText(slowness{by: slowLevelling, h1: 30, h1lo: 21, second: half}, MemoryThresholds, fl, "bytes")
 	for _, c := range []struct {
 		got       string
 		want, not []string

@@ -130,7 +130,20 @@ func Open(t testing.TB, ctx context.Context, url string, d time.Duration) {
 	t.Helper()
 	nctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	if err := chromedp.Do(nctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
+	// A live page reloads itself (meta refresh). When its reload starts
+	// while this navigation is under way, Chromium aborts one of the two
+	// and the navigation fails with net::ERR_ABORTED (a CI run hit it
+	// opening a run's page just after the run ended). The abort says
+	// nothing about the page asked for, so try again, a few times.
+	var err error
+	for try := 0; try < 3; try++ {
+		err = chromedp.Do(nctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("main")))
+		if err == nil || !strings.Contains(err.Error(), "net::ERR_ABORTED") {
+			break
+		}
+		t.Logf("opening %s: %v; trying again", url, err)
+	}
+	if err != nil {
 		t.Fatalf("opening %s: %v", url, err)
 	}
 }

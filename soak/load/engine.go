@@ -47,6 +47,10 @@ type Engine struct {
 
 	missed atomic.Uint64 // open loop: due times never sent
 
+	// conns counts the load's sockets open now, connecting ones included
+	// (see OpenConns).
+	conns atomic.Int64
+
 	// favour is the endpoint the designed mix favours now, -1 for the
 	// fixed mix (see Favour).
 	favour atomic.Int32
@@ -136,6 +140,13 @@ func (e *Engine) Errors() uint64 {
 	e.eachWorker(func(w *worker) { n += w.st.errors.Load() })
 	return n
 }
+
+// OpenConns returns how many connections to the targets the load holds
+// open now, those still connecting included. Each is an fd in the
+// server that accepts it, so a run reads the target's fds net of them:
+// an open loop that meets a stall starts workers with connections of
+// their own, and keeps them. Safe to call from any goroutine; cheap.
+func (e *Engine) OpenConns() int { return int(e.conns.Load()) }
 
 // Counters is a snapshot of a running engine's totals, for watching the
 // run from outside: no request completing while requests wait and no

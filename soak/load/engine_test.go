@@ -522,3 +522,69 @@ func TestAnswerWithTheCloseIsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenConns holds the engine's count of its open connections to the
+// server's own count of the connections it holds, while the load runs and
+// after it: every dial is counted once and every close uncounts it, on
+// each I/O path (TestPollerPath and TestLoopPath run it again).
+func TestOpenConns(t *testing.T) {
+	tests := []struct {
+		name string
+		o    Options
+	}{
+		{"closed loop, keep-alive", Options{Concurrency: 3, KeepAlive: true, Duration: 30 * time.Second}},
+		{"closed loop, a connection per request", Options{Concurrency: 2, Duration: 30 * time.Second}},
+		{"open loop", Options{Rate: 200, Concurrency: 4, KeepAlive: true, Duration: 30 * time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var open atomic.Int64 // the server's connections, accepted and not yet closed
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				time.Sleep(time.Millisecond)
+				okHandler(w, r)
+			}))
+			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				switch s {
+				case http.StateNew:
+					open.Add(1)
+				case http.StateClosed, http.StateHijacked:
+					open.Add(-1)
+				}
+			}
+			srv.Start()
+			t.Cleanup(srv.Close)
+			o := tt.o
+			o.Endpoints = endpoints(srv.URL)
+			e, err := New(o)
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { _, err := e.Run(ctx); done <- err }()
+			// Mid-run the two counts agree at some reading: a connection
+			// between the client's dial and the server's accept, or its
+			// close and the server's, is counted by one side only.
+			agreed, last := false, ""
+			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !agreed; time.Sleep(5 * time.Millisecond) {
+				c, s := e.OpenConns(), open.Load()
+				agreed = e.Completed() > 50 && c > 0 && int64(c) == s
+				last = fmt.Sprintf("engine %d, server %d, after %d requests", c, s, e.Completed())
+			}
+			if !agreed {
+				t.Errorf("open connections never agreed mid-run: last %s", last)
+			}
+			if c := e.OpenConns(); c > o.Concurrency {
+				t.Errorf("engine counts %d open connections; want at most its %d workers", c, o.Concurrency)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if c := e.OpenConns(); c != 0 {
+				t.Errorf("after the run the engine counts %d open connections; want 0", c)
+			}
+		})
+	}
+}

@@ -144,6 +144,7 @@ func (l *evLoop) close() {
 			if c != nil && c.fd >= 0 {
 				unix.Close(c.fd)
 				c.fd = -1
+				l.e.conns.Add(-1)
 			}
 		}
 	}
@@ -278,6 +279,7 @@ func (l *evLoop) dial(c *loopConn) error {
 	}
 	l.byFD[fd] = c
 	c.fd, c.connecting, c.used = fd, err == unix.EINPROGRESS, false
+	l.e.conns.Add(1)
 	l.acct.st.mu.Lock()
 	l.acct.st.connections++
 	l.acct.st.mu.Unlock()
@@ -457,4 +459,5 @@ func (l *evLoop) closeConn(c *loopConn) {
 	l.byFD[c.fd] = nil
 	unix.Close(c.fd) // also leaves the epoll set
 	c.fd, c.connecting = -1, false
+	l.e.conns.Add(-1)
 }

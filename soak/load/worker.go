@@ -292,6 +292,7 @@ func (w *worker) dial(i int) error {
 	if err != nil {
 		return err
 	}
+	w.e.conns.Add(1)
 	w.st.mu.Lock()
 	w.st.connections++
 	w.st.mu.Unlock()
@@ -299,6 +300,7 @@ func (w *worker) dial(i int) error {
 		tc := tls.Client(nc, w.e.tlsConfig(t))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			nc.Close()
+			w.e.conns.Add(-1)
 			return &handshakeError{err}
 		}
 		nc = tc
@@ -330,6 +332,7 @@ func (w *worker) dialRaw(i int) error {
 		w.connM.Lock()
 		c.raw, c.used = rc, false
 		w.connM.Unlock()
+		w.e.conns.Add(1)
 		return !w.e.stopped.Load() // else the stop may have missed rc
 	})
 	if err != nil {
@@ -354,9 +357,11 @@ func (w *worker) closeConn(c *wconn) {
 	w.connM.Unlock()
 	if nc != nil {
 		nc.Close()
+		w.e.conns.Add(-1)
 	}
 	if raw != nil {
 		raw.close()
+		w.e.conns.Add(-1)
 	}
 }
 

@@ -34,6 +34,8 @@ func Main(args, self []string) int {
 	fs.IntVar(&o.LeakFDEvery, "leak-fd-every", 0, "leak one fd every N requests to /")
 	fs.DurationVar(&o.CPUPerRequest, "cpu-per-request", 0, "CPU burnt per request to /")
 	fs.DurationVar(&o.Sleep, "sleep", 0, "sleep per request to /")
+	fs.Uint64Var(&o.StallAt, "stall-at", 0, "stall once: request N to / and those that arrive during --stall-for wait until it is over")
+	fs.DurationVar(&o.StallFor, "stall-for", 200*time.Millisecond, "how long the stall of --stall-at lasts")
 	fs.IntVar(&o.CacheEntries, "cache-entries", 0, "the first N requests to / each add a cache entry")
 	fs.IntVar(&o.CacheEntryBytes, "cache-entry-bytes", 4096, "bytes per cache entry")
 	fs.IntVar(&o.BodyBytes, "body-bytes", 128, "response body size")

@@ -26,6 +26,12 @@ type Options struct {
 	CacheEntries    int           // the first N requests each add a cache entry
 	CacheEntryBytes int           // bytes per cache entry
 	BodyBytes       int           // response body size (default 128)
+	// StallAt and StallFor stall the server once: request StallAt to "/"
+	// and every request that arrives in the StallFor after it wait until
+	// it is over, as a server does through a long GC pause or a lock
+	// held too long. An open loop meets it by starting more workers.
+	StallAt  uint64
+	StallFor time.Duration
 	// HeapLeakBytes leaks this many bytes per request in the Go heap, all
 	// from one function (heapLeak.retainHeap), for heap profiles to find.
 	HeapLeakBytes int
@@ -50,7 +56,10 @@ type Server struct {
 	cache Arena
 	mu    sync.Mutex
 	fds   []*os.File // leaked or held fds; guarded by mu
-	mux   *http.ServeMux
+	// stallEnd is when the stall (Options.StallAt) ends, in Unix
+	// nanoseconds; 0 before it.
+	stallEnd atomic.Int64
+	mux      *http.ServeMux
 }
 
 // NewServer returns a demo target with the given behaviour.
@@ -87,6 +96,9 @@ func (s *Server) static(w http.ResponseWriter, r *http.Request) {
 func (s *Server) work(w http.ResponseWriter, r *http.Request) {
 	n := s.requests.Add(1)
 	o := &s.opts
+	if o.StallAt > 0 {
+		s.stall(n)
+	}
 	if o.LeakBytes > 0 {
 		if err := s.leak.Take(o.LeakBytes); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -116,6 +128,17 @@ func (s *Server) work(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain")
 	w.Write(s.body)
+}
+
+// stall holds request n until the stall is over, if it is the stall's
+// first request or arrives during it.
+func (s *Server) stall(n uint64) {
+	if n == s.opts.StallAt {
+		s.stallEnd.Store(time.Now().Add(s.opts.StallFor).UnixNano())
+	}
+	if end := s.stallEnd.Load(); end > 0 {
+		time.Sleep(time.Until(time.Unix(0, end)))
+	}
 }
 
 // burn spins until its thread has used d of CPU time, so that a busy

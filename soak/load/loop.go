@@ -156,7 +156,10 @@ func (l *evLoop) close() {
 }
 
 func (l *evLoop) run() {
-	defer l.close()
+	defer func() {
+		l.e.noteClosing()
+		l.close()
+	}()
 	l.acct = l.workers[0]
 	l.conns = make([][]*loopConn, len(l.workers))
 	for i := range l.workers {

@@ -35,7 +35,7 @@ func fullRecord() Record {
 			Extra: map[string]float64{"heap_bytes": 123456789, "queue": 7.5},
 		},
 		Elapsed: 61.5, Phase: verdict.Soak, Requests: 123456, Errors: 3, Rate: 2000.5, P50: 0.0004, P99: 0.0021,
-		EndpointRequests: []uint64{23456, 100000},
+		EndpointRequests: []uint64{23456, 100000}, FDsNet: 31, FDsNetValid: true,
 	}
 }
 
@@ -129,6 +129,7 @@ func TestReadCSVWithoutTheLaterColumns(t *testing.T) {
 	want.NoCPU, want.CPUSplitUnknown, want.Extra = false, false, nil
 	want.EndpointRequests = nil
 	want.PSSAnonValid, want.PSSAnon, want.USSDirtyValid, want.USSDirty = false, 0, false, 0
+	want.FDsNetValid, want.FDsNet = false, 0
 	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
@@ -188,7 +189,7 @@ func TestReadSamplesErrorsNameTheLineAndColumn(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"no time", "phase,requests,rss_bytes\nsoak,1,2\n", "line 1: no time or elapsed_seconds column: a samples.csv needs time or elapsed_seconds, phase, requests"},
 		{"no phase", "time,requests,rss_bytes\n", "line 1: no phase column"},
-		{"no resource", "time,phase,requests,errors\n", "line 1: no resource column: give at least one of fds, mem_anon_bytes"},
+		{"no resource", "time,phase,requests,errors\n", "line 1: no resource column: give at least one of fds, fds_net_of_load, mem_anon_bytes"},
 		{"twice", "time,phase,requests,rss_bytes,rss_bytes\n", `line 1: column 5 "rss_bytes" appears twice`},
 		{"not a number", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,1,2\n1,soak,2,lots\n", `line 3: column rss_bytes: "lots" is not a whole number >= 0`},
 		{"empty", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,,2\n", "line 2: column requests: empty: give a value in every row, or remove the column"},

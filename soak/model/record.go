@@ -32,6 +32,14 @@ type Record struct {
 	// EndpointRequests are each endpoint's cumulative completed requests,
 	// in the order of the targets file; nil with one endpoint.
 	EndpointRequests []uint64 `json:"endpoint_requests,omitempty"`
+	// FDsNet is FDs less the connections the load held open at the
+	// sample (load.Engine.OpenConns). It is valid when FDs is and the
+	// sampled tree serves every endpoint, so that each connection is one
+	// of its fds: the fds verdict judges it, because an open loop that
+	// meets a stall starts workers, each with a connection it keeps, and
+	// those steps are the load's, not the target's.
+	FDsNet      uint64 `json:"fds_net_of_load,omitempty"`
+	FDsNetValid bool   `json:"fds_net_valid,omitempty"`
 }
 
 // TypicalRecord is a record shaped like a real one: a five-process tree at
@@ -55,6 +63,7 @@ func TypicalRecord() Record {
 			SelfUser: 12.34, SelfSystem: 1.23, SelfRSS: 12345678, Top: top, Members: members,
 		},
 		Elapsed: 1234.5, Phase: verdict.Soak, Requests: 1234567, Errors: 0, Rate: 1234.5, P50: 0.000123, P99: 0.001234,
+		FDsNet: 121, FDsNetValid: true,
 	}
 	return r
 }

@@ -122,7 +122,7 @@ var Resources = []ResourceDef{
 		Column: uintCol("rss_bytes", func(r *Record) *uint64 { return &r.RSS }),
 		Metric: "soakd_target_resident_memory_bytes", Help: "Resident memory of the target's process tree."},
 	{Name: "pss", Label: "PSS (anon+shmem)", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Setting: "--smaps-interval", Chart: ChartMemory,
-		Value: splitValue(pssAnon, func(r Record) uint64 { return r.PSS }), Part: pssAnon, WholeLabel: "PSS",
+		Value: splitValue(pssAnon, pss), Part: pssAnon, WholeLabel: "PSS",
 		Limit:  memoryLimit,
 		Whole:  new(optCol("pss_bytes", func(r *Record) *uint64 { return &r.PSS }, smapsValid)),
 		Column: optCol("pss_anon_bytes", func(r *Record) *uint64 { return &r.PSSAnon }, func(r *Record) *bool { return &r.PSSAnonValid }),
@@ -130,7 +130,7 @@ var Resources = []ResourceDef{
 		WholeMetric: "soakd_target_pss_bytes", WholeHelp: "Proportional set size of the target's process tree, the whole (smaps_rollup's Pss): it also moves when other processes mapping the same files start or exit.",
 		WholeValue: func(r Record) (float64, bool) { return float64(r.PSS), r.SmapsValid }},
 	{Name: "uss", Label: "USS (dirty)", Unit: "bytes", Quantum: page, Kind: Memory, Slow: true, Setting: "--smaps-interval", Chart: ChartMemory,
-		Value: splitValue(ussDirty, func(r Record) uint64 { return r.USS }), Part: ussDirty, WholeLabel: "USS",
+		Value: splitValue(ussDirty, uss), Part: ussDirty, WholeLabel: "USS",
 		Limit:  memoryLimit,
 		Whole:  new(optCol("uss_bytes", func(r *Record) *uint64 { return &r.USS }, smapsValid)),
 		Column: optCol("uss_dirty_bytes", func(r *Record) *uint64 { return &r.USSDirty }, func(r *Record) *bool { return &r.USSDirtyValid })},
@@ -139,12 +139,15 @@ var Resources = []ResourceDef{
 		Limit:  memoryLimit,
 		Column: optCol("mem_anon_bytes", func(r *Record) *uint64 { return &r.MemAnon }, cgroupValid),
 		Metric: "soakd_target_anon_memory_bytes", Help: "Anonymous memory of the target's cgroup."},
-	{Name: "fds", Label: "open fds", Unit: "fds", Quantum: 1, Kind: Descriptors, Remote: true, Chart: ChartFDs,
-		Value:  func(r Record) (float64, bool) { return float64(r.FDs), r.FDsValid },
+	{Name: "fds", Label: "open fds less the load's connections", Unit: "fds", Quantum: 1, Kind: Descriptors, Remote: true, Chart: ChartFDs,
+		Value: splitValue(fdsNet, fds), Part: fdsNet, WholeLabel: "open fds",
 		Member: func(m probes.Member) (float64, bool) { return float64(m.FDs), !m.NoFDs },
 		Limit:  func(r Record, _ uint64) float64 { return float64(r.FDLimit) },
-		Column: optCol("fds", func(r *Record) *uint64 { return &r.FDs }, func(r *Record) *bool { return &r.FDsValid }),
-		Metric: "soakd_target_open_fds", Help: "Open file descriptors of the target's process tree."},
+		Whole:  new(optCol("fds", func(r *Record) *uint64 { return &r.FDs }, func(r *Record) *bool { return &r.FDsValid })),
+		Column: optCol("fds_net_of_load", func(r *Record) *uint64 { return &r.FDsNet }, func(r *Record) *bool { return &r.FDsNetValid }),
+		Metric: "soakd_target_open_fds_net_of_load", Help: "Open file descriptors of the target's process tree less the connections soakd's load holds open to it, when the tree serves the load (else all of them): the series the fds verdict judges.",
+		WholeMetric: "soakd_target_open_fds", WholeHelp: "Open file descriptors of the target's process tree.",
+		WholeValue: func(r Record) (float64, bool) { return float64(r.FDs), r.FDsValid }},
 	{Name: "threads", Label: "threads", Unit: "threads", Quantum: 1, Kind: Count, Remote: true, Chart: ChartCounts,
 		Value:  func(r Record) (float64, bool) { return float64(r.Threads), r.ThreadsValid },
 		Column: uintCol("threads", func(r *Record) *uint64 { return &r.Threads }),
@@ -190,17 +193,24 @@ func (d ResourceDef) SeriesOrWhole(series string) string {
 
 func pssAnon(r Record) (uint64, bool)  { return r.PSSAnon, r.PSSAnonValid }
 func ussDirty(r Record) (uint64, bool) { return r.USSDirty, r.USSDirtyValid }
+func pss(r Record) (uint64, bool)      { return r.PSS, r.SmapsValid }
+func uss(r Record) (uint64, bool)      { return r.USS, r.SmapsValid }
+func fdsNet(r Record) (uint64, bool)   { return r.FDsNet, r.FDsNetValid }
+func fds(r Record) (uint64, bool)      { return r.FDs, r.FDsValid }
 
 // splitValue judges the part of a reading that part gives where the
 // record has it, else the whole (a sample stored or written before the
-// part was read, or a kernel without it): all of a run's samples come
-// from one kernel and one soakd, so a series never mixes the two.
-func splitValue(part func(Record) (uint64, bool), whole func(Record) uint64) func(Record) (float64, bool) {
+// part was read, a kernel without it, or a run whose tree does not serve
+// the load): all of a run's samples come from one kernel and one soakd,
+// which decides at the start whether the tree serves the load, so a
+// series never mixes the two.
+func splitValue(part, whole func(Record) (uint64, bool)) func(Record) (float64, bool) {
 	return func(r Record) (float64, bool) {
 		if v, ok := part(r); ok {
 			return float64(v), true
 		}
-		return float64(whole(r)), r.SmapsValid
+		v, ok := whole(r)
+		return float64(v), ok
 	}
 }
 

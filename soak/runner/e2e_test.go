@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -316,5 +317,45 @@ func TestEndToEndFastRunIsPacedToAVerdict(t *testing.T) {
 	}
 	if rss := rep.Resources["rss"]; rss.Verdict != verdict.Leak {
 		t.Errorf("rss verdict = %q; want leak (%s)", rss.Verdict, rss.Reason)
+	}
+}
+
+// TestEndToEndLoadConnectionsAreNotTheTargets soaks a target without an
+// fd leak that stalls once for 300 ms mid-soak: the open loop meets the
+// stall by starting workers, each with a connection it keeps, so the
+// tree's fds step up and stay up. Those fds are the load's: the verdict
+// judges the fds net of the load's open connections, and that series
+// stays flat.
+func TestEndToEndLoadConnectionsAreNotTheTargets(t *testing.T) {
+	t.Parallel()
+	const rate = 300
+	url, pid := startTarget(t, "--stall-at", "2000", "--stall-for", "300ms")
+	rep := soakFor(t, url, pid, load.Options{Rate: rate, Concurrency: 64, Duration: 12 * time.Second}, 0)
+	fds := rep.Resources["fds"]
+	if fds.Series != "fds_net_of_load" {
+		t.Fatalf("fds judged on %q; want fds_net_of_load (the tree serves the load)", fds.Series)
+	}
+	var first, most uint64
+	netLo, netHi := uint64(math.MaxUint64), uint64(0)
+	for _, r := range rep.Records {
+		if r.Phase != verdict.Soak || !r.FDsValid || !r.FDsNetValid {
+			continue
+		}
+		if first == 0 {
+			first = r.FDs
+		}
+		most = max(most, r.FDs)
+		netLo, netHi = min(netLo, r.FDsNet), max(netHi, r.FDsNet)
+	}
+	if most < first+10 {
+		skipIfBehind(t, rep, rate, "no stall")
+		t.Fatalf("the tree's fds went from %d to at most %d over the soak; want the stall to add 10 or more (connections opened %d)", first, most, rep.Load.Connections)
+	}
+	t.Logf("all fds %d -> up to %d; net of the load's connections %d-%d", first, most, netLo, netHi)
+	if netHi > netLo+3 {
+		t.Errorf("fds net of the load's connections ranged %d-%d over the soak; want within 3", netLo, netHi)
+	}
+	if fds.Verdict == verdict.Leak {
+		t.Errorf("fds verdict = leak on a target that leaks no fd (%s)", fds.Reason)
 	}
 }

@@ -54,9 +54,12 @@ type runner struct {
 	tally       tally              // what completed while the target was gone
 	stops       *stopWatch         // the spans in which the target was stopped
 	unsampled   []string           // the endpoints the sampled tree does not serve
-	stall       stallWatch
-	mix         *mixer // nil with one endpoint or a fixed mix
-	where       *where // nil: no mappings or sites are looked at
+	// servesLoad says the sampled tree serves every endpoint, so that each
+	// connection of the load is one of its fds (model.Record.FDsNet).
+	servesLoad bool
+	stall      stallWatch
+	mix        *mixer // nil with one endpoint or a fixed mix
+	where      *where // nil: no mappings or sites are looked at
 }
 
 // Run soaks the target: it resolves (or starts) the target, checks that the
@@ -103,6 +106,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	}
 	if r.sampler != nil && tgt != nil {
 		r.unsampled = unsampled(ctx, tgt, o.Load.Endpoints, o.Log)
+		r.servesLoad = len(r.unsampled) == 0
 	}
 	r.where = r.openWhere(ctx)
 	if o.Spool == nil || o.OutDir != "" {
@@ -359,6 +363,7 @@ func (r *runner) record() model.Record {
 		P99:     iv.P99,
 	}
 	rec.Requests, rec.Errors = r.soakCounts()
+	r.netFDs(&rec)
 	if len(r.o.Load.Endpoints) >= 2 {
 		rec.EndpointRequests = r.eng.EndpointCompleted()
 	}
@@ -373,6 +378,23 @@ func (r *runner) record() model.Record {
 	r.prev = &prev
 	r.samples++
 	return rec
+}
+
+// netFDs sets rec's fds net of the load's open connections when the tree
+// serves the load. Once the load has begun to close them at its end, the
+// tree still holds an fd for each until it reads the close, which the
+// load no longer counts: a sample then would read them as the target's,
+// a spike of the load's size at the soak's end. Such a sample carries the
+// previous one's net reading instead; the cool-down's samples read it
+// again, the connections gone.
+func (r *runner) netFDs(rec *model.Record) {
+	if !r.servesLoad || !rec.FDsValid {
+		return
+	}
+	rec.FDsNet, rec.FDsNetValid = rec.FDs-min(uint64(r.eng.OpenConns()), rec.FDs), true
+	if r.loadStarted && !r.loadDone && r.eng.Closing() > 0 && r.prev != nil && r.prev.FDsNetValid {
+		rec.FDsNet = r.prev.FDsNet
+	}
 }
 
 // phase places a record: in the warm-up until it reaches the first of the

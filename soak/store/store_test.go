@@ -57,6 +57,7 @@ func fullRecord(i int) model.Record {
 		},
 		Elapsed: float64(i) + 0.5, Phase: verdict.Soak, Requests: u * 10, Errors: 3,
 		Rate: 99.5, P50: 0.001, P99: 0.0125, EndpointRequests: []uint64{u * 4, u * 6},
+		FDsNet: u + 7, FDsNetValid: true,
 	}
 }
 

@@ -176,6 +176,12 @@ func memoryByTime(rep *model.Report, a axes) (chart, bool, error) {
 
 func fdLimit(r model.Record) (float64, bool) { return float64(r.FDLimit), r.FDsValid && r.FDLimit > 0 }
 
+// allFDs is the tree's whole fd count where the verdict judges it net of
+// the load's connections (model.Record.FDsNet): the chart draws both.
+func allFDs(r model.Record) (float64, bool) {
+	return float64(r.FDs), r.FDsValid && r.FDsNetValid && r.Alive
+}
+
 func fdChart(rep *model.Report, a axes) (chart, bool, error) {
 	recs := rep.Records
 	series := chartSeries(recs, model.ChartFDs)
@@ -189,11 +195,17 @@ func fdChart(rep *model.Report, a axes) (chart, bool, error) {
 	if err := addLine(p, series[0].name, fds, colBlue, 0); err != nil {
 		return chart{}, false, err
 	}
+	desc := "Open file descriptors of the target's process tree against completed requests, with the root process's soft limit."
+	if all := pick(recs, a.xReq, allFDs); len(all) > 0 {
+		if err := addLine(p, "all open fds", all, colGrey, 2); err != nil {
+			return chart{}, false, err
+		}
+		desc += " The verdict judges the count less the connections soakd's load holds open to the tree; the grey line is all of them."
+	}
 	if err := addLine(p, "fd limit (RLIMIT_NOFILE)", limit, colRed, 1); err != nil {
 		return chart{}, false, err
 	}
 	addRestarts(p, a.restartsReq)
-	desc := "Open file descriptors of the target's process tree against completed requests, with the root process's soft limit."
 	if useLogY(p, 20, fds, limit) {
 		p.Y.Label.Text = "open file descriptors (log scale)"
 		desc += " The y axis is logarithmic so that the count and its far-off limit both show."

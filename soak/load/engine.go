@@ -48,10 +48,10 @@ type Engine struct {
 	missed atomic.Uint64 // open loop: due times never sent
 
 	// conns counts the load's sockets open now, connecting ones included
-	// (see OpenConns); closing is when the first worker or loop began to
-	// close them all at its end, Engine.mono's time, 0 before.
+	// (see OpenConns); closing is set when the first worker or loop
+	// begins to close them all at its end.
 	conns   atomic.Int64
-	closing atomic.Int64
+	closing atomic.Bool
 
 	// favour is the endpoint the designed mix favours now, -1 for the
 	// fixed mix (see Favour).
@@ -150,19 +150,10 @@ func (e *Engine) Errors() uint64 {
 // their own, and keeps them. Safe to call from any goroutine; cheap.
 func (e *Engine) OpenConns() int { return int(e.conns.Load()) }
 
-// Closing returns how long ago the load began to close its connections
-// at its end (the first worker or event loop that finished), 0 before:
-// until the server has read each close, it still holds an fd that
-// OpenConns no longer counts.
-func (e *Engine) Closing() time.Duration {
-	if t := e.closing.Load(); t > 0 {
-		return e.mono() - time.Duration(t)
-	}
-	return 0
-}
-
-// noteClosing marks the start of the load's end (Closing).
-func (e *Engine) noteClosing() { e.closing.CompareAndSwap(0, int64(e.mono())) }
+// Closing says the load has begun to close its connections at its end
+// (the first worker or event loop has finished): until the server has
+// read each close, it still holds an fd that OpenConns no longer counts.
+func (e *Engine) Closing() bool { return e.closing.Load() }
 
 // Counters is a snapshot of a running engine's totals, for watching the
 // run from outside: no request completing while requests wait and no

@@ -578,12 +578,18 @@ func TestOpenConns(t *testing.T) {
 			if c := e.OpenConns(); c > o.Concurrency {
 				t.Errorf("engine counts %d open connections; want at most its %d workers", c, o.Concurrency)
 			}
+			if e.Closing() {
+				t.Errorf("Closing mid-run; want false until the load ends")
+			}
 			cancel()
 			if err := <-done; err != nil {
 				t.Fatalf("Run: %v", err)
 			}
 			if c := e.OpenConns(); c != 0 {
 				t.Errorf("after the run the engine counts %d open connections; want 0", c)
+			}
+			if !e.Closing() {
+				t.Errorf("Closing after the run = false; want true")
 			}
 		})
 	}

@@ -157,7 +157,7 @@ func (l *evLoop) close() {
 
 func (l *evLoop) run() {
 	defer func() {
-		l.e.noteClosing()
+		l.e.closing.Store(true)
 		l.close()
 	}()
 	l.acct = l.workers[0]

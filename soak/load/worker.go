@@ -401,7 +401,7 @@ func (w *worker) expireBefore(limit int64) {
 
 // closeAll closes the worker's connections when it exits.
 func (w *worker) closeAll() {
-	w.e.noteClosing()
+	w.e.closing.Store(true)
 	for i := range w.conns {
 		w.closeConn(&w.conns[i])
 	}

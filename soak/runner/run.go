@@ -392,7 +392,7 @@ func (r *runner) netFDs(rec *model.Record) {
 		return
 	}
 	rec.FDsNet, rec.FDsNetValid = rec.FDs-min(uint64(r.eng.OpenConns()), rec.FDs), true
-	if r.loadStarted && !r.loadDone && r.eng.Closing() > 0 && r.prev != nil && r.prev.FDsNetValid {
+	if r.loadStarted && !r.loadDone && r.eng.Closing() && r.prev != nil && r.prev.FDsNetValid {
 		rec.FDsNet = r.prev.FDsNet
 	}
 }

@@ -421,8 +421,8 @@ func cpuReason(c CPU, in CPUInput) string {
 		s = "cpu: " + threadText(c.HotThread) + fmt.Sprintf(" on CPU %s of the time", pct(c.HotThread.CPU))
 	case EvidenceThreadWait:
 		h := c.HotThread
-		s = "cpu: " + threadText(h) + fmt.Sprintf(" runnable %s of the time: on CPU %s, waiting for a core %s (the machine is busy)",
-			pct(h.CPU+h.Wait), pct(h.CPU), pct(h.Wait))
+		s = "cpu: " + threadText(h) + fmt.Sprintf(" runnable %s of the time: on CPU %s, waiting for a core %s (%s)",
+			pct(h.CPU+h.Wait), pct(h.CPU), pct(h.Wait), waitWhy(c, in))
 	case EvidenceCapacity:
 		s = fmt.Sprintf("cpu: the target used %.2f of the %s cores it may use (%s)", c.Utilization, num(c.Capacity), c.CapacitySource)
 	case EvidenceClient:
@@ -436,7 +436,7 @@ func cpuReason(c CPU, in CPUInput) string {
 	case EvidenceRequestShare:
 		s = fmt.Sprintf("%s: each request is %s CPU (D/R = %s / %s)", c.Bound, pct(c.RequestCPUShare), dur(c.DemandSeconds), dur(c.ResponseSeconds))
 		if w := c.RunqueueWaitSeconds / c.ResponseSeconds; w >= 0.05 {
-			s += fmt.Sprintf(" and waiting for a core %s (the machine is busy)", pct(w))
+			s += fmt.Sprintf(" and waiting for a core %s (%s)", pct(w), waitWhy(c, in))
 		}
 		if h := c.HotThread; c.Bound == BoundInconclusive && c.InFlightRunnable >= laneIdle && (h == nil || h.CPU+h.Wait < laneIdle) {
 			s += fmt.Sprintf(", but the target's busiest thread was runnable %s of the time the requests were in flight (they queued behind it)",
@@ -466,9 +466,24 @@ func busyText(c CPU, in CPUInput) string {
 		s = fmt.Sprintf("busy %s of each request per usable core (D·N/R = %.2f over %s cores)", pct(c.BusyFraction/p), c.BusyFraction, num(p))
 	}
 	if c.CPUWaitFraction >= 0.05*p && c.BusyFraction < cpuBusy*p {
-		s += fmt.Sprintf(" and waiting for a CPU %s (the machine is busy)", pct(c.CPUWaitFraction/p))
+		s += fmt.Sprintf(" and waiting for a CPU %s (%s)", pct(c.CPUWaitFraction/p), waitWhy(c, in))
 	}
 	return s
+}
+
+// waitWhy says who kept the cores busy while the target waited for one:
+// the machine's busy cores (/proc/stat) split into the target's, soakd's
+// and the others'. A tree with more runnable threads than cores waits
+// for its own, on a machine nothing else uses; without /proc/stat only
+// that the machine was busy is known.
+func waitWhy(c CPU, in CPUInput) string {
+	n := machineCPUs(c, in)
+	if c.HostUtilization <= 0 || n <= 0 {
+		return "the machine is busy"
+	}
+	busy := machineBusy(c)
+	return fmt.Sprintf("the machine's %s cores were %s busy: the target %.2f, soakd %.2f, others %.2f",
+		num(n), pct(math.Min(busy/n, 1)), c.Utilization, c.ClientUtilization, math.Max(busy-c.ClientUtilization-c.Utilization, 0))
 }
 
 func threadText(h *HotThread) string {

@@ -178,6 +178,15 @@ func TestAnalyzeCPU(t *testing.T) {
 			bound: BoundCPU, evidence: EvidenceBusyFraction, reason: "and waiting for a CPU 32 % (the machine is busy)",
 		},
 		{
+			// The same on a machine nothing else uses: the wait is the
+			// target's own threads', and the reason says so in figures.
+			name: "cpu-bound, the wait its own",
+			in: CPUInput{WallSeconds: 10, TargetUser: 6.4, Requests: 3200, MeanResponse: 0.003125, Concurrency: 1, CPUs: 2,
+				TargetThreads: 6, RunqueueWaitRate: 0.32, HostBusy: 0.75, HostCPUs: 2, ClientUser: 0.8},
+			bound: BoundCPU, evidence: EvidenceBusyFraction,
+			reason: "and waiting for a CPU 32 % (the machine's 2 cores were 38 % busy: the target 0.64, soakd 0.08, others 0.03)",
+		},
+		{
 			name: "the same without the run-queue wait",
 			in: CPUInput{WallSeconds: 10, TargetUser: 6.4, Requests: 3200, MeanResponse: 0.003125, Concurrency: 1, CPUs: 2,
 				TargetThreads: 6},

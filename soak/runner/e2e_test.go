@@ -18,6 +18,7 @@ import (
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/trend"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -336,7 +337,7 @@ func TestEndToEndLoadConnectionsAreNotTheTargets(t *testing.T) {
 		t.Fatalf("fds judged on %q; want fds_net_of_load (the tree serves the load)", fds.Series)
 	}
 	var first, most uint64
-	netLo, netHi := uint64(math.MaxUint64), uint64(0)
+	var nets []float64
 	for _, r := range rep.Records {
 		if r.Phase != verdict.Soak || !r.FDsValid || !r.FDsNetValid {
 			continue
@@ -345,15 +346,25 @@ func TestEndToEndLoadConnectionsAreNotTheTargets(t *testing.T) {
 			first = r.FDs
 		}
 		most = max(most, r.FDs)
-		netLo, netHi = min(netLo, r.FDsNet), max(netHi, r.FDsNet)
+		nets = append(nets, float64(r.FDsNet))
 	}
 	if most < first+10 {
 		skipIfBehind(t, rep, rate, "no stall")
 		t.Fatalf("the tree's fds went from %d to at most %d over the soak; want the stall to add 10 or more (connections opened %d)", first, most, rep.Load.Connections)
 	}
-	t.Logf("all fds %d -> up to %d; net of the load's connections %d-%d", first, most, netLo, netHi)
-	if netHi > netLo+3 {
-		t.Errorf("fds net of the load's connections ranged %d-%d over the soak; want within 3", netLo, netHi)
+	// A sample may land while the stall's new connections are counted by
+	// the load but not yet accepted by the server (or the other way at a
+	// close): one such sample is an accounting moment, not a step.
+	mid := trend.Median(nets)
+	var off []float64
+	for _, v := range nets {
+		if math.Abs(v-mid) > 3 {
+			off = append(off, v)
+		}
+	}
+	t.Logf("all fds %d -> up to %d; net of the load's connections: median %.0f, %d of %d samples more than 3 off it %v", first, most, mid, len(off), len(nets), off)
+	if len(off) > 1 {
+		t.Errorf("fds net of the load's connections: %d of %d soak samples more than 3 off their median %.0f (%v); want at most 1", len(off), len(nets), mid, off)
 	}
 	if fds.Verdict == verdict.Leak {
 		t.Errorf("fds verdict = leak on a target that leaks no fd (%s)", fds.Reason)

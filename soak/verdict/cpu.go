@@ -432,7 +432,7 @@ func cpuReason(c CPU, in CPUInput) string {
 		n := machineCPUs(c, in)
 		busy := machineBusy(c)
 		return fmt.Sprintf("client: the machine was %s busy (%.2f of %s cores: soakd %.2f, the target %.2f, others %.2f) while the target used %.2f of the %s cores it may use; lower the load (its rate) or run soakd on another machine",
-			pct(busy/n), busy, num(n), c.ClientUtilization, c.Utilization, math.Max(busy-c.ClientUtilization-c.Utilization, 0), c.Utilization, num(c.Capacity))
+			pct(busy/n), busy, num(n), c.ClientUtilization, c.Utilization, othersBusy(c, busy), c.Utilization, num(c.Capacity))
 	case EvidenceRequestShare:
 		s = fmt.Sprintf("%s: each request is %s CPU (D/R = %s / %s)", c.Bound, pct(c.RequestCPUShare), dur(c.DemandSeconds), dur(c.ResponseSeconds))
 		if w := c.RunqueueWaitSeconds / c.ResponseSeconds; w >= 0.05 {
@@ -471,6 +471,12 @@ func busyText(c CPU, in CPUInput) string {
 	return s
 }
 
+// othersBusy is the machine's busy cores that were neither soakd's nor
+// the target's.
+func othersBusy(c CPU, busy float64) float64 {
+	return math.Max(busy-c.ClientUtilization-c.Utilization, 0)
+}
+
 // waitWhy says who kept the cores busy while the target waited for one:
 // the machine's busy cores (/proc/stat) split into the target's, soakd's
 // and the others'. A tree with more runnable threads than cores waits
@@ -483,7 +489,7 @@ func waitWhy(c CPU, in CPUInput) string {
 	}
 	busy := machineBusy(c)
 	return fmt.Sprintf("the machine's %s cores were %s busy: the target %.2f, soakd %.2f, others %.2f",
-		num(n), pct(math.Min(busy/n, 1)), c.Utilization, c.ClientUtilization, math.Max(busy-c.ClientUtilization-c.Utilization, 0))
+		num(n), pct(math.Min(busy/n, 1)), c.Utilization, c.ClientUtilization, othersBusy(c, busy))
 }
 
 func threadText(h *HotThread) string {

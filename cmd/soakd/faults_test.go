@@ -24,7 +24,7 @@ import (
 // The fault suite: soakd end to end, as a program, against real broken
 // servers (testdata/faultd) and a userspace fault proxy
 // (soaktest.FaultProxy), each fault with the verdict and exit code it must
-// get. The README's "What soakd promises" table lists these rows.
+// get. docs/promises.md lists these rows.
 
 const faultdPkg = "github.com/soakd/soakd/testdata/faultd"
 

@@ -13,7 +13,7 @@ import (
 	"github.com/soakd/soakd/soak/store"
 )
 
-// runSeries are the series the README lists as living only while a run
+// runSeries are the series docs/daemon.md lists as living only while a run
 // goes: deleted at its end.
 var runSeries = []string{
 	"soakd_target_resident_memory_bytes", "soakd_target_pss_anon_bytes", "soakd_target_pss_bytes", "soakd_target_anon_memory_bytes",

@@ -21,7 +21,7 @@ func Parse(path string, data []byte) (*Config, error) {
 	errs := newErrorList(path)
 	doc, err := parseDocument(data)
 	if err != nil {
-		return nil, syntaxError(path, err)
+		return nil, syntaxError(path, err, data)
 	}
 	if doc == nil {
 		return nil, &Error{File: path, Msg: "empty file: want a mapping with listen, state_dir, jobs, ... (see configs/soakd.yaml)"}
@@ -70,14 +70,43 @@ func parseDocument(data []byte) (*yaml.Node, error) {
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// syntaxError turns yaml's "yaml: line 3: msg" into "FILE:3: msg".
-func syntaxError(file string, err error) error {
+// syntaxError turns yaml's "yaml: line 3: msg" into "FILE:3: msg", on
+// the line at fault (faultLine).
+func syntaxError(file string, err error, data []byte) error {
 	m := yamlLineRE.FindStringSubmatch(err.Error())
 	if m == nil {
 		return &Error{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	line, _ := strconv.Atoi(m[1])
-	return &Error{File: file, Line: line, Msg: m[2]}
+	return &Error{File: file, Line: faultLine(data, line, m[2]), Msg: m[2]}
+}
+
+// faultLine is the line of data at fault in a syntax error yaml placed at
+// line. yaml places a parser error at the start of the block it was
+// parsing, not at the token it choked on: a key indented one space too
+// few on line 7 reads "line 2: did not find expected key" when the jobs
+// list starts on line 2. A prefix of a YAML document that ends at a line
+// break parses wherever the document does (blocks close at the end of
+// the input), so the first line whose prefix fails to parse with the
+// same message is the line at fault (a prefix that ends inside a flow
+// list fails too, with another message). The search starts at yaml's
+// line, which is never after it; yaml's own line stands when no prefix
+// fails so (the fault is in how the document ends, e.g. a quote left
+// open).
+func faultLine(data []byte, line int, msg string) int {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	end := 0
+	for i, l := range lines {
+		end += len(l)
+		if i+1 < line {
+			continue
+		}
+		_, err := parseDocument(data[:end])
+		if m := yamlLineRE.FindStringSubmatch(fmt.Sprint(err)); m != nil && m[2] == msg {
+			return i + 1
+		}
+	}
+	return line
 }
 
 // decode decodes a checked document over the defaults: Default for the

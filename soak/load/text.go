@@ -57,7 +57,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 }
 
 func (s *Summary) writeTotals(w io.Writer) {
-	mode := fmt.Sprintf("closed loop, %d clients", s.Concurrency)
+	mode := fmt.Sprintf("closed loop, %d %s", s.Concurrency, plural(s.Concurrency, "client", "clients"))
 	if s.Mode == "open" {
 		mode = fmt.Sprintf("open loop, %.1f req/s target, up to %d in flight", s.TargetRate, s.Concurrency)
 	}
@@ -150,4 +150,12 @@ func secs(s float64) string {
 		return fmt.Sprintf("%g ms", s*1e3)
 	}
 	return fmt.Sprintf("%g s", s)
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

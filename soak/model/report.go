@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -324,11 +325,30 @@ func (r *Report) writeCPU(w io.Writer) {
 	}
 	fmt.Fprintf(w, "Client:            soakd %.3f cores%s, run-queue wait %s per request\n",
 		c.ClientUtilization, machine, FormatSeconds(c.RunqueueWaitSeconds))
-	drift := fmt.Sprintf("p99 latency %+.3f ms/h, throughput %+.1f %% from the first to the last third", 1000*c.P99SlopePerHour, 100*c.ThroughputDecay)
+	drift := fmt.Sprintf("p99 latency %s, throughput %+.1f %% from the first to the last third", p99Drift(c.P99SlopePerHour, r.Phases.SoakSeconds), 100*c.ThroughputDecay)
 	if d := c.Cost; d.Windows >= 2 && d.Start > 0 {
 		drift += fmt.Sprintf(", CPU per request %s to %s (%+.0f %%)", FormatSeconds(d.Start), FormatSeconds(d.End), 100*d.Change)
 	}
 	fmt.Fprintf(w, "Drift:             %s\n", drift)
+}
+
+// p99Drift words the p99 latency's slope: over the soak when it was
+// shorter than an hour (a slope per hour projected from a 40 s soak reads
+// as "+5857.490 ms/h", a figure nobody measured), per hour otherwise;
+// milliseconds to three significant digits either way.
+func p99Drift(perHour, soakSeconds float64) string {
+	if soakSeconds > 0 && soakSeconds < 3600 {
+		return fmt.Sprintf("%s ms over the soak's %s", signedG3(1000*perHour*soakSeconds/3600), FormatDuration(soakSeconds))
+	}
+	return signedG3(1000*perHour) + " ms/h"
+}
+
+// signedG3 is v with its sign, to three significant digits.
+func signedG3(v float64) string {
+	if math.Abs(v) >= 100 {
+		return fmt.Sprintf("%+.0f", v)
+	}
+	return fmt.Sprintf("%+.3g", v)
 }
 
 // String says how the run was sampled, in one line.

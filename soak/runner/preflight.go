@@ -56,6 +56,12 @@ func preflightOne(ctx context.Context, a urlx.Addr, ep load.Endpoint, lo load.Op
 	d := net.Dialer{Timeout: preflightWait}
 	c, err := d.DialContext(ctx, "tcp", a.String())
 	if err != nil {
+		var dns *net.DNSError
+		if errors.As(err, &dns) {
+			// The name did not resolve: no server was asked, so asking
+			// whether it listens points the wrong way.
+			return fmt.Errorf("cannot resolve the host of %s: %w (check the URL's host name)", u, unwrapOp(err))
+		}
 		return fmt.Errorf("cannot reach %s: %w (is the server running and listening on %s?)", u, unwrapOp(err), a)
 	}
 	defer c.Close()

@@ -59,6 +59,9 @@ func TestPreflight(t *testing.T) {
 		{"hung TLS", []load.Endpoint{{URL: https(hung)}}, "never answers the TLS handshake"},
 		{"second address hung", []load.Endpoint{{URL: plain.URL + "/"}, {URL: hung}}, hung + " accepts connections but never answers"},
 		{"refused", []load.Endpoint{{URL: refused}}, "cannot reach " + refused},
+		// A name that does not resolve (.invalid never does, RFC 2606)
+		// is not a server that is not listening.
+		{"unresolvable host", []load.Endpoint{{URL: "http://soakd-preflight.invalid:8080/"}}, "cannot resolve the host of http://soakd-preflight.invalid:8080/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -513,8 +513,18 @@ func sharesText(c CPU) string {
 	return fmt.Sprintf("user %s / system %s", pct(c.UserShare), pct(c.SystemShare))
 }
 
-// pct formats a fraction as a whole percentage, e.g. "97 %".
-func pct(f float64) string { return fmt.Sprintf("%.0f %%", 100*f) }
+// pct formats a share as a whole percentage, or with one decimal under
+// 1 % (a request that is 0.4 % CPU is not "0 % CPU"), or as under 0.1 %.
+func pct(f float64) string {
+	switch p := 100 * f; {
+	case p > 0 && p < 0.05:
+		return "under 0.1 %"
+	case p > 0 && p < 0.95:
+		return fmt.Sprintf("%.1f %%", p)
+	default:
+		return fmt.Sprintf("%.0f %%", p)
+	}
+}
 
 // dur formats seconds in µs, ms or s with three significant digits.
 func dur(s float64) string {

@@ -215,3 +215,16 @@ func TestCostDriftFallingWaitIsLeftOut(t *testing.T) {
 		t.Errorf("got %+v; want rising: the wait fell and the other work barely rose", d)
 	}
 }
+
+// TestPctWords: a share under 1 % keeps a decimal ("each request is 0 %
+// CPU (D/R = 95 µs / 23 ms)" read as no CPU at all).
+func TestPctWords(t *testing.T) {
+	for _, tt := range []struct {
+		f    float64
+		want string
+	}{{95e-6 / 23e-3, "0.4 %"}, {0.0002, "under 0.1 %"}, {0, "0 %"}, {0.18, "18 %"}, {0.0096, "1 %"}} {
+		if got := pct(tt.f); got != tt.want {
+			t.Errorf("pct(%g) = %q; want %q", tt.f, got, tt.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -91,11 +92,14 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer log.Sync()
-	return serve(f, cfg, log)
+	return serve(f, cfg, log, stderr)
 }
 
-// serve runs the daemon until SIGTERM or SIGINT, reloading on SIGHUP.
-func serve(f serveFlags, cfg *config.Config, log *zap.Logger) int {
+// serve runs the daemon until SIGTERM or SIGINT, reloading on SIGHUP. A
+// daemon that cannot start (a listener off loopback without a token, a
+// state directory it cannot use) says why in one plain line on stderr,
+// as every other refusal does; the log is for a daemon that runs.
+func serve(f serveFlags, cfg *config.Config, log *zap.Logger, stderr io.Writer) int {
 	// The unit grants CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH as ambient
 	// capabilities so that soakd can read other users' /proc; clear the
 	// ambient set so that --exec targets and exec alert sinks do not
@@ -110,7 +114,7 @@ func serve(f serveFlags, cfg *config.Config, log *zap.Logger) int {
 		Watchdog: n.WatchdogTimeout(), Version: version(),
 	})
 	if err != nil {
-		log.Error("soakd cannot start", zap.Error(err))
+		fmt.Fprintln(stderr, "soakd serve:", strings.TrimPrefix(err.Error(), "daemon: "))
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)

@@ -80,6 +80,10 @@ func TestServeRefuses(t *testing.T) {
 			if !strings.Contains(stderr.String(), tt.stderrPart) {
 				t.Errorf("stderr %q; want it to contain %q", stderr.String(), tt.stderrPart)
 			}
+			// Every refusal is one plain line, never a JSON log line.
+			if strings.Contains(stderr.String(), `{"level"`) {
+				t.Errorf("stderr %q: a JSON log line; want the refusal in plain text", stderr.String())
+			}
 		})
 	}
 }

@@ -64,7 +64,7 @@ func cmdAnalyze(args []string, stdout, stderr io.Writer) int {
 	}
 	ao.Concurrency = *concurrency
 	path := fs.Arg(0)
-	rep, err := analyzeFile(path, ao)
+	rep, err := analyzeFile(path, ao, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "soakd analyze: %s: %v\n", path, err)
 		return exitUsage
@@ -83,14 +83,20 @@ func cmdAnalyze(args []string, stdout, stderr io.Writer) int {
 
 // analyzeFile reads a run's samples from path and analyses them with ao,
 // over the resources the file holds. It is the one place where analyze
-// reads a run's files.
-func analyzeFile(path string, ao runner.AnalysisOptions) (*model.Report, error) {
+// reads a run's files. A last row cut short is left out with a warning
+// on warn: the rows before it are a run's whole record up to the cut.
+func analyzeFile(path string, ao runner.AnalysisOptions, warn io.Writer) (*model.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	recs, resources, err := model.ReadSamples(f)
+	var cut *model.CutRowError
+	if errors.As(err, &cut) {
+		fmt.Fprintf(warn, "soakd: warning: %s: %v\n", path, err)
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}

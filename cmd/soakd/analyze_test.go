@@ -310,3 +310,23 @@ func TestAnalyzeKeepsTheRunsWhereFindings(t *testing.T) {
 		})
 	}
 }
+
+// TestAnalyzeReadsACutFile: a samples.csv whose last row was cut mid-line
+// (soakd killed mid-write) is analysed over its complete rows, with a
+// warning that names the line, not refused whole.
+func TestAnalyzeReadsACutFile(t *testing.T) {
+	path := samplesFile(t, 1024)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(string(b), "\n")
+	if err := os.WriteFile(path, b[:len(b)-20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := analyzeArgs(t, path)
+	want := fmt.Sprintf("soakd: warning: %s: line %d is cut short", path, lines)
+	if code != exitLeak || !strings.Contains(stderr, want) || !strings.Contains(out, "Verdict: LEAK") {
+		t.Errorf("exit %d, stderr %q; want %d, the leak, and a warning containing %q\n%s", code, stderr, exitLeak, want, out)
+	}
+}

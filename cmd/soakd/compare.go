@@ -225,7 +225,7 @@ func analyzeDefault(path string) (*model.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return analyzeFile(path, ao)
+	return analyzeFile(path, ao, os.Stderr)
 }
 
 // fetch reads a stored run's report and samples from the daemon.

@@ -274,8 +274,14 @@ var ResourceColumns = func() map[string]string {
 // and without elapsed_seconds the seconds count from the first time.
 // Errors name the line and the column and say what to do; the caller
 // names the file.
+//
+// A last row cut short (the file ends without a line end, as a write
+// stopped mid-row by a kill or a full disk leaves it) is left out: the
+// complete rows come back with a *CutRowError, which a caller may take
+// as a warning.
 func ReadSamples(r io.Reader) ([]Record, []string, error) {
-	cr := csv.NewReader(r)
+	lr := &lastByteReader{r: r}
+	cr := csv.NewReader(lr)
 	head, err := cr.Read()
 	if err != nil {
 		return nil, nil, fmt.Errorf("line 1: %w (want a header line naming the columns, e.g. %s)", err, strings.Join(CSVHeader[:4], ","))
@@ -288,14 +294,26 @@ func ReadSamples(r io.Reader) ([]Record, []string, error) {
 	for line := 2; ; line++ {
 		row, err := cr.Read()
 		if err == io.EOF {
+			if lr.cut() && len(recs) > 0 {
+				// The last row parsed, but its last field may be
+				// cut (a number short of its digits).
+				recs = recs[:len(recs)-1]
+				return finishSamples(recs, cols), resources, &CutRowError{Line: line - 1, Rows: len(recs)}
+			}
 			break
 		}
 		if err != nil {
+			if lastRowCut(cr, lr) {
+				return finishSamples(recs, cols), resources, &CutRowError{Line: line, Rows: len(recs)}
+			}
 			return recs, resources, fmt.Errorf("%w (every row needs the header's %d columns)", err, len(head))
 		}
 		rec := Record{Sample: probes.Sample{Alive: true, Incarnation: 1, RSSValid: true, ThreadsValid: true}}
 		for i, c := range cols {
 			if err := c.Parse(&rec, row[i]); err != nil {
+				if lastRowCut(cr, lr) {
+					return finishSamples(recs, cols), resources, &CutRowError{Line: line, Rows: len(recs)}
+				}
 				return recs, resources, fmt.Errorf("line %d: column %s: %w", line, c.Name, err)
 			}
 		}
@@ -305,9 +323,53 @@ func ReadSamples(r io.Reader) ([]Record, []string, error) {
 		}
 		recs = append(recs, rec)
 	}
+	return finishSamples(recs, cols), resources, nil
+}
+
+// finishSamples fills what the columns left out: the times, the
+// endpoints' counts.
+func finishSamples(recs []Record, cols []Column) []Record {
 	fillTimes(recs, cols)
 	padEndpoints(recs, cols)
-	return recs, resources, nil
+	return recs
+}
+
+// CutRowError is ReadSamples' word that the file's last row was cut
+// short and left out; the rows before it were read.
+type CutRowError struct {
+	Line int // the cut row's line
+	Rows int // the complete rows read before it
+}
+
+func (e *CutRowError) Error() string {
+	return fmt.Sprintf("line %d is cut short (the file ends without a line end, as a write stopped mid-row leaves it): left out; the %d complete %s before it are read",
+		e.Line, e.Rows, map[bool]string{true: "row", false: "rows"}[e.Rows == 1])
+}
+
+// lastByteReader remembers the last byte read, so that a file that ends
+// without a line end is known.
+type lastByteReader struct {
+	r    io.Reader
+	last byte
+	n    int64
+}
+
+func (l *lastByteReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.last, l.n = p[n-1], l.n+int64(n)
+	}
+	return n, err
+}
+
+// cut: the input, read to its end, did not end with a line end.
+func (l *lastByteReader) cut() bool { return l.n > 0 && l.last != '\n' }
+
+// lastRowCut: the row that just failed was the input's last and the
+// input ends without a line end: a row cut short, not a bad one.
+func lastRowCut(cr *csv.Reader, lr *lastByteReader) bool {
+	_, err := cr.Read()
+	return err == io.EOF && lr.cut()
 }
 
 // requestsForward rejects a row whose cumulative requests counter is

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -304,6 +305,52 @@ func TestPartsFallBackToTheWhole(t *testing.T) {
 			if tc.wantUSS > 0 {
 				if v, ok := uss.Value(recs[0]); !ok || v != tc.wantUSS {
 					t.Errorf("uss = %v, %v; want %v", v, ok, tc.wantUSS)
+				}
+			}
+		})
+	}
+}
+
+// TestReadSamplesLeavesOutACutLastRow: a file that ends without a line
+// end (a write stopped mid-row) gives its complete rows and a
+// *CutRowError; a bad row anywhere else, or a short last row that ends
+// its line, is still an error.
+func TestReadSamplesLeavesOutACutLastRow(t *testing.T) {
+	const head = "elapsed_seconds,phase,requests,rss_bytes\n0,soak,1,4096\n1,soak,2,4096\n"
+	for _, tc := range []struct {
+		name, in string
+		rows     int
+		cutLine  int    // 0: not a cut row
+		errPart  string // an error that is not a cut row
+	}{
+		{"cut mid-row", head + "2,soak,3", 2, 4, ""},
+		{"cut in the last field", head + "2,soak,3,40", 2, 4, ""},
+		{"cut after a comma", head + "2,soak,3,", 2, 4, ""},
+		{"whole", head, 2, 0, ""},
+		{"short last row with its line end", head + "2,soak,3\n", 0, 0, "wrong number of fields"},
+		{"short row mid-file", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,1\n1,soak,2,4096\n2,soak,3", 0, 0, "wrong number of fields"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recs, _, err := ReadSamples(strings.NewReader(tc.in))
+			var cut *CutRowError
+			switch {
+			case tc.errPart != "":
+				if err == nil || errors.As(err, &cut) || !strings.Contains(err.Error(), tc.errPart) {
+					t.Errorf("error = %v; want an error containing %q, not a cut row", err, tc.errPart)
+				}
+			case tc.cutLine == 0:
+				if err != nil || len(recs) != tc.rows {
+					t.Errorf("%d rows, error %v; want %d rows and no error", len(recs), err, tc.rows)
+				}
+			default:
+				if !errors.As(err, &cut) || cut.Line != tc.cutLine || len(recs) != tc.rows || cut.Rows != tc.rows {
+					t.Fatalf("%d rows, error %v; want %d rows and line %d cut", len(recs), err, tc.rows, tc.cutLine)
+				}
+				if want := "line 4 is cut short"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "the 2 complete rows before it") {
+					t.Errorf("error %q; want it to say %q and how many rows were read", err, want)
+				}
+				if recs[1].Elapsed != 1 {
+					t.Errorf("the rows read: %+v; want the times filled", recs)
 				}
 			}
 		})

@@ -29,6 +29,10 @@ type AnalysisOptions struct {
 	// per-endpoint counts; nil takes them from the load's summary, and
 	// an endpoint left unnamed is called by its samples.csv column.
 	Endpoints []string
+	// Stalls are the load's stretches in which the target answered
+	// nothing for longer than the timeout, on the records' scale; the
+	// requests' health counts them as time unavailable.
+	Stalls []verdict.Outage
 }
 
 // Analyze fits every resource that the records hold and makes the CPU

@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -87,5 +88,62 @@ func TestEndToEndStoppedTargetIsNamed(t *testing.T) {
 	}
 	if !strings.HasPrefix(b.String(), "TARGET STOPPED: the target was stopped (SIGSTOP or a debugger) from ") {
 		t.Errorf("report's first line does not name the stop:\n%s", b.String())
+	}
+}
+
+// TestEndToEndAFreezeIsAnOutage: one closed-loop client with the default
+// 30 s timeout, the target stopped for about 3 s of a 10 s load. No
+// request fails (the one waiting completes 3 s late), yet the target
+// answered nothing for 3 s: the requests are failing by time
+// unavailable, well over the default 1 % of the load (at least one
+// timeout: here the share, 0.1 s, is less than the 30 s timeout, so the
+// test sets the allowance to 1 s).
+func TestEndToEndAFreezeIsAnOutage(t *testing.T) {
+	t.Parallel()
+	url, pid := startTarget(t)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	var once sync.Once
+	done := make(chan struct{})
+	rep := soakTuned(t, url, pid, load.Options{Concurrency: 1, Duration: 10 * time.Second}, func(o *runner.Options) {
+		o.Baseline, o.Cooldown = -1, 0
+		o.Health.MaxUnavailable = 1
+		o.OnRecord = func(rec model.Record) {
+			if rec.Requests < 100 {
+				return
+			}
+			once.Do(func() {
+				go func() {
+					defer close(done)
+					if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+						t.Errorf("SIGSTOP: %v", err)
+						return
+					}
+					time.Sleep(3 * time.Second)
+					if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+						t.Errorf("SIGCONT: %v", err)
+					}
+				}()
+			})
+		}
+	})
+	select {
+	case <-done:
+	default:
+		t.Fatal("the load never reached 100 requests: the target was not stopped")
+	}
+	h := rep.Requests
+	if h == nil || h.Verdict != "failing" || h.Unavailable == nil || !slices.Contains(h.Failing, "unavailable") {
+		t.Fatalf("requests %+v; want failing by time unavailable", h)
+	}
+	// The samples that see the stop come a pass late at each end on a
+	// busy machine: ask for most of the 3 s, and no more than the load.
+	if u := h.Unavailable.Seconds; u < 2 || u > h.LoadSeconds {
+		t.Errorf("unavailable %.2f s of a %.1f s load; want about 3 s", u, h.LoadSeconds)
+	}
+	if !strings.HasPrefix(h.Reason, "unavailable for ") || !strings.Contains(h.Reason, "stopped from ") {
+		t.Errorf("reason %q; want it to lead with the time unavailable and the stop", h.Reason)
+	}
+	if rep.Verdict != "failing" {
+		t.Errorf("run verdict %s; want failing", rep.Verdict)
 	}
 }

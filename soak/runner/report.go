@@ -26,7 +26,9 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 		r.o.Log.Warn("the analysis covers only the samples stored: the others failed to be written (see the errors above)",
 			zap.Int("stored", len(recs)), zap.Int("taken", r.samples))
 	}
-	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit, Health: r.o.Health}
+	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit, Health: r.o.Health,
+		Stalls: r.stall.outages(r.start, loadEnd)}
+	ao.Health.Timeout = r.eng.Options().Timeout.Seconds()
 	if r.o.Load.Rate == 0 {
 		ao.Concurrency = max(r.o.Load.Concurrency, 1)
 	}
@@ -73,7 +75,7 @@ func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao A
 		rep.Started, rep.Ended = recs[0].Time, recs[n-1].Time
 	}
 	rep.Phases = phases(recs)
-	rep.Requests = health(recs, sum, ti.DiedAt, ao.Health)
+	rep.Requests = health(recs, sum, ti.DiedAt, ao.Health, ao.Stalls)
 	if !ti.Probed {
 		rep.Resources = map[string]verdict.Resource{}
 		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive, Reason: "no target was sampled: the run was load only"}
@@ -94,8 +96,13 @@ func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao A
 // only the samples until then count: the attempts made while it was gone
 // are the death's finding, not the requests' (the totals then come from
 // the samples, not the summary).
-func health(recs []model.Record, sum *load.Summary, died *time.Time, th verdict.HealthThresholds) *verdict.Health {
-	in := verdict.HealthInput{Thresholds: th}
+//
+// The time the target answered nothing counts too: the load's stalls
+// (given, on the records' scale) and the spans in which the target was
+// stopped and no request completed (from the records, so that soakd
+// analyze finds them as well).
+func health(recs []model.Record, sum *load.Summary, died *time.Time, th verdict.HealthThresholds, stalls []verdict.Outage) *verdict.Health {
+	in := verdict.HealthInput{Thresholds: th, Outages: append(stoppedOutages(recs), stalls...)}
 	for _, r := range recs {
 		if died != nil && r.Time.After(*died) {
 			break
@@ -112,6 +119,36 @@ func health(recs []model.Record, sum *load.Summary, died *time.Time, th verdict.
 	}
 	h := verdict.AnalyzeHealth(in)
 	return &h
+}
+
+// stoppedOutages are the spans, on the records' scale, in which the
+// target was stopped (SIGSTOP, a debugger) and no request completed:
+// from the first sample that saw it stopped to the last, the stretch it
+// is known to have been stopped (the load resumes before the next sample
+// sees it run). A tree whose other processes answered while one was
+// stopped (a prefork server's worker) was not unavailable.
+func stoppedOutages(recs []model.Record) []verdict.Outage {
+	var outs []verdict.Outage
+	from := -1
+	closeSpan := func(last int) {
+		if recs[last].Requests == recs[from].Requests && recs[last].Elapsed > recs[from].Elapsed {
+			outs = append(outs, verdict.Outage{FromSeconds: recs[from].Elapsed, ToSeconds: recs[last].Elapsed, Why: verdict.OutageStopped})
+		}
+		from = -1
+	}
+	for i, r := range recs {
+		stopped := r.Alive && r.Stopped > 0
+		switch {
+		case stopped && from < 0:
+			from = i
+		case !stopped && from >= 0:
+			closeSpan(i - 1)
+		}
+	}
+	if from >= 0 {
+		closeSpan(len(recs) - 1)
+	}
+	return outs
 }
 
 // causes are the load's errors by cause, most first, with their texts.

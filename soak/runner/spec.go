@@ -116,6 +116,11 @@ type ThresholdsSpec struct {
 	MaxErrorRate       string        `yaml:"max_error_rate"`
 	MaxWindowErrorRate string        `yaml:"max_window_error_rate"`
 	ErrorWindow        time.Duration `yaml:"error_window"`
+	// MaxUnavailable: the run is failing when the target answered
+	// nothing (stopped, or stalled past the timeout) for longer than this
+	// in all: a share of the load ("1%", never less than one request
+	// timeout) or a duration ("5s").
+	MaxUnavailable string `yaml:"max_unavailable"`
 }
 
 // DefaultSpec returns a Spec with every default set. It is the only place
@@ -145,8 +150,29 @@ func DefaultThresholds() ThresholdsSpec {
 		LeakLimitShare: mem.HorizonLimitShare, ExhaustionWithin: seconds(mem.Exhaustion),
 		Transient:    seconds(mem.Transient),
 		MaxErrorRate: share(verdict.DefaultHealth.MaxRate), MaxWindowErrorRate: share(verdict.DefaultHealth.MaxWindowRate),
-		ErrorWindow: seconds(verdict.DefaultHealth.Window),
+		ErrorWindow:    seconds(verdict.DefaultHealth.Window),
+		MaxUnavailable: share(verdict.DefaultHealth.MaxUnavailableShare),
 	}
+}
+
+// ParseUnavailable reads the most time a target may answer nothing: a
+// share of the load (a percentage or a fraction, as ParseShare) or a
+// duration such as 5s. It returns one of the two, the other 0.
+func ParseUnavailable(s string) (shareOfLoad float64, d time.Duration, err error) {
+	t := strings.TrimSpace(s)
+	if t != "" && !strings.HasSuffix(t, "%") {
+		if d, derr := time.ParseDuration(t); derr == nil {
+			if d <= 0 {
+				return 0, 0, fmt.Errorf("%q: want a duration above 0, such as 5s, or a share of the load, such as 1%%", s)
+			}
+			return 0, d, nil
+		}
+	}
+	f, err := ParseShare(t)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%q: want a share of the load, such as 1%% or 0.01, or a duration, such as 5s", s)
+	}
+	return f, 0, nil
 }
 
 // share writes a share as a user would: 1%, 0.5%.
@@ -439,6 +465,9 @@ func (t *ThresholdsSpec) checkHealth(es *field.Errors) {
 	if t.ErrorWindow <= 0 {
 		es.Add("thresholds.error_window", "must be > 0, e.g. 60s; got %s", t.ErrorWindow)
 	}
+	if _, _, err := ParseUnavailable(t.MaxUnavailable); err != nil {
+		es.Add("thresholds.max_unavailable", "%v", err)
+	}
 }
 
 // Options checks the spec and turns it into a run's options: Load,
@@ -474,6 +503,7 @@ func (s *Spec) Options() (Options, error) {
 	}
 	ao, _ := s.Thresholds.Analysis() // checked
 	o.Memory, o.FDs, o.MemLimit, o.Health = ao.Memory, ao.FDs, ao.MemLimit, ao.Health
+	o.Health.Timeout = s.Load.Timeout.Seconds() // the least time unavailable that fails a run by its share
 	s.Where.options(&o)
 	return o, nil
 }
@@ -534,5 +564,7 @@ func (t *ThresholdsSpec) Analysis() (AnalysisOptions, error) {
 	ao.Health.MaxRate, _ = ParseShare(t.MaxErrorRate)
 	ao.Health.MaxWindowRate, _ = ParseShare(t.MaxWindowErrorRate)
 	ao.Health.Window, ao.Health.Alpha = t.ErrorWindow.Seconds(), t.Alpha
+	sh, d, _ := ParseUnavailable(t.MaxUnavailable)
+	ao.Health.MaxUnavailableShare, ao.Health.MaxUnavailable = sh, d.Seconds()
 	return ao, nil
 }

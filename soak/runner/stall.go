@@ -1,12 +1,14 @@
 package runner
 
 import (
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/verdict"
 )
 
 // A run that waits for answers says so in the log when no progress lines
@@ -27,8 +29,9 @@ type stallWatch struct {
 	since   time.Time     // start of the stall in progress; zero when none
 	conns   int           // most requests waiting in the stall in progress
 	worst   *model.Stall
-	noticed time.Time     // last wait notice
-	gap     time.Duration // from the last wait notice to the next
+	spans   [][2]time.Time // every stall closed so far: since, until
+	noticed time.Time      // last wait notice
+	gap     time.Duration  // from the last wait notice to the next
 }
 
 // observe takes the engine's counters at now. It returns true when a
@@ -61,7 +64,22 @@ func (s *stallWatch) end(until time.Time, ongoing bool) {
 	if s.worst == nil || until.Sub(s.since) > s.worst.Until.Sub(s.worst.Since) {
 		s.worst = model.NewStall(s.since, until, s.conns, ongoing)
 	}
+	s.spans = append(s.spans, [2]time.Time{s.since, until})
 	s.since, s.conns = time.Time{}, 0
+}
+
+// outages are the stalls so far, the one in progress up to loadEnd, in
+// seconds since start: the time the target answered nothing.
+func (s *stallWatch) outages(start, loadEnd time.Time) []verdict.Outage {
+	spans := s.spans
+	if !s.since.IsZero() {
+		spans = append(slices.Clip(spans), [2]time.Time{s.since, loadEnd})
+	}
+	var outs []verdict.Outage
+	for _, sp := range spans {
+		outs = append(outs, verdict.Outage{FromSeconds: sp[0].Sub(start).Seconds(), ToSeconds: sp[1].Sub(start).Seconds(), Why: verdict.OutageStalled})
+	}
+	return outs
 }
 
 // waiting tells whether a wait notice is due: requests wait and nothing

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -48,11 +49,20 @@ type HealthThresholds struct {
 	// (AR(1) in its log) did in 1.5 % (TestHealthFalseAlarmsAndMisses).
 	Alpha       float64
 	RisingFloor float64 // the last third's rate must exceed it, default 0.001
+	// MaxUnavailable: the run is failing when the target answered
+	// nothing (HealthInput.Outages) for longer than this many seconds in
+	// all. Zero takes MaxUnavailableShare of the load, and never less
+	// than Timeout: at low concurrency a freeze costs few requests, but
+	// it is a full outage while it lasts.
+	MaxUnavailable      float64
+	MaxUnavailableShare float64 // default 0.01
+	Timeout             float64 // the load's request timeout, seconds; 0 = not known
 }
 
 // DefaultHealth are the default thresholds of the requests' health.
 var DefaultHealth = HealthThresholds{MaxRate: 0.01, MaxWindowRate: 0.10, Window: 60,
-	MinWindowRequests: 20, MinRequests: 20, MinErrors: 3, Alpha: 0.001, RisingFloor: 0.001}
+	MinWindowRequests: 20, MinRequests: 20, MinErrors: 3, Alpha: 0.001, RisingFloor: 0.001,
+	MaxUnavailableShare: 0.01}
 
 // withDefaults fills t's zero fields from DefaultHealth.
 func (t HealthThresholds) withDefaults() HealthThresholds {
@@ -67,6 +77,7 @@ func (t HealthThresholds) withDefaults() HealthThresholds {
 	fill(&t.Window, d.Window)
 	fill(&t.Alpha, d.Alpha)
 	fill(&t.RisingFloor, d.RisingFloor)
+	fill(&t.MaxUnavailableShare, d.MaxUnavailableShare)
 	for _, p := range []struct {
 		v   *uint64
 		def uint64
@@ -98,8 +109,37 @@ type HealthInput struct {
 	// summary); zero takes them from the points.
 	Requests, Errors uint64
 	// Causes are the errors by cause, with example texts.
-	Causes     []Cause
+	Causes []Cause
+	// Outages are the stretches in which the target answered nothing,
+	// on the points' scale (seconds since the run started).
+	Outages    []Outage
 	Thresholds HealthThresholds
+}
+
+// Outage is a stretch in which the target answered nothing: stopped
+// (SIGSTOP or a debugger, no request completed meanwhile) or stalled (no
+// answer and no byte for longer than the request timeout while requests
+// timed out). In HealthInput its times are on the points' scale; in
+// Health, from the load's start.
+type Outage struct {
+	FromSeconds float64 `json:"from_seconds"`
+	ToSeconds   float64 `json:"to_seconds"`
+	Why         string  `json:"why"` // OutageStopped or OutageStalled
+}
+
+// Why the target answered nothing (Outage.Why).
+const (
+	OutageStopped = "stopped"
+	OutageStalled = "stalled"
+)
+
+// Unavailability is the time the target answered nothing during the
+// load, against the most allowed.
+type Unavailability struct {
+	Seconds    float64  `json:"seconds"`     // the outages' union within the load
+	Share      float64  `json:"share"`       // of the load's seconds
+	MaxSeconds float64  `json:"max_seconds"` // the most allowed (HealthThresholds.MaxUnavailable)
+	Outages    []Outage `json:"outages"`     // merged, in time order, from the load's start
 }
 
 // Health is the verdict on the requests: the report's "requests" object.
@@ -128,8 +168,11 @@ type Health struct {
 	LoadSeconds       float64     `json:"load_seconds"`
 	Causes            []Cause     `json:"causes,omitempty"`
 	Trend             *ErrorTrend `json:"trend,omitempty"`
-	Failing           []string    `json:"failing_by,omitempty"` // "rate", "window", "rising", "all"
-	Reason            string      `json:"reason"`
+	// Unavailable is the time the target answered nothing; nil when it
+	// always answered.
+	Unavailable *Unavailability `json:"unavailable,omitempty"`
+	Failing     []string        `json:"failing_by,omitempty"` // "rate", "window", "rising", "all", "unavailable"
+	Reason      string          `json:"reason"`
 }
 
 // ErrorWindow is a stretch of the load and its requests.
@@ -175,6 +218,9 @@ const (
 	FailingRate   = "rate"
 	FailingWindow = "window"
 	FailingRising = "rising"
+	// FailingUnavailable: the target answered nothing for longer than
+	// HealthThresholds.MaxUnavailable.
+	FailingUnavailable = "unavailable"
 )
 
 // AnalyzeHealth judges the requests of a run: their error rate overall,
@@ -191,18 +237,74 @@ func AnalyzeHealth(in HealthInput) Health {
 	h.errorSpan(iv)
 	h.WorstWindow = worstWindow(iv, t)
 	h.Trend = errorTrend(iv, t)
+	h.Unavailable = unavailability(in.Outages, iv, t)
 	h.judge(t)
 	return h
+}
+
+// unavailability merges the outages, clipped to the load, and sums them;
+// nil when there are none within it.
+func unavailability(outs []Outage, iv intervals, t HealthThresholds) *Unavailability {
+	load := iv.seconds()
+	var in []Outage
+	for _, o := range outs {
+		from, to := math.Max(o.FromSeconds-iv.t0, 0), math.Min(o.ToSeconds-iv.t0, load)
+		if to > from {
+			in = append(in, Outage{FromSeconds: from, ToSeconds: to, Why: o.Why})
+		}
+	}
+	if len(in) == 0 {
+		return nil
+	}
+	slices.SortFunc(in, func(a, b Outage) int { return cmp.Compare(a.FromSeconds, b.FromSeconds) })
+	merged := in[:1]
+	for _, o := range in[1:] {
+		last := &merged[len(merged)-1]
+		if o.FromSeconds <= last.ToSeconds {
+			if o.ToSeconds > last.ToSeconds {
+				last.ToSeconds = o.ToSeconds
+			}
+			if last.Why != o.Why && !strings.Contains(last.Why, o.Why) {
+				last.Why += " and " + o.Why
+			}
+			continue
+		}
+		merged = append(merged, o)
+	}
+	u := &Unavailability{Outages: merged, MaxSeconds: t.MaxUnavailable}
+	for _, o := range merged {
+		u.Seconds += o.ToSeconds - o.FromSeconds
+	}
+	if load > 0 {
+		u.Share = u.Seconds / load
+	}
+	if u.MaxSeconds <= 0 {
+		u.MaxSeconds = math.Max(t.MaxUnavailableShare*load, t.Timeout)
+	}
+	return u
+}
+
+// unavailable: the target answered nothing for longer than allowed.
+func (h *Health) unavailable() bool {
+	return h.Unavailable != nil && h.Unavailable.Seconds > h.Unavailable.MaxSeconds
 }
 
 // judge sets the verdict, the ways it fails and the reason.
 func (h *Health) judge(t HealthThresholds) {
 	switch {
+	case h.Requests == 0 && h.unavailable():
+		h.Failing = []string{FailingUnavailable}
+		h.Verdict = HealthFailing
+		h.Reason = h.reason(t)
+		return
 	case h.Requests == 0:
 		h.Verdict, h.Reason = Inconclusive, "no requests completed"
 		return
 	case h.Errors == h.Requests:
 		h.Failing = []string{FailingAll}
+	}
+	if h.unavailable() {
+		h.Failing = append(h.Failing, FailingUnavailable)
 	}
 	enough := h.Requests >= t.MinRequests && h.Errors >= t.MinErrors
 	if h.Rate > t.MaxRate && enough && len(h.Failing) == 0 {
@@ -246,6 +348,9 @@ func (h *Health) reason(t HealthThresholds) string {
 		return fmt.Sprintf("%s: above %s, but too few errors to call it failing (want at least %d)", failed, Percent(t.MaxRate), t.MinErrors)
 	}
 	var parts []string
+	if slices.Contains(h.Failing, FailingUnavailable) {
+		parts = append(parts, h.Unavailable.text(h.LoadSeconds))
+	}
 	if slices.Contains(h.Failing, FailingRising) {
 		tr := h.Trend
 		parts = append(parts, fmt.Sprintf("degrading: the error rate rose from %s to %s (p = %.2g)",
@@ -268,6 +373,21 @@ func (h *Health) reason(t HealthThresholds) string {
 		s += fmt.Sprintf("; errors from %s %s", seconds(*h.FirstErrorSeconds), end)
 	}
 	return s
+}
+
+// text words an unavailability that fails a run: "unavailable for 8 s of
+// the 25 s load (32 %, more than the 1 s allowed): stopped from 5.1 s to
+// 13.1 s".
+func (u *Unavailability) text(load float64) string {
+	var spans []string
+	for _, o := range u.Outages[:min(len(u.Outages), 3)] {
+		spans = append(spans, fmt.Sprintf("%s from %s to %s", o.Why, seconds(o.FromSeconds), seconds(o.ToSeconds)))
+	}
+	if n := len(u.Outages) - 3; n > 0 {
+		spans = append(spans, fmt.Sprintf("%d more", n))
+	}
+	return fmt.Sprintf("unavailable for %s of the %s load (%s, more than the %s allowed): %s",
+		seconds(u.Seconds), seconds(load), Percent(u.Share), seconds(u.MaxSeconds), strings.Join(spans, ", "))
 }
 
 // causes lists the leading causes (at most 3) with one example each.
@@ -328,6 +448,7 @@ func windowName(w float64) string {
 type intervals struct {
 	end      []float64 // seconds since the load started
 	req, err []uint64  // cumulative counts at end
+	t0       float64   // the load's start on the points' scale
 }
 
 func (iv intervals) seconds() float64 {
@@ -357,6 +478,7 @@ func loadIntervals(pts []HealthPoint) intervals {
 		return iv
 	}
 	t0 := pts[start].Seconds
+	iv.t0 = t0
 	var req, errs uint64
 	for _, p := range pts[start:stop] {
 		req, errs = max(req, p.Requests), max(errs, min(p.Errors, p.Requests))

@@ -222,3 +222,48 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthCountsTimeUnavailable: a freeze is an outage by time, not
+// only by the requests it failed. The load: 25 s at 100 requests a
+// second after a 3 s baseline (the load starts at 3 s on the points'
+// scale), no request failing.
+func TestHealthCountsTimeUnavailable(t *testing.T) {
+	pts := loadSeries(rand.New(rand.NewPCG(3, 4)), 25, 100, constant(0))
+	for _, c := range []struct {
+		name    string
+		outages []Outage
+		th      HealthThresholds
+		verdict string
+		reason  string
+		seconds float64
+	}{
+		{"stopped 8 s of 25", []Outage{{FromSeconds: 8.1, ToSeconds: 16.1, Why: OutageStopped}}, HealthThresholds{Timeout: 1},
+			HealthFailing, "unavailable for 8 s of the 27 s load (29.6 %, more than the 1 s allowed): stopped from 5.1 s to 13.1 s", 8},
+		{"stall within the allowance", []Outage{{FromSeconds: 10, ToSeconds: 10.8, Why: OutageStalled}}, HealthThresholds{Timeout: 1},
+			HealthOK, "0 of 2500 requests failed", 0.8},
+		{"the share allows more in a long load", []Outage{{FromSeconds: 10, ToSeconds: 10.2, Why: OutageStalled}}, HealthThresholds{},
+			HealthOK, "0 of 2500 requests failed", 0.2},
+		{"overlapping stop and stall are one outage", []Outage{{FromSeconds: 8, ToSeconds: 14, Why: OutageStopped}, {FromSeconds: 12, ToSeconds: 16, Why: OutageStalled}},
+			HealthThresholds{Timeout: 1}, HealthFailing, "stopped and stalled from 5 s to 13 s", 8},
+		{"an explicit allowance", []Outage{{FromSeconds: 8, ToSeconds: 16, Why: OutageStopped}}, HealthThresholds{MaxUnavailable: 10},
+			HealthOK, "0 of 2500 requests failed", 8},
+		{"clipped to the load", []Outage{{FromSeconds: 0, ToSeconds: 5, Why: OutageStopped}}, HealthThresholds{Timeout: 1},
+			HealthFailing, "stopped from 0 s to 2 s", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := AnalyzeHealth(HealthInput{Points: pts, Outages: c.outages, Thresholds: c.th})
+			if h.Verdict != c.verdict || !strings.Contains(h.Reason, c.reason) {
+				t.Errorf("verdict %s, reason %q; want %s and %q", h.Verdict, h.Reason, c.verdict, c.reason)
+			}
+			if h.Unavailable == nil || math.Abs(h.Unavailable.Seconds-c.seconds) > 1e-9 {
+				t.Errorf("unavailable %+v; want %g s", h.Unavailable, c.seconds)
+			}
+			if failing := slices.Contains(h.Failing, FailingUnavailable); failing != (c.verdict == HealthFailing) {
+				t.Errorf("failing by %v", h.Failing)
+			}
+		})
+	}
+	if h := AnalyzeHealth(HealthInput{Points: pts}); h.Unavailable != nil || h.Verdict != HealthOK {
+		t.Errorf("no outage: unavailable %+v, verdict %s; want nil, ok", h.Unavailable, h.Verdict)
+	}
+}

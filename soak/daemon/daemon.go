@@ -171,6 +171,7 @@ func New(cfg *config.Config, o Options) (*Daemon, error) {
 		return nil, fmt.Errorf("daemon: %w", err)
 	}
 	d.stopOrphans()
+	d.restoreEvidence()
 	d.recoverInterrupted()
 	stored, err := d.st.Alerts()
 	if err != nil {

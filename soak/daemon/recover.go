@@ -44,6 +44,10 @@ func (d *Daemon) analyzeInterrupted(id int64) {
 	}
 	ti, ao := d.analysisOptions(run.Job, recs)
 	rep := runner.NewReport(recs, nil, ti, ao)
+	// Judged with the evidence of the earlier runs of the same process,
+	// as the run's own end would have; a run cut short adds nothing to
+	// it (it is no evidence either way).
+	d.ev.reread(run.Job, ao, rep)
 	if err := d.st.FinishRun(id, store.StatusInterrupted, rep, errInterrupted); err != nil {
 		log.Error("storing an interrupted run's report", zap.Error(err))
 		return

@@ -187,16 +187,18 @@ func (m *Manager) expiryFor(w *worker) time.Duration {
 	return 2 * m.opts.RepeatInterval
 }
 
-// Fire records a as firing. A new alert, or one whose run changed, is sent
-// at once; an alert already firing gets its annotations updated, and they
-// go out with its next send.
+// Fire records a as firing. A new alert is sent at once. An alert already
+// firing keeps its start and gets a's annotations: a new run or severity
+// is sent at once to an Alertmanager, while a sink that notifies people
+// gets the update with its next repeat (one page per finding per repeat
+// interval, see pendingFor); other updates go out with the next send.
 func (m *Manager) Fire(a Alert) { m.fire(a, false) }
 
 // FireFinal is Fire for a run's final analysis: an alert already firing
-// for the same run (a live look of it sent it) goes out again at once when
-// its annotations changed since it was last sent for a new generation, so
-// that the receiver holds the run's own figures ("300 of 300 requests
-// failed", the whole soak's slope) and not a look's, which would
+// for the same run (a live look of it sent it) goes out again at once to
+// an Alertmanager when its annotations changed since it was last sent for
+// a new generation, so that the receiver holds the run's own figures
+// ("300 of 300 requests failed", the whole soak's slope) and not a look's, which would
 // otherwise stand until the repeat interval. A run's end sends at most
 // this one update; the looks before it update quietly.
 func (m *Manager) FireFinal(a Alert) { m.fire(a, true) }
@@ -419,11 +421,13 @@ func (m *Manager) QueueLen(sink string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
+	w, ok := m.workers[sink]
+	if !ok {
+		return 0
+	}
 	for fp, e := range m.alerts {
-		for _, s := range m.routes[fp] {
-			if s == sink && e.Sinks[s].Gen < e.Gen {
-				n++
-			}
+		if routed(m.routes[fp], sink) && pendingFor(w, e, e.Sinks[sink]) {
+			n++
 		}
 	}
 	return n

@@ -231,7 +231,7 @@ func (m *Manager) fire(a Alert, final bool) {
 		}
 	}
 	a.Status, a.EndsAt = StatusFiring, time.Time{}
-	e.ResolveOnDelivery = false
+	e.ResolveOnDelivery, e.ResolveWhy = false, ""
 	if a.GeneratorURL == "" {
 		a.GeneratorURL = RunURL(m.opts.ExternalURL, a.Annotations[AnnotationRunID])
 	}
@@ -269,9 +269,18 @@ func (m *Manager) ResolveMissing(job string, stillFiring []string) {
 	})
 }
 
+// ResolveBecause resolves the firing alert fp, its resolved notification
+// saying why: its summary is why (the evidence that the finding is gone,
+// not the figures it fired with), and it drops the evidence annotation.
+func (m *Manager) ResolveBecause(fp Fingerprint, why string) {
+	m.resolveIf(func(a Alert) bool { return a.Fingerprint() == fp }, why)
+}
+
 // ResolveIf resolves every firing alert match accepts; each is sent once
 // more, resolved, with EndsAt = now, until every sink confirms it.
-func (m *Manager) ResolveIf(match func(Alert) bool) {
+func (m *Manager) ResolveIf(match func(Alert) bool) { m.resolveIf(match, "") }
+
+func (m *Manager) resolveIf(match func(Alert) bool, why string) {
 	now := m.now()
 	kick := map[string]bool{}
 	m.mu.Lock()
@@ -279,6 +288,7 @@ func (m *Manager) ResolveIf(match func(Alert) bool) {
 		if e.Alert.Status != StatusFiring || !match(e.Alert) {
 			continue
 		}
+		e.ResolveWhy = why
 		if !m.delivered(fp, e) {
 			e.ResolveOnDelivery = true
 			m.save(e)
@@ -296,7 +306,12 @@ func (m *Manager) ResolveIf(match func(Alert) bool) {
 // kick; called with mu held.
 func (m *Manager) resolve(fp Fingerprint, e *StoredAlert, now time.Time, kick map[string]bool) {
 	e.Alert.Status, e.Alert.EndsAt = StatusResolved, now
-	e.ResolveOnDelivery = false
+	if e.ResolveWhy != "" {
+		e.Alert.Annotations = cloneMap(e.Alert.Annotations)
+		e.Alert.Annotations[AnnotationSummary] = e.ResolveWhy
+		delete(e.Alert.Annotations, AnnotationEvidence)
+	}
+	e.ResolveOnDelivery, e.ResolveWhy = false, ""
 	m.gen++
 	e.Gen = m.gen
 	for _, s := range m.routes[fp] {

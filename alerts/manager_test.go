@@ -491,3 +491,45 @@ func TestOnePagePerFinding(t *testing.T) {
 		t.Errorf("QueueLen = %d with nothing to page; want 0", n)
 	}
 }
+
+// TestResolveBecauseSaysWhy: a resolve with its reason, even one that
+// waits for the firing alert's delivery (the receiver was down), reaches
+// the receiver with the reason as its summary and without the evidence
+// annotation; the firing send before it keeps the figures it fired with.
+func TestResolveBecauseSaysWhy(t *testing.T) {
+	var down atomic.Bool
+	down.Store(true)
+	sink := &recSink{name: "rec", fail: func(int) (bool, error) {
+		if down.Load() {
+			return true, errors.New("connection refused")
+		}
+		return false, nil
+	}}
+	m, _ := newTestManager(t, ManagerOptions{}, sink)
+	a := LeakAlert(testLeak("web", "rss"))
+	a.Annotations[AnnotationEvidence] = "run 42 read rss inconclusive"
+	m.Fire(a)
+	const why = "Resolved: run 43 read rss stable, pss plateau, uss stable; the leak stopped"
+	m.ResolveBecause(a.Fingerprint(), why)
+	down.Store(false)
+	waitFor(t, "the leak delivered, then resolved", func() bool { return len(m.Active()) == 0 && m.QueueLen("rec") == 0 })
+	var firing, resolved []Alert
+	for _, b := range sink.batches() {
+		for _, x := range b {
+			if x.Status == StatusFiring {
+				firing = append(firing, x)
+			} else {
+				resolved = append(resolved, x)
+			}
+		}
+	}
+	if len(firing) == 0 || firing[len(firing)-1].Annotations[AnnotationSummary] != a.Annotations[AnnotationSummary] {
+		t.Errorf("firing sends %+v; want the leak's own summary", firing)
+	}
+	if len(resolved) != 1 || resolved[0].Annotations[AnnotationSummary] != why {
+		t.Fatalf("resolved sends %+v; want one saying %q", resolved, why)
+	}
+	if ev, ok := resolved[0].Annotations[AnnotationEvidence]; ok {
+		t.Errorf("the resolve carries the evidence annotation %q; want none", ev)
+	}
+}

@@ -31,6 +31,9 @@ type ManagerOptions struct {
 	// sink that notifies people (webhook, Slack, exec). Zero means
 	// DefaultRepeatInterval.
 	RepeatInterval time.Duration
+	// SinkRepeat overrides RepeatInterval for the sinks it names (a
+	// sink's own repeat_interval); zero or absent means RepeatInterval.
+	SinkRepeat map[string]time.Duration
 	// ResolveTimeout is the endsAt of a firing alert sent to Alertmanager:
 	// last send + ResolveTimeout. It is re-sent every ResolveTimeout/5, so
 	// a dead soakd's alerts end within ResolveTimeout. Zero means
@@ -105,6 +108,7 @@ type Manager struct {
 type worker struct {
 	sink    Sink
 	refresh bool          // the sink is an Alertmanager: keep endsAt fresh
+	repeat  time.Duration // the sink's own repeat interval; 0: the Manager's
 	kick    chan struct{} // holds a token when there may be new work
 }
 
@@ -128,7 +132,7 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 	for name, s := range opts.Sinks {
 		metrics.initSink(name)
 		r, ok := s.(refresher)
-		m.workers[name] = &worker{sink: s, refresh: ok && r.refreshes(), kick: make(chan struct{}, 1)}
+		m.workers[name] = &worker{sink: s, refresh: ok && r.refreshes(), repeat: opts.SinkRepeat[name], kick: make(chan struct{}, 1)}
 	}
 	for _, sa := range opts.Restore {
 		sa = sa.clone()
@@ -174,8 +178,11 @@ func fillManagerDefaults(o *ManagerOptions) {
 // repeatFor is how often a firing alert is sent again to w's sink, and
 // expiryFor how long past a send it stays valid there (its endsAt).
 func (m *Manager) repeatFor(w *worker) time.Duration {
-	if w.refresh {
+	switch {
+	case w.refresh:
 		return m.opts.ResolveTimeout / 5
+	case w.repeat > 0:
+		return w.repeat
 	}
 	return m.opts.RepeatInterval
 }
@@ -184,7 +191,7 @@ func (m *Manager) expiryFor(w *worker) time.Duration {
 	if w.refresh {
 		return m.opts.ResolveTimeout
 	}
-	return 2 * m.opts.RepeatInterval
+	return 2 * m.repeatFor(w)
 }
 
 // Fire records a as firing. A new alert is sent at once. An alert already

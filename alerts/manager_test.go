@@ -533,3 +533,24 @@ func TestResolveBecauseSaysWhy(t *testing.T) {
 		t.Errorf("the resolve carries the evidence annotation %q; want none", ev)
 	}
 }
+
+// TestSinkRepeatInterval: a sink with its own repeat_interval is paged
+// again on it; the others on the Manager's.
+func TestSinkRepeatInterval(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)}
+	chat, hook := &recSink{name: "chat"}, &recSink{name: "hook"}
+	m, _ := newTestManager(t, ManagerOptions{Now: clock.Now, RepeatInterval: 4 * time.Hour, RepeatCheck: time.Hour,
+		SinkRepeat: map[string]time.Duration{"chat": time.Hour}}, chat, hook)
+	const fp = "SoakdLeak/web/rss"
+	m.Fire(LeakAlert(testLeak("web", "rss")))
+	for _, step := range []struct {
+		advance    time.Duration
+		chat, hook int // pages so far
+	}{{0, 1, 1}, {90 * time.Minute, 2, 1}, {90 * time.Minute, 3, 1}, {90 * time.Minute, 4, 2}} {
+		clock.Add(step.advance)
+		m.Repeat()
+		waitFor(t, "the pages", func() bool {
+			return len(sentOf(chat.batches(), fp)) == step.chat && len(sentOf(hook.batches(), fp)) == step.hook
+		})
+	}
+}

@@ -38,6 +38,7 @@ func newAlertHub(cfg *config.Config, o Options, state alerts.StateStore, restore
 		Sinks:          sinks,
 		Route:          h.route,
 		RepeatInterval: cfg.Alerts.RepeatInterval,
+		SinkRepeat:     cfg.Alerts.SinkRepeats(),
 		ExternalURL:    cfg.Alerts.ExternalURL,
 		QueueSize:      cfg.Alerts.QueueSize,
 		Retry:          cfg.Alerts.Retry,
@@ -118,8 +119,8 @@ func (h *alertHub) evaluate(job string, runID int64, rep *model.Report, gate *ve
 		leak := rep.Resources[f.lead].Verdict == verdict.Leak
 		short := threshold > 0 && l.TimeToExhaustion > 0 && l.TimeToExhaustion < threshold
 		if live {
-			leak = gate.Look(f.lead, leak, rep.Phases.SoakSeconds)
-			short = gate.Look(f.lead+"/exhaustion", short, rep.Phases.SoakSeconds)
+			leak = gate.Look(f.key(), leak, rep.Phases.SoakSeconds)
+			short = gate.Look(f.key()+"/exhaustion", short, rep.Phases.SoakSeconds)
 		}
 		leakAlert := h.annotate(alerts.LeakAlert(l), job, rep.Target.Description)
 		exhAlert := h.annotate(alerts.ExhaustionAlert(l), job, rep.Target.Description)

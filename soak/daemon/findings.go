@@ -46,6 +46,15 @@ func findings(rep *model.Report) []finding {
 	return append([]finding{{lead: lead, members: group}}, out...)
 }
 
+// key names f for a run's gate: the memory group is one finding whichever
+// member leads it in a look.
+func (f finding) key() string {
+	if f.members != nil {
+		return "memory"
+	}
+	return f.lead
+}
+
 // stronger says whether a is stronger evidence of a leak than b: a leak
 // over anything else, then the smaller p-value (a tie keeps b, the
 // earlier in memoryGroup's order).

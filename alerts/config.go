@@ -126,3 +126,15 @@ func (c *Config) SetDirectory(dir string) {
 		}
 	}
 }
+
+// SinkRepeats returns the sinks' own repeat intervals by name, for
+// ManagerOptions.SinkRepeat.
+func (c Config) SinkRepeats() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, s := range c.Sinks {
+		if s.RepeatInterval > 0 {
+			out[s.Name] = s.RepeatInterval
+		}
+	}
+	return out
+}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap/zaptest"
 	"go.yaml.in/yaml/v3"
@@ -46,6 +47,7 @@ alerts:
     - name: chat
       type: slack
       url: https://hooks.slack.invalid/services/T0/B0/XXXXXXXXXXXXXXXXXXXXXXXX
+      repeat_interval: 12h
     - name: run-script
       type: exec
       command: [/usr/local/bin/page, --team, web]
@@ -64,6 +66,9 @@ func TestConfigExampleBuilds(t *testing.T) {
 	sinks, err := Build(c, BuildOptions{Logger: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatalf("Build: %v", err)
+	}
+	if got := c.SinkRepeats(); len(got) != 1 || got["chat"] != 12*time.Hour {
+		t.Errorf("the sinks' own repeat intervals: %v; want chat's 12h only", got)
 	}
 	if c.QueueSize != DefaultQueueSize || c.Retry.MaxAttempts != DefaultRetryAttempts {
 		t.Errorf("defaults lost: queue %d, attempts %d", c.QueueSize, c.Retry.MaxAttempts)
@@ -117,6 +122,8 @@ func TestConfigErrors(t *testing.T) {
 		{"exec without command", "alerts:\n  sinks:\n    - {name: a, type: exec}\n", "alerts.sinks[0].command: required for type exec"},
 		{"negative timeout", "alerts:\n  sinks:\n    - {name: a, type: exec, command: [x], timeout: -1s}\n", "alerts.sinks[0].timeout: must be >= 0"},
 		{"negative repeat", "alerts:\n  repeat_interval: -1h\n", "alerts.repeat_interval: must be > 0"},
+		{"negative sink repeat", "alerts:\n  sinks:\n    - {name: a, type: slack, url: http://x/, repeat_interval: -1h}\n",
+			"alerts.sinks[0].repeat_interval: must be >= 0"},
 		{"bad external url", "alerts:\n  external_url: soakhost\n", `alerts.external_url: "soakhost" has no scheme: want an absolute`},
 		{"retry order", "alerts:\n  retry: {initial: 1m, max: 1s}\n", "alerts.retry: need 0 < initial <= max"},
 	}

@@ -39,7 +39,7 @@ func (m *Manager) due(name string, w *worker) (batch []Alert, ids []sent, wait t
 		}
 		e := m.alerts[fp]
 		st := e.Sinks[name]
-		pending := st.Gen < e.Gen
+		pending := pendingFor(w, e, st)
 		firing := e.Alert.Status == StatusFiring
 		next := st.Delivered.Add(repeat).Sub(now)
 		if !pending && (!firing || m.closed || next > 0) {
@@ -60,6 +60,20 @@ func (m *Manager) due(name string, w *worker) (batch []Alert, ids []sent, wait t
 		ids = append(ids, sent{fp, e.Gen})
 	}
 	return batch, ids, wait, m.closed
+}
+
+// pendingFor says whether e must go to w's sink at once: a generation the
+// sink has not confirmed. On a sink that notifies people (webhook, Slack,
+// exec), a firing alert the sink already had since it started is not: its
+// updates (a later look's or run's figures) go out with its next repeat,
+// so that one finding is one page per repeat interval, however many runs
+// see it. Alertmanager gets every update at once; it groups and repeats
+// by itself.
+func pendingFor(w *worker, e *StoredAlert, st SinkState) bool {
+	if st.Gen >= e.Gen {
+		return false
+	}
+	return w.refresh || e.Alert.Status != StatusFiring || st.Delivered.Before(e.Alert.StartsAt)
 }
 
 func routed(sinks []string, name string) bool {

@@ -45,6 +45,12 @@ func (s *recSink) batches() [][]Alert {
 	return append([][]Alert(nil), s.got...)
 }
 
+// amSink is a recSink the Manager treats as an Alertmanager: it keeps its
+// firing alerts' endsAt fresh and sends their updates at once.
+type amSink struct{ *recSink }
+
+func (amSink) refreshes() bool { return true }
+
 // fakeClock is a settable clock.
 type fakeClock struct {
 	mu sync.Mutex // guards t

@@ -31,6 +31,9 @@ type ManagerOptions struct {
 	// sink that notifies people (webhook, Slack, exec). Zero means
 	// DefaultRepeatInterval.
 	RepeatInterval time.Duration
+	// SinkRepeat overrides RepeatInterval for the sinks it names (a
+	// sink's own repeat_interval); zero or absent means RepeatInterval.
+	SinkRepeat map[string]time.Duration
 	// ResolveTimeout is the endsAt of a firing alert sent to Alertmanager:
 	// last send + ResolveTimeout. It is re-sent every ResolveTimeout/5, so
 	// a dead soakd's alerts end within ResolveTimeout. Zero means
@@ -105,6 +108,7 @@ type Manager struct {
 type worker struct {
 	sink    Sink
 	refresh bool          // the sink is an Alertmanager: keep endsAt fresh
+	repeat  time.Duration // the sink's own repeat interval; 0: the Manager's
 	kick    chan struct{} // holds a token when there may be new work
 }
 
@@ -128,7 +132,7 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 	for name, s := range opts.Sinks {
 		metrics.initSink(name)
 		r, ok := s.(refresher)
-		m.workers[name] = &worker{sink: s, refresh: ok && r.refreshes(), kick: make(chan struct{}, 1)}
+		m.workers[name] = &worker{sink: s, refresh: ok && r.refreshes(), repeat: opts.SinkRepeat[name], kick: make(chan struct{}, 1)}
 	}
 	for _, sa := range opts.Restore {
 		sa = sa.clone()
@@ -174,8 +178,11 @@ func fillManagerDefaults(o *ManagerOptions) {
 // repeatFor is how often a firing alert is sent again to w's sink, and
 // expiryFor how long past a send it stays valid there (its endsAt).
 func (m *Manager) repeatFor(w *worker) time.Duration {
-	if w.refresh {
+	switch {
+	case w.refresh:
 		return m.opts.ResolveTimeout / 5
+	case w.repeat > 0:
+		return w.repeat
 	}
 	return m.opts.RepeatInterval
 }
@@ -184,19 +191,21 @@ func (m *Manager) expiryFor(w *worker) time.Duration {
 	if w.refresh {
 		return m.opts.ResolveTimeout
 	}
-	return 2 * m.opts.RepeatInterval
+	return 2 * m.repeatFor(w)
 }
 
-// Fire records a as firing. A new alert, or one whose run changed, is sent
-// at once; an alert already firing gets its annotations updated, and they
-// go out with its next send.
+// Fire records a as firing. A new alert is sent at once. An alert already
+// firing keeps its start and gets a's annotations: a new run or severity
+// is sent at once to an Alertmanager, while a sink that notifies people
+// gets the update with its next repeat (one page per finding per repeat
+// interval, see pendingFor); other updates go out with the next send.
 func (m *Manager) Fire(a Alert) { m.fire(a, false) }
 
 // FireFinal is Fire for a run's final analysis: an alert already firing
-// for the same run (a live look of it sent it) goes out again at once when
-// its annotations changed since it was last sent for a new generation, so
-// that the receiver holds the run's own figures ("300 of 300 requests
-// failed", the whole soak's slope) and not a look's, which would
+// for the same run (a live look of it sent it) goes out again at once to
+// an Alertmanager when its annotations changed since it was last sent for
+// a new generation, so that the receiver holds the run's own figures
+// ("300 of 300 requests failed", the whole soak's slope) and not a look's, which would
 // otherwise stand until the repeat interval. A run's end sends at most
 // this one update; the looks before it update quietly.
 func (m *Manager) FireFinal(a Alert) { m.fire(a, true) }
@@ -229,7 +238,7 @@ func (m *Manager) fire(a Alert, final bool) {
 		}
 	}
 	a.Status, a.EndsAt = StatusFiring, time.Time{}
-	e.ResolveOnDelivery = false
+	e.ResolveOnDelivery, e.ResolveWhy = false, ""
 	if a.GeneratorURL == "" {
 		a.GeneratorURL = RunURL(m.opts.ExternalURL, a.Annotations[AnnotationRunID])
 	}
@@ -267,9 +276,18 @@ func (m *Manager) ResolveMissing(job string, stillFiring []string) {
 	})
 }
 
+// ResolveBecause resolves the firing alert fp, its resolved notification
+// saying why: its summary is why (the evidence that the finding is gone,
+// not the figures it fired with), and it drops the evidence annotation.
+func (m *Manager) ResolveBecause(fp Fingerprint, why string) {
+	m.resolveIf(func(a Alert) bool { return a.Fingerprint() == fp }, why)
+}
+
 // ResolveIf resolves every firing alert match accepts; each is sent once
 // more, resolved, with EndsAt = now, until every sink confirms it.
-func (m *Manager) ResolveIf(match func(Alert) bool) {
+func (m *Manager) ResolveIf(match func(Alert) bool) { m.resolveIf(match, "") }
+
+func (m *Manager) resolveIf(match func(Alert) bool, why string) {
 	now := m.now()
 	kick := map[string]bool{}
 	m.mu.Lock()
@@ -277,6 +295,7 @@ func (m *Manager) ResolveIf(match func(Alert) bool) {
 		if e.Alert.Status != StatusFiring || !match(e.Alert) {
 			continue
 		}
+		e.ResolveWhy = why
 		if !m.delivered(fp, e) {
 			e.ResolveOnDelivery = true
 			m.save(e)
@@ -294,7 +313,12 @@ func (m *Manager) ResolveIf(match func(Alert) bool) {
 // kick; called with mu held.
 func (m *Manager) resolve(fp Fingerprint, e *StoredAlert, now time.Time, kick map[string]bool) {
 	e.Alert.Status, e.Alert.EndsAt = StatusResolved, now
-	e.ResolveOnDelivery = false
+	if e.ResolveWhy != "" {
+		e.Alert.Annotations = cloneMap(e.Alert.Annotations)
+		e.Alert.Annotations[AnnotationSummary] = e.ResolveWhy
+		delete(e.Alert.Annotations, AnnotationEvidence)
+	}
+	e.ResolveOnDelivery, e.ResolveWhy = false, ""
 	m.gen++
 	e.Gen = m.gen
 	for _, s := range m.routes[fp] {
@@ -419,11 +443,13 @@ func (m *Manager) QueueLen(sink string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
+	w, ok := m.workers[sink]
+	if !ok {
+		return 0
+	}
 	for fp, e := range m.alerts {
-		for _, s := range m.routes[fp] {
-			if s == sink && e.Sinks[s].Gen < e.Gen {
-				n++
-			}
+		if routed(m.routes[fp], sink) && pendingFor(w, e, e.Sinks[sink]) {
+			n++
 		}
 	}
 	return n

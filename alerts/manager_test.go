@@ -35,9 +35,9 @@ func TestManagerDedupRepeatResolve(t *testing.T) {
 		{"Repeat before due sends nothing", time.Hour, m.Repeat, 1},
 		{"once due it is re-sent", 2 * time.Hour, func() { m.Fire(LeakAlert(testLeak("web", "rss"))) }, 2},
 		{"Repeat once due re-sends", 4 * time.Hour, m.Repeat, 3},
-		{"a new run is sent at once", time.Minute, func() { m.Fire(LeakAlert(newRun)) }, 4},
-		{"resolve sends once", time.Minute, func() { resolveAll(m, "web", "rss") }, 5},
-		{"resolve again sends nothing", time.Minute, func() { resolveAll(m, "web", "rss") }, 5},
+		{"a new run is not a new page", time.Minute, func() { m.Fire(LeakAlert(newRun)) }, 3},
+		{"resolve sends once", time.Minute, func() { resolveAll(m, "web", "rss") }, 4},
+		{"resolve again sends nothing", time.Minute, func() { resolveAll(m, "web", "rss") }, 4},
 	}
 	for _, s := range steps {
 		clock.Add(s.advance)
@@ -62,7 +62,8 @@ func TestManagerDedupRepeatResolve(t *testing.T) {
 		{"first endsAt (expiry)", first.EndsAt, start.Add(8 * time.Hour)},
 		{"generatorURL", first.GeneratorURL, "http://soakhost:7797/runs/42"},
 		{"per_request", first.Annotations[AnnotationPerRequest], "4 KiB/request"},
-		{"new run's annotation", sent[3].Annotations[AnnotationRunID], "43"},
+		{"repeat's run", sent[2].Annotations[AnnotationRunID], "42"},
+		{"the resolve's run", last.Annotations[AnnotationRunID], "43"},
 		{"resolved status", last.Status, StatusResolved},
 		{"resolved startsAt kept", last.StartsAt, start},
 		{"resolved endsAt = now", last.EndsAt, start.Add(8*time.Hour + 2*time.Minute)},
@@ -396,14 +397,16 @@ func TestManagerRefreshesEndsAt(t *testing.T) {
 	}
 }
 
-// TestFireFinalSendsTheRunsFigures: a live look's alert is sent at once;
-// the looks after it, with new figures, update it quietly; the run's
-// final analysis sends the run's own figures at once, once, and only when
-// they differ from what was last sent.
+// TestFireFinalSendsTheRunsFigures: to an Alertmanager, a live look's
+// alert is sent at once; the looks after it, with new figures, update it
+// quietly; the run's final analysis sends the run's own figures at once,
+// once, and only when they differ from what was last sent. A sink that
+// notifies people gets none of these updates at once (see
+// TestOnePagePerFinding).
 func TestFireFinalSendsTheRunsFigures(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)}
-	sink := &recSink{name: "rec"}
-	m, _ := newTestManager(t, ManagerOptions{Now: clock.Now, RepeatInterval: 4 * time.Hour, RepeatCheck: time.Hour}, sink)
+	sink := amSink{&recSink{name: "am"}}
+	m, _ := newTestManager(t, ManagerOptions{Now: clock.Now, RepeatInterval: 4 * time.Hour, ResolveTimeout: 20 * time.Hour, RepeatCheck: time.Hour}, sink)
 	const fp = "SoakdRequestsFailing/web/requests"
 	failing := func(run, reason string) Alert { return RequestsFailingAlert("web", run, reason) }
 	steps := []struct {
@@ -435,5 +438,119 @@ func TestFireFinalSendsTheRunsFigures(t *testing.T) {
 		if got := sent[len(sent)-1].Annotations[AnnotationSummary]; !strings.Contains(got, s.last) {
 			t.Errorf("%s: the receiver holds %q; want %q", s.name, got, s.last)
 		}
+	}
+}
+
+// TestOnePagePerFinding is issue 43's item 2 on the Manager: on a sink
+// that notifies people, a finding is one page when it fires, one per
+// repeat interval while it fires (with its latest figures), and one when
+// it resolves; a look's update, a run's end with new figures, the next
+// run and a new severity are no new pages. An alert that fires again
+// after its resolve is a new finding, paged at once.
+func TestOnePagePerFinding(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 12, 7, 2, 0, 0, 0, time.UTC)}
+	sink := &recSink{name: "hook"}
+	m, _ := newTestManager(t, ManagerOptions{Now: clock.Now, RepeatInterval: 4 * time.Hour, RepeatCheck: time.Hour}, sink)
+	const fp = "SoakdRequestsFailing/web/requests"
+	failing := func(run, reason string) Alert { return RequestsFailingAlert("web", run, reason) }
+	critical := failing("9", "all failed")
+	critical.Labels[LabelSeverity] = SeverityCritical
+	steps := []struct {
+		name    string
+		advance time.Duration
+		act     func()
+		want    int    // pages so far
+		last    string // the summary of the last page
+		status  Status // of the last page
+	}{
+		{"a look fires it", time.Minute, func() { m.Fire(failing("7", "170 of 170")) }, 1, "170 of 170", StatusFiring},
+		{"a later look", time.Minute, func() { m.Fire(failing("7", "240 of 240")) }, 1, "170 of 170", StatusFiring},
+		{"the run's end", 41 * time.Millisecond, func() { m.FireFinal(failing("7", "300 of 300")) }, 1, "170 of 170", StatusFiring},
+		{"the next run", 5 * time.Minute, func() { m.FireFinal(failing("8", "12 of 12")) }, 1, "170 of 170", StatusFiring},
+		{"a new severity", 5 * time.Minute, func() { m.Fire(critical) }, 1, "170 of 170", StatusFiring},
+		{"the repeat, with the latest figures", 4 * time.Hour, m.Repeat, 2, "all failed", StatusFiring},
+		{"resolved", time.Minute, func() { resolveAll(m, "web", "requests") }, 3, "all failed", StatusResolved},
+		{"fires again: a new finding", time.Minute, func() { m.Fire(failing("10", "3 of 3")) }, 4, "3 of 3", StatusFiring},
+	}
+	for _, s := range steps {
+		clock.Add(s.advance)
+		s.act()
+		marker := RunFailedAlert("marker-"+s.name, "", "x")
+		m.Fire(marker)
+		waitFor(t, s.name, func() bool { return countJob(sink.batches(), "marker-"+s.name) == 1 })
+		sent := sentOf(sink.batches(), fp)
+		if len(sent) != s.want {
+			t.Fatalf("%s: %d pages; want %d", s.name, len(sent), s.want)
+		}
+		last := sent[len(sent)-1]
+		if got := last.Annotations[AnnotationSummary]; got != s.last || last.Status != s.status {
+			t.Errorf("%s: the last page is %s %q; want %s %q", s.name, last.Status, got, s.status, s.last)
+		}
+	}
+	if n := m.QueueLen("hook"); n != 0 {
+		t.Errorf("QueueLen = %d with nothing to page; want 0", n)
+	}
+}
+
+// TestResolveBecauseSaysWhy: a resolve with its reason, even one that
+// waits for the firing alert's delivery (the receiver was down), reaches
+// the receiver with the reason as its summary and without the evidence
+// annotation; the firing send before it keeps the figures it fired with.
+func TestResolveBecauseSaysWhy(t *testing.T) {
+	var down atomic.Bool
+	down.Store(true)
+	sink := &recSink{name: "rec", fail: func(int) (bool, error) {
+		if down.Load() {
+			return true, errors.New("connection refused")
+		}
+		return false, nil
+	}}
+	m, _ := newTestManager(t, ManagerOptions{}, sink)
+	a := LeakAlert(testLeak("web", "rss"))
+	a.Annotations[AnnotationEvidence] = "run 42 read rss inconclusive"
+	m.Fire(a)
+	const why = "Resolved: run 43 read rss stable, pss plateau, uss stable; the leak stopped"
+	m.ResolveBecause(a.Fingerprint(), why)
+	down.Store(false)
+	waitFor(t, "the leak delivered, then resolved", func() bool { return len(m.Active()) == 0 && m.QueueLen("rec") == 0 })
+	var firing, resolved []Alert
+	for _, b := range sink.batches() {
+		for _, x := range b {
+			if x.Status == StatusFiring {
+				firing = append(firing, x)
+			} else {
+				resolved = append(resolved, x)
+			}
+		}
+	}
+	if len(firing) == 0 || firing[len(firing)-1].Annotations[AnnotationSummary] != a.Annotations[AnnotationSummary] {
+		t.Errorf("firing sends %+v; want the leak's own summary", firing)
+	}
+	if len(resolved) != 1 || resolved[0].Annotations[AnnotationSummary] != why {
+		t.Fatalf("resolved sends %+v; want one saying %q", resolved, why)
+	}
+	if ev, ok := resolved[0].Annotations[AnnotationEvidence]; ok {
+		t.Errorf("the resolve carries the evidence annotation %q; want none", ev)
+	}
+}
+
+// TestSinkRepeatInterval: a sink with its own repeat_interval is paged
+// again on it; the others on the Manager's.
+func TestSinkRepeatInterval(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)}
+	chat, hook := &recSink{name: "chat"}, &recSink{name: "hook"}
+	m, _ := newTestManager(t, ManagerOptions{Now: clock.Now, RepeatInterval: 4 * time.Hour, RepeatCheck: time.Hour,
+		SinkRepeat: map[string]time.Duration{"chat": time.Hour}}, chat, hook)
+	const fp = "SoakdLeak/web/rss"
+	m.Fire(LeakAlert(testLeak("web", "rss")))
+	for _, step := range []struct {
+		advance    time.Duration
+		chat, hook int // pages so far
+	}{{0, 1, 1}, {90 * time.Minute, 2, 1}, {90 * time.Minute, 3, 1}, {90 * time.Minute, 4, 2}} {
+		clock.Add(step.advance)
+		m.Repeat()
+		waitFor(t, "the pages", func() bool {
+			return len(sentOf(chat.batches(), fp)) == step.chat && len(sentOf(hook.batches(), fp)) == step.hook
+		})
 	}
 }

@@ -22,6 +22,10 @@ type SinkConfig struct {
 	Type string `yaml:"type"`
 	// Timeout bounds one send; zero means DefaultTimeout.
 	Timeout time.Duration `yaml:"timeout"`
+	// RepeatInterval is how often this sink is notified again of an
+	// alert still firing, when it pages people (webhook, Slack, exec);
+	// zero means the alerts' repeat_interval (Config.RepeatInterval).
+	RepeatInterval time.Duration `yaml:"repeat_interval"`
 	// Settings are the type's own: *AlertmanagerConfig, *WebhookConfig,
 	// *SlackConfig or *ExecConfig, decoded from the sink's other keys.
 	Settings SinkSettings `yaml:"-"`
@@ -96,9 +100,9 @@ func (SinkConfig) VariantType(typ string) reflect.Type {
 }
 
 // commonKeys are the YAML keys of SinkConfig itself.
-var commonKeys = map[string]bool{"name": true, "type": true, "timeout": true}
+var commonKeys = map[string]bool{"name": true, "type": true, "timeout": true, "repeat_interval": true}
 
-// UnmarshalYAML decodes name, type and timeout, then the other keys into
+// UnmarshalYAML decodes name, type, timeout and repeat_interval, then the other keys into
 // the registered type's settings, strictly: a key the type does not have
 // is an error. An unknown type keeps no settings; Validate reports it.
 func (s *SinkConfig) UnmarshalYAML(n *yaml.Node) error {
@@ -154,6 +158,9 @@ func (s SinkConfig) validate(p string, es *field.Errors) {
 	}
 	if s.Timeout < 0 {
 		es.Add(p+".timeout", "must be >= 0, got %s", s.Timeout)
+	}
+	if s.RepeatInterval < 0 {
+		es.Add(p+".repeat_interval", "must be >= 0 (0: the alerts' repeat_interval), got %s", s.RepeatInterval)
 	}
 	st, err := s.settings()
 	if err != nil {

@@ -17,6 +17,10 @@ type StoredAlert struct {
 	// they all have it, and is resolved then. A leak found while the
 	// receiver was down is never resolved before it was seen.
 	ResolveOnDelivery bool `json:"resolve_on_delivery,omitempty"`
+	// ResolveWhy is the summary the alert takes when it is resolved
+	// (Manager.ResolveBecause), kept while its resolve waits for a
+	// delivery.
+	ResolveWhy string `json:"resolve_why,omitempty"`
 	// Updated says the annotations changed since the last generation
 	// (a live look's new figures, kept for the next send): a run's final
 	// analysis sends them at once (Manager.FireFinal).

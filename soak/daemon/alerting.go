@@ -38,6 +38,7 @@ func newAlertHub(cfg *config.Config, o Options, state alerts.StateStore, restore
 		Sinks:          sinks,
 		Route:          h.route,
 		RepeatInterval: cfg.Alerts.RepeatInterval,
+		SinkRepeat:     cfg.Alerts.SinkRepeats(),
 		ExternalURL:    cfg.Alerts.ExternalURL,
 		QueueSize:      cfg.Alerts.QueueSize,
 		Retry:          cfg.Alerts.Retry,
@@ -97,41 +98,58 @@ func (h *alertHub) close() {
 // a leak alert back until the leak persists (see verdict.Gate); a look
 // only fires, never resolves: a run half done is no evidence that a leak
 // stopped. The final analysis passes nil and resolves on evidence only
-// (see judge). The memory resources of one process (rss, pss, uss) are one
-// finding: one alert, the others as an annotation (memoryGroup).
+// (see decide). The memory resources of one process (rss, pss, uss) are
+// one finding: one alert, its resource label fixed at first fire, the
+// others as an annotation (memoryGroup).
 func (h *alertHub) evaluate(job string, runID int64, rep *model.Report, gate *verdict.Gate) []string {
 	var firing []string
 	threshold := time.Duration(h.threshold.Load())
 	active := h.active(job)
+	live := gate != nil
 	for _, f := range findings(rep) {
-		res := rep.Resources[f.lead]
-		l := leakOf(job, runID, f.lead, res)
+		label := f.label(active)
+		fig := f.figures(rep, label)
+		res := rep.Resources[fig]
+		l := leakOf(job, runID, fig, res)
 		l.NoLimit = model.NoLimit(res, rep.Target.HostMemoryBytes)
-		l.Resource = f.label(active)
-		leak := res.Verdict == verdict.Leak
+		l.Resource = label
+		if fig != label {
+			l.Summary = fmt.Sprintf("%s leaks; %s reads %s in this run. %s", fig, label, rep.Resources[label].Verdict, l.Summary)
+		}
+		leak := rep.Resources[f.lead].Verdict == verdict.Leak
 		short := threshold > 0 && l.TimeToExhaustion > 0 && l.TimeToExhaustion < threshold
-		if gate != nil {
-			leak = gate.Look(f.lead, leak, rep.Phases.SoakSeconds)
-			short = gate.Look(f.lead+"/exhaustion", short, rep.Phases.SoakSeconds)
+		if live {
+			leak = gate.Look(f.key(), leak, rep.Phases.SoakSeconds)
+			short = gate.Look(f.key()+"/exhaustion", short, rep.Phases.SoakSeconds)
 		}
 		leakAlert := h.annotate(alerts.LeakAlert(l), job, rep.Target.Description)
 		exhAlert := h.annotate(alerts.ExhaustionAlert(l), job, rep.Target.Description)
-		if also := f.also(rep); also != "" {
+		if also := f.also(rep, fig); also != "" {
 			leakAlert.Annotations[alerts.AnnotationAlso] = also
 			exhAlert.Annotations[alerts.AnnotationAlso] = also
 		}
 		describeWhere(leakAlert, rep, res)
-		stopped := gate == nil && leakStopped(res.Verdict)
-		kept := h.judge(leakAlert, leak, stopped, gate != nil, active, runID, res)
-		keptExh := h.judge(exhAlert, short, stopped || (gate == nil && leak), gate != nil, active, runID, res)
+		gone, read := f.gone(rep)
+		leakCall := call{on: leak, keep: fmt.Sprintf(
+			"run %d read %s: not evidence that the leak stopped; the alert stays until a run reads %s", runID, read, f.untilStopped())}
+		exhCall := call{on: short, keep: leakCall.keep}
+		if gone {
+			leakCall.gone = fmt.Sprintf("Resolved: run %d read %s; the leak stopped", runID, read)
+			exhCall.gone = leakCall.gone
+		} else if leak {
+			exhCall.gone = fmt.Sprintf("Resolved: run %d still reads a leak, but its time to exhaustion (%s) is no longer below %s",
+				runID, leakAlert.Annotations[alerts.AnnotationTimeToExhaustion], threshold)
+		}
+		kept := h.decide(leakAlert, leakCall, live, active)
+		keptExh := h.decide(exhAlert, exhCall, live, active)
 		if kept || keptExh {
-			firing = append(firing, l.Resource)
+			firing = append(firing, label)
 		}
 	}
-	if gate == nil {
+	if !live {
 		firing = append(firing, h.keepUnmeasured(job, runID, rep, active)...)
 	}
-	if h.cost(job, runID, rep, gate, active) {
+	if h.cost(job, runID, rep, live, active) {
 		firing = append(firing, costResource)
 	}
 	if h.requests(job, runID, rep, gate, active) {
@@ -141,30 +159,26 @@ func (h *alertHub) evaluate(job string, runID int64, rep *model.Report, gate *ve
 }
 
 // cost fires the leak alert of a CPU cost per request that keeps rising.
-// As a memory leak's, it resolves on evidence only: a final report whose
-// cost was judged and is not rising; a live look, or a cost left
-// inconclusive (a busy machine's contention explained the rise), keeps it.
+// As a memory leak's, it resolves on evidence only (decide): a final
+// report whose cost was judged and is not rising; a cost left
+// inconclusive (a busy machine's contention explained the rise) keeps it.
 // It returns whether the alert fires now.
-func (h *alertHub) cost(job string, runID int64, rep *model.Report, gate *verdict.Gate, active map[alerts.Fingerprint]alerts.Alert) bool {
+func (h *alertHub) cost(job string, runID int64, rep *model.Report, live bool, active map[alerts.Fingerprint]alerts.Alert) bool {
 	c := rep.CPU.Cost
 	a := h.annotate(alerts.LeakAlert(costLeakOf(job, runID, rep.CPU)), job, rep.Target.Description)
-	if c.Rising {
-		h.fire(a, gate == nil)
-		return true
+	k := call{on: c.Rising, keep: fmt.Sprintf(
+		"run %d could not judge the CPU cost per request (%s): the alert stays until a run reads it not rising", runID, c.Reason)}
+	if !c.Inconclusive && c.Windows > 0 {
+		k.gone = fmt.Sprintf("Resolved: run %d read the CPU cost per request not rising: %s", runID, c.Reason)
 	}
-	_, was := active[a.Fingerprint()]
-	if was && gate == nil && !c.Inconclusive && c.Windows > 0 {
-		h.set(alerts.AlertLeak, false, a)
-		return false
-	}
-	return was
+	return h.decide(a, k, live, active)
 }
 
 // requests fires SoakdRequestsFailing when rep's requests are failing
 // (through the gate on a live look). As a leak's, the alert resolves on
-// evidence only: a final report whose requests are ok; a live look never
-// resolves it, and a run too short to judge them keeps it, saying so. It
-// returns whether the alert fires now.
+// evidence only (decide): a final report whose requests are ok; a run too
+// short to judge them keeps it, saying so. It returns whether the alert
+// fires now.
 func (h *alertHub) requests(job string, runID int64, rep *model.Report, gate *verdict.Gate, active map[alerts.Fingerprint]alerts.Alert) bool {
 	hl := rep.Requests
 	failing := hl != nil && hl.Verdict == verdict.HealthFailing
@@ -176,53 +190,51 @@ func (h *alertHub) requests(job string, runID int64, rep *model.Report, gate *ve
 		reason = fmt.Sprintf("Job %s, run %d: requests failing: %s", job, runID, hl.Reason)
 	}
 	a := h.annotate(alerts.RequestsFailingAlert(job, itoa(runID), reason), job, rep.Target.Description)
-	if failing {
-		h.fire(a, gate == nil)
-		return true
-	}
-	prev, was := active[a.Fingerprint()]
-	switch {
-	case !was || gate != nil:
-		return was
-	case hl != nil && hl.Verdict == verdict.HealthOK:
-		h.mgr.ResolveAlert(alerts.AlertRequestsFailing, job, alerts.ResourceRequests)
-		return false
-	}
 	why := "judged no requests"
 	if hl != nil {
 		why = "could not judge its requests (" + hl.Reason + ")"
 	}
-	prev.Annotations[alerts.AnnotationEvidence] = fmt.Sprintf("run %d %s: the alert stays until a run's requests are ok", runID, why)
-	h.mgr.Fire(prev)
-	return true
+	k := call{on: failing, keep: fmt.Sprintf("run %d %s: the alert stays until a run's requests are ok", runID, why)}
+	if hl != nil && hl.Verdict == verdict.HealthOK {
+		k.gone = fmt.Sprintf("Resolved: run %d's requests are ok: %s", runID, hl.Reason)
+	}
+	return h.decide(a, k, gate != nil, active)
 }
 
-// judge fires a when on holds; otherwise it resolves a's alert when
-// resolve holds (the run showed the leak stopped), and keeps it firing
-// when it was, saying why (the run did not decide). A live look (live)
-// only fires. It returns whether a's alert fires now.
-func (h *alertHub) judge(a alerts.Alert, on, resolve, live bool, active map[alerts.Fingerprint]alerts.Alert, runID int64, res verdict.Resource) bool {
-	if on {
+// call is what one analysis says of one alert's finding: it holds (on);
+// else it is gone (gone, the resolved notification's summary saying
+// why); else it is no evidence either way (keep, why the alert stays).
+type call struct {
+	on         bool
+	gone, keep string
+}
+
+// decide is soakd's one rule for its alerts on findings, "resolve only on
+// evidence": it fires a when the finding holds; a live look (live) only
+// fires; a final analysis resolves the alert when the finding is gone,
+// saying why, and otherwise keeps it firing, saying why in the evidence
+// annotation. A firing alert keeps the target its first fire named. It
+// returns whether a's alert fires now.
+func (h *alertHub) decide(a alerts.Alert, c call, live bool, active map[alerts.Fingerprint]alerts.Alert) bool {
+	prev, firing := active[a.Fingerprint()]
+	if c.on {
+		if t, ok := prev.Annotations[alerts.AnnotationTarget]; firing && ok {
+			a.Annotations[alerts.AnnotationTarget] = t
+		}
 		h.fire(a, !live)
 		return true
 	}
-	prev, firing := active[a.Fingerprint()]
 	switch {
 	case !firing || live:
 		return firing
-	case resolve:
-		h.mgr.ResolveAlert(a.Labels[alerts.LabelAlertname], a.Labels[alerts.LabelJob], a.Labels[alerts.LabelResource])
+	case c.gone != "":
+		h.mgr.ResolveBecause(a.Fingerprint(), c.gone)
 		return false
 	}
-	prev.Annotations[alerts.AnnotationEvidence] = fmt.Sprintf(
-		"run %d read %s (%s): not evidence that the leak stopped; the alert stays until a run reads stable", runID, res.Verdict, res.Reason)
+	prev.Annotations[alerts.AnnotationEvidence] = c.keep
 	h.mgr.Fire(prev)
 	return true
 }
-
-// leakStopped says whether a resource's verdict shows that a leak stopped:
-// it is flat (stable) or its growth ended (plateau).
-func leakStopped(v string) bool { return v == verdict.Stable || v == verdict.Plateau }
 
 // keepUnmeasured keeps firing the job's leak and exhaustion alerts of
 // resources the final report rep does not have: a run that did not
@@ -281,16 +293,6 @@ func (h *alertHub) fire(a alerts.Alert, final bool) {
 		return
 	}
 	h.mgr.Fire(a)
-}
-
-// set fires a when on holds, else resolves the alert of a's name, job and
-// resource (a no-op when it was not firing).
-func (h *alertHub) set(name string, on bool, a alerts.Alert) {
-	if on {
-		h.mgr.Fire(a)
-		return
-	}
-	h.mgr.ResolveAlert(name, a.Labels[alerts.LabelJob], a.Labels[alerts.LabelResource])
 }
 
 func leakOf(job string, runID int64, name string, res verdict.Resource) alerts.Leak {

@@ -77,30 +77,24 @@ func (d *Daemon) compareWithBaseline(job string, id, base int64, rep *model.Repo
 }
 
 // regression fires SoakdRegression when res is regressed, resolves it
-// when res is same or improved, and keeps it otherwise. It returns whether
-// the alert fires.
+// when res is same or improved, and keeps it otherwise (decide, the rule
+// of every alert on a finding). It returns whether the alert fires.
 func (h *alertHub) regression(job string, id, base int64, res *compare.Result) bool {
 	a := alerts.RegressionAlert(job, itoa(id), "")
-	prev, was := h.active(job)[a.Fingerprint()]
-	switch {
-	case res != nil && res.Verdict == compare.Regressed:
-		a.Annotations[alerts.AnnotationSummary] = fmt.Sprintf("Job %s, run %d is worse than its baseline, run %d: %s",
-			job, id, base, regressedMetrics(*res))
-		h.mgr.Fire(h.annotate(a, job, ""))
-		return true
-	case !was:
-		return false
-	case res != nil && (res.Verdict == compare.Same || res.Verdict == compare.Improved):
-		h.mgr.ResolveAlert(alerts.AlertRegression, job, alerts.ResourceBaseline)
-		return false
-	}
 	why := "had no baseline to compare with"
 	if res != nil {
 		why = "read " + res.Verdict + " against run " + itoa(base)
 	}
-	prev.Annotations[alerts.AnnotationEvidence] = fmt.Sprintf("run %d %s: the alert stays until a run reads same or improved", id, why)
-	h.mgr.Fire(prev)
-	return true
+	k := call{on: res != nil && res.Verdict == compare.Regressed,
+		keep: fmt.Sprintf("run %d %s: the alert stays until a run reads same or improved", id, why)}
+	if k.on {
+		a.Annotations[alerts.AnnotationSummary] = fmt.Sprintf("Job %s, run %d is worse than its baseline, run %d: %s",
+			job, id, base, regressedMetrics(*res))
+	}
+	if res != nil && (res.Verdict == compare.Same || res.Verdict == compare.Improved) {
+		k.gone = fmt.Sprintf("Resolved: run %d %s", id, why)
+	}
+	return h.decide(h.annotate(a, job, ""), k, false, h.active(job))
 }
 
 // regressedMetrics lists the regressed metrics with their differences.

@@ -19,6 +19,7 @@ import (
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
 
+	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/store"
 )
@@ -171,6 +172,7 @@ func New(cfg *config.Config, o Options) (*Daemon, error) {
 		return nil, fmt.Errorf("daemon: %w", err)
 	}
 	d.stopOrphans()
+	d.restoreEvidence()
 	d.recoverInterrupted()
 	stored, err := d.st.Alerts()
 	if err != nil {
@@ -182,6 +184,11 @@ func New(cfg *config.Config, o Options) (*Daemon, error) {
 	if d.alerts, err = newAlertHub(cfg, o, d.st, stored); err != nil {
 		d.st.Close()
 		return nil, err
+	}
+	if err := o.Registry.Register(firingCollector{active: func() []alerts.Alert { return d.hub().mgr.Active() }}); err != nil {
+		d.alerts.close()
+		d.st.Close()
+		return nil, fmt.Errorf("daemon: metrics: %w", err)
 	}
 	d.prune()
 	for _, j := range cfg.Jobs {

@@ -6,8 +6,11 @@ import (
 	"slices"
 	"sync"
 
+	"go.uber.org/zap"
+
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -28,11 +31,64 @@ type processEvidence struct {
 
 // evidence keeps, for each job, the evidence of its runs of the process
 // it soaked last: a long-lived server soaked every few minutes is one body
-// of evidence (see verdict.Earlier). It lives in memory: a restart of
-// soakd starts each job afresh.
+// of evidence (see verdict.Earlier). Each change is written to the store
+// (save), and New restores it: a restart of soakd changes no verdict.
 type evidence struct {
-	mu   sync.Mutex // guards jobs
+	mu   sync.Mutex // guards jobs and orders the saves
 	jobs map[string]processEvidence
+	// save persists the whole evidence (store.Store.SaveCrossRun); nil
+	// keeps it in memory only. A failed save is logged by failed.
+	save   func(store.CrossRun) error
+	failed func(error)
+}
+
+// restore seeds e with the evidence stored by the last soakd.
+func (e *evidence) restore(c store.CrossRun) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.jobs = make(map[string]processEvidence, len(c))
+	for job, j := range c {
+		e.jobs[job] = processEvidence{proc: processID{j.PID, j.Start}, res: maps.Clone(j.Resources)}
+	}
+}
+
+// restoreEvidence restores the cross-run evidence the last soakd stored,
+// and has each change of it stored. A file that cannot be read is logged
+// and the evidence starts empty.
+func (d *Daemon) restoreEvidence() {
+	d.ev.save = d.st.SaveCrossRun
+	d.ev.failed = func(err error) {
+		d.log.Error("storing the cross-run evidence failed; a restart of soakd now would judge each process's next run without its earlier runs", zap.Error(err))
+	}
+	c, err := d.st.CrossRun()
+	if err != nil {
+		d.log.Error("reading the cross-run evidence", zap.Error(err))
+		return
+	}
+	cfg := d.config()
+	for job := range c {
+		if cfg.Job(job) == nil {
+			delete(c, job)
+		}
+	}
+	d.ev.restore(c)
+	if len(c) > 0 {
+		d.log.Info("restored the cross-run evidence", zap.Int("jobs", len(c)))
+	}
+}
+
+// persist writes e's evidence to the store; called with mu held.
+func (e *evidence) persist() {
+	if e.save == nil {
+		return
+	}
+	c := make(store.CrossRun, len(e.jobs))
+	for job, pe := range e.jobs {
+		c[job] = store.CrossRunJob{PID: pe.proc.pid, Start: pe.proc.start, Resources: pe.res}
+	}
+	if err := e.save(c); err != nil && e.failed != nil {
+		e.failed(err)
+	}
 }
 
 // of returns the evidence of job's earlier runs of proc, nil when they
@@ -52,7 +108,11 @@ func (e *evidence) of(job string, proc processID) map[string]verdict.Earlier {
 func (e *evidence) forget(job string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if _, ok := e.jobs[job]; !ok {
+		return
+	}
 	delete(e.jobs, job)
+	e.persist()
 }
 
 // record adds run runID's report of proc to job's evidence, starting
@@ -76,6 +136,7 @@ func (e *evidence) record(job string, runID int64, proc processID, rep *model.Re
 		pe.res[name] = e
 	}
 	e.jobs[job] = pe
+	e.persist()
 }
 
 // nextEarlier is a resource's evidence after a run that read res. The
@@ -227,21 +288,31 @@ func (d *Daemon) crossRun(ar *activeRun, rep *model.Report) {
 // evidence afresh, and a run of no one process (a restart, a remote
 // source) clears it.
 func (e *evidence) judge(job string, runID int64, ao runner.AnalysisOptions, rep *model.Report) {
-	if rep == nil || !rep.Target.Probed || rep.Target.Remote != nil {
-		e.forget(job)
-		return
-	}
-	proc, ok := rootOf(rep.Records)
+	proc, ok := e.reread(job, ao, rep)
 	if !ok {
 		e.forget(job)
 		return
+	}
+	e.record(job, runID, proc, rep)
+}
+
+// reread analyses rep's records again with job's evidence of the process
+// they sample, when there is some. It returns that process, false when
+// rep soaked no one process through /proc.
+func (e *evidence) reread(job string, ao runner.AnalysisOptions, rep *model.Report) (processID, bool) {
+	if rep == nil || !rep.Target.Probed || rep.Target.Remote != nil {
+		return processID{}, false
+	}
+	proc, ok := rootOf(rep.Records)
+	if !ok {
+		return processID{}, false
 	}
 	if earlier := e.of(job, proc); earlier != nil {
 		ao.Earlier = earlier
 		again := runner.NewReport(rep.Records, rep.Load, rep.Target, ao)
 		rep.Resources, rep.Verdict = again.Resources, again.Verdict
 	}
-	e.record(job, runID, proc, rep)
+	return proc, true
 }
 
 // earlierFor returns the evidence the live analysis of recs may use: the

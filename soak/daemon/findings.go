@@ -10,9 +10,10 @@ import (
 )
 
 // memoryGroup are the memory resources of one process: a leak shows in
-// each of them, and is one finding, one alert. The first that leaks leads
-// the alert (its resource label and figures); the others are an
-// annotation.
+// each of them, and is one finding, one alert. The member with the
+// strongest evidence of a leak when it first fires gives the alert its
+// resource label, fixed until it resolves; the others are an annotation.
+// It resolves only when every member measured reads stable or plateau.
 var memoryGroup = []string{"rss", "pss", "uss"}
 
 // finding is one alert's worth of a report: a resource, or the memory
@@ -38,13 +39,80 @@ func findings(rep *model.Report) []finding {
 	}
 	lead := group[0]
 	for _, n := range group {
-		if rep.Resources[n].Verdict == verdict.Leak {
+		if stronger(rep.Resources[n], rep.Resources[lead]) {
 			lead = n
-			break
 		}
 	}
 	return append([]finding{{lead: lead, members: group}}, out...)
 }
+
+// key names f for a run's gate: the memory group is one finding whichever
+// member leads it in a look.
+func (f finding) key() string {
+	if f.members != nil {
+		return "memory"
+	}
+	return f.lead
+}
+
+// stronger says whether a is stronger evidence of a leak than b: a leak
+// over anything else, then the smaller p-value (a tie keeps b, the
+// earlier in memoryGroup's order).
+func stronger(a, b verdict.Resource) bool {
+	if (a.Verdict == verdict.Leak) != (b.Verdict == verdict.Leak) {
+		return a.Verdict == verdict.Leak
+	}
+	return a.Verdict == verdict.Leak && a.PValue < b.PValue
+}
+
+// figures is the resource whose figures f's alert labelled label carries:
+// the label's own while it leaks, else the lead's (the strongest evidence
+// of the group in rep).
+func (f finding) figures(rep *model.Report, label string) string {
+	if rep.Resources[label].Verdict == verdict.Leak {
+		return label
+	}
+	return f.lead
+}
+
+// gone says whether rep shows f's finding gone: each member measured
+// (the lead alone for a single resource) reads stable or plateau. read
+// says what each read, e.g. "rss stable, pss inconclusive (…)".
+func (f finding) gone(rep *model.Report) (gone bool, read string) {
+	members := f.members
+	if members == nil {
+		members = []string{f.lead}
+	}
+	gone = true
+	var parts []string
+	for _, n := range members {
+		res, ok := rep.Resources[n]
+		if !ok {
+			continue
+		}
+		part := n + " " + res.Verdict
+		if !leakStopped(res.Verdict) {
+			gone = false
+			if res.Verdict != verdict.Leak && res.Reason != "" {
+				part += " (" + res.Reason + ")"
+			}
+		}
+		parts = append(parts, part)
+	}
+	return gone && len(parts) > 0, strings.Join(parts, ", ")
+}
+
+// untilStopped says what resolves f's alert.
+func (f finding) untilStopped() string {
+	if f.members == nil {
+		return "stable or plateau"
+	}
+	return "stable or plateau in every one of " + strings.Join(f.members, ", ")
+}
+
+// leakStopped says whether a resource's verdict shows that a leak stopped:
+// it is flat (stable) or its growth ended (plateau).
+func leakStopped(v string) bool { return v == verdict.Stable || v == verdict.Plateau }
 
 // label is the resource label of f's alerts: the group's label while one
 // of its alerts fires (so that a leak shown first in rss and then only in
@@ -58,13 +126,18 @@ func (f finding) label(active map[alerts.Fingerprint]alerts.Alert) string {
 	return f.lead
 }
 
-// also describes the group's other members that leak too, e.g.
-// "pss: leak, 2.8 KiB/request; uss: leak, 2.7 KiB/request".
-func (f finding) also(rep *model.Report) string {
+// also describes the group's members other than fig (whose figures the
+// alert carries) as rep reads them, e.g. "pss: leak, 2.8 KiB/request;
+// uss: inconclusive".
+func (f finding) also(rep *model.Report, fig string) string {
 	var parts []string
 	for _, n := range f.members {
-		res := rep.Resources[n]
-		if n == f.lead || res.Verdict != verdict.Leak {
+		res, ok := rep.Resources[n]
+		if n == fig || !ok {
+			continue
+		}
+		if res.Verdict != verdict.Leak {
+			parts = append(parts, n+": "+res.Verdict)
 			continue
 		}
 		parts = append(parts, n+": leak, "+alerts.FormatAmount(res.PerRequest, res.Unit)+"/request")

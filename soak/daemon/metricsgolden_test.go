@@ -78,6 +78,8 @@ func goldenRegistry(t *testing.T) *prometheus.Registry {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = mgr.Close(t.Context()) })
+	reg.MustRegister(firingCollector{active: mgr.Active})
+	mgr.Fire(alerts.LeakAlert(alerts.Leak{Job: "api", Resource: "pss", Unit: "bytes", RunID: "1"}))
 	for _, job := range []string{"web", "api"} {
 		m.initJob(job)
 		m.startRun(job)

@@ -84,10 +84,12 @@ func freePort(t *testing.T) string {
 
 // startPrometheus runs the real Prometheus on loopback (promtest),
 // scraping target every second with its own job labels kept (soakd's
-// series carry the soak job's), and returns its base URL.
+// series carry the soak job's) and the shipped rules loaded, and returns
+// its base URL.
 func startPrometheus(t *testing.T, target string) string {
 	t.Helper()
-	return promtest.Start(t, time.Second, promtest.Job{Name: "soakd", Targets: []string{target}, HonorLabels: true})
+	return promtest.StartWithRules(t, time.Second, []string{"../../configs/prometheus-rules.yml"},
+		promtest.Job{Name: "soakd", Targets: []string{target}, HonorLabels: true})
 }
 
 // promQuery runs an instant query and returns the value of each series.
@@ -118,7 +120,9 @@ func promQuery(t *testing.T, base, q string) []float64 {
 
 // TestPrometheus runs a leaky job while the real Prometheus scrapes
 // soakd: PromQL returns the target's resident memory and a positive leak
-// slope, mid-run, from the live analysis; promtool accepts the scrape.
+// slope, mid-run, from the live analysis; promtool accepts the scrape;
+// with the shipped rules loaded, SoakdLeakDetected fires with the
+// resource label of soakd's own SoakdLeak.
 func TestPrometheus(t *testing.T) {
 	debianTool(t, "/usr/bin/prometheus", "prometheus")
 	t.Parallel()
@@ -144,4 +148,43 @@ func TestPrometheus(t *testing.T) {
 	checkMetrics(t, d.url, contractMetrics)
 	var jobs json.RawMessage
 	getJSON(t, d.url+"/api/v1/jobs", &jobs)
+	checkLeakRule(t, prom)
+}
+
+// checkLeakRule waits for soakd's own SoakdLeak of job leaky in
+// Prometheus (soakd_alert_firing) and checks that the shipped rule
+// SoakdLeakDetected fires with the same resource label.
+func checkLeakRule(t *testing.T, prom string) {
+	t.Helper()
+	var own, rule []map[string]string
+	waitFor(t, 60*time.Second, "soakd's SoakdLeak and the rule's SoakdLeakDetected in Prometheus", func() bool {
+		own = promLabels(t, prom, `soakd_alert_firing{alertname="SoakdLeak",job="leaky"}`)
+		rule = promLabels(t, prom, `ALERTS{alertname="SoakdLeakDetected",alertstate="firing",job="leaky"}`)
+		return len(own) > 0 && len(rule) > 0
+	})
+	if len(own) != 1 || len(rule) != 1 || rule[0]["resource"] != own[0]["resource"] {
+		t.Errorf("soakd's SoakdLeak %v; the rule's SoakdLeakDetected %v; want one each, with one resource label", own, rule)
+	}
+}
+
+// promLabels runs an instant query and returns each series' labels.
+func promLabels(t *testing.T, base, q string) []map[string]string {
+	t.Helper()
+	var resp struct {
+		Status string `json:"status"`
+		Data   struct {
+			Result []struct {
+				Metric map[string]string `json:"metric"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	getJSON(t, base+"/api/v1/query?query="+url.QueryEscape(q), &resp)
+	if resp.Status != "success" {
+		t.Fatalf("query %s: status %s", q, resp.Status)
+	}
+	var out []map[string]string
+	for _, r := range resp.Data.Result {
+		out = append(out, r.Metric)
+	}
+	return out
 }

@@ -44,6 +44,10 @@ func (d *Daemon) analyzeInterrupted(id int64) {
 	}
 	ti, ao := d.analysisOptions(run.Job, recs)
 	rep := runner.NewReport(recs, nil, ti, ao)
+	// Judged with the evidence of the earlier runs of the same process,
+	// as the run's own end would have; a run cut short adds nothing to
+	// it (it is no evidence either way).
+	d.ev.reread(run.Job, ao, rep)
 	if err := d.st.FinishRun(id, store.StatusInterrupted, rep, errInterrupted); err != nil {
 		log.Error("storing an interrupted run's report", zap.Error(err))
 		return
@@ -74,9 +78,9 @@ func (d *Daemon) analysisOptions(job string, recs []model.Record) (model.TargetI
 
 // reconcileAlerts marks resolved, in the alerts restored from the store,
 // those that no longer hold: those of a job the config no longer has, and
-// those of a run that a crash cut short (now "interrupted") or that is
-// gone. The others (a finished run's leaks, still its job's latest word)
-// go on firing and are re-sent as due. It runs before the alert manager
+// the run events of a run that a crash cut short (now "interrupted") or
+// that is gone. The others (the findings, see onFinding) go on firing and
+// are re-sent as due: a restart neither resolves nor pages them again. It runs before the alert manager
 // starts, so a stale alert is never sent firing again.
 func (d *Daemon) reconcileAlerts(stored []alerts.StoredAlert) []alerts.StoredAlert {
 	cfg := d.config()
@@ -109,13 +113,27 @@ func (d *Daemon) reconcileAlerts(stored []alerts.StoredAlert) []alerts.StoredAle
 	return stored
 }
 
+// onFinding says whether a is an alert on a finding, which resolves on
+// evidence only (alertHub.decide): a leak, a short time to exhaustion,
+// failing requests. A run a crash cut short is no evidence that the
+// finding is gone, so a restart keeps it firing, whichever run it last
+// named; the next run decides. An alert on a run's event (its target
+// died) ends with its run.
+func onFinding(a alerts.Alert) bool {
+	switch a.Labels[alerts.LabelAlertname] {
+	case alerts.AlertLeak, alerts.AlertExhaustion, alerts.AlertRequestsFailing:
+		return true
+	}
+	return false
+}
+
 // staleBecause says why a restored firing alert no longer holds, or "".
 func (d *Daemon) staleBecause(cfg *config.Config, a alerts.Alert) string {
 	if cfg.Job(a.Labels[alerts.LabelJob]) == nil {
 		return "job no longer configured"
 	}
 	id := a.Annotations[alerts.AnnotationRunID]
-	if id == "" {
+	if id == "" || onFinding(a) {
 		return ""
 	}
 	n, err := strconv.ParseInt(id, 10, 64)

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -97,10 +98,11 @@ func leakReport() *model.Report {
 	}}
 }
 
-// TestRestartReconcilesAlerts: at start-up a finished run's leak alert
-// goes on firing, while the alert of a run a crash cut short and the alert
-// of a job no longer configured are resolved (and, with no sink to tell,
-// forgotten).
+// TestRestartReconcilesAlerts: at start-up the findings (leaks, failing
+// requests) go on firing, whichever run they last named, a run a crash
+// cut short included, while the target-down alert of that run and the
+// alert of a job no longer configured are resolved (and, with no sink to
+// tell, forgotten).
 func TestRestartReconcilesAlerts(t *testing.T) {
 	dir := t.TempDir()
 	st, err := store.Open(dir)
@@ -123,6 +125,8 @@ func TestRestartReconcilesAlerts(t *testing.T) {
 		alerts.LeakAlert(alerts.Leak{Job: "web", Resource: "rss", Unit: "bytes", RunID: itoa(done)}),
 		alerts.TargetDownAlert("web", itoa(cut), "gone"),
 		alerts.LeakAlert(alerts.Leak{Job: "removed", Resource: "fds", Unit: "fds", RunID: itoa(done)}),
+		alerts.LeakAlert(alerts.Leak{Job: "web", Resource: "fds", Unit: "fds", RunID: itoa(cut)}),
+		alerts.RequestsFailingAlert("web", itoa(cut), "all failed"),
 	} {
 		a.Status = alerts.StatusFiring
 		if err := st.SaveAlert(alerts.StoredAlert{Alert: a, Gen: uint64(i + 1)}); err != nil {
@@ -141,11 +145,12 @@ func TestRestartReconcilesAlerts(t *testing.T) {
 	for _, a := range d.hub().mgr.Active() {
 		got = append(got, a.Fingerprint().String())
 	}
-	if len(got) != 1 || got[0] != "SoakdLeak/web/rss" {
-		t.Errorf("firing after the restart: %q; want only the finished run's SoakdLeak/web/rss", got)
+	want := []string{"SoakdLeak/web/fds", "SoakdLeak/web/rss", "SoakdRequestsFailing/web/requests"}
+	if !slices.Equal(got, want) {
+		t.Errorf("firing after the restart: %q; want the findings %q (a cut-short run is no evidence that they are gone)", got, want)
 	}
 	stored, err := d.st.Alerts()
-	if err != nil || len(stored) != 1 {
+	if err != nil || len(stored) != len(want) {
 		t.Errorf("stored alerts after the restart: %d (%v); want the one still firing", len(stored), err)
 	}
 }

@@ -3,12 +3,15 @@ package daemon
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -35,6 +38,7 @@ const (
 	withEvidence = iota // the daemon's way
 	noJoined            // the evidence without the joined soak
 	alone               // every run as if the process were new
+	restarted           // the daemon's way, soakd restarted between runs
 )
 
 // soakRuns soaks one process of shape n times, each run judged as mode
@@ -42,6 +46,14 @@ const (
 func soakRuns(seed uint64, n int, s shape, mode int) (rss, overall []string) {
 	rng := rand.New(rand.NewPCG(seed, 0x21))
 	ev := &evidence{}
+	var st *store.Store
+	if mode == restarted {
+		var dir string
+		st, dir = openStudyStore()
+		defer os.RemoveAll(dir)
+		defer st.Close()
+		ev.save = st.SaveCrossRun
+	}
 	var life, lifeSec float64
 	for run := range n {
 		recs := studyRun(rng, s, &life, &lifeSec)
@@ -59,8 +71,37 @@ func soakRuns(seed uint64, n int, s shape, mode int) (rss, overall []string) {
 		rss = append(rss, rep.Resources["rss"].Verdict)
 		overall = append(overall, rep.Verdict)
 		lifeSec += 100 // idle between runs
+		if mode == restarted {
+			ev = restartEvidence(st)
+		}
 	}
 	return rss, overall
+}
+
+// openStudyStore opens a store in a new temporary directory, which the
+// caller removes.
+func openStudyStore() (*store.Store, string) {
+	dir, err := os.MkdirTemp("", "xrunstudy")
+	if err != nil {
+		panic(err)
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		panic(err)
+	}
+	return st, dir
+}
+
+// restartEvidence is the evidence a restarted soakd has: only what it
+// restores from st.
+func restartEvidence(st *store.Store) *evidence {
+	c, err := st.CrossRun()
+	if err != nil {
+		panic(err)
+	}
+	ev := &evidence{save: st.SaveCrossRun}
+	ev.restore(c)
+	return ev
 }
 
 // studyRun is one run's records of a process that has served life
@@ -204,6 +245,36 @@ func TestLeakStaysDecided(t *testing.T) {
 		if !decided {
 			t.Fatalf("seed %d: no run reads leak: %v", seed, rss)
 		}
+	}
+}
+
+// TestEvidenceSurvivesRestart is issue 43's item 1 on seeded series: a
+// soakd restarted between every two runs (its evidence only what it
+// restores from the store) reads every run of a leaking, a sizing and a
+// flat process exactly as an uninterrupted soakd; judged as if each run's
+// process were new (the evidence lost, as before), the leaking process's
+// runs read otherwise.
+func TestEvidenceSurvivesRestart(t *testing.T) {
+	lost := 0
+	for _, c := range []struct {
+		name string
+		s    shape
+	}{{"leaking", leaking(2800)}, {"sizing", sizing(2, 2800)}, {"flat", flat}} {
+		for seed := range uint64(3) {
+			want, _ := soakRuns(seed, 6, c.s, withEvidence)
+			got, _ := soakRuns(seed, 6, c.s, restarted)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, seed %d: restarted between runs %v; uninterrupted %v", c.name, seed, got, want)
+			}
+			if c.name == "leaking" {
+				if a, _ := soakRuns(seed, 6, c.s, alone); !slices.Equal(a, want) {
+					lost++
+				}
+			}
+		}
+	}
+	if lost == 0 {
+		t.Errorf("the leaking process's runs read the same without the evidence: this test cannot tell a lost evidence")
 	}
 }
 

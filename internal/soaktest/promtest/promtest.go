@@ -50,10 +50,28 @@ type Job struct {
 // ready and has scraped every target once, and returns its base URL.
 func Start(t testing.TB, interval time.Duration, jobs ...Job) string {
 	t.Helper()
+	return StartWithRules(t, interval, nil, jobs...)
+}
+
+// StartWithRules is Start with the rule files rules (paths) loaded and
+// evaluated every interval.
+func StartWithRules(t testing.TB, interval time.Duration, rules []string, jobs ...Job) string {
+	t.Helper()
 	Need(t)
 	dir := t.TempDir()
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\nscrape_configs:\n", interval, interval)
+	fmt.Fprintf(&cfg, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\n", interval, interval, interval)
+	if len(rules) > 0 {
+		cfg.WriteString("rule_files:\n")
+		for _, r := range rules {
+			abs, err := filepath.Abs(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&cfg, "  - %q\n", abs)
+		}
+	}
+	cfg.WriteString("scrape_configs:\n")
 	n := 0
 	for _, j := range jobs {
 		fmt.Fprintf(&cfg, "  - job_name: %q\n", j.Name)

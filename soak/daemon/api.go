@@ -412,12 +412,16 @@ func (d *Daemon) handleStart(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, ErrUnknownJob):
 		writeError(w, http.StatusNotFound, fmt.Sprintf("job %q not found", name))
+	case errors.As(err, &busy) && isForm(r): // the button of a job already running: show its run
+		http.Redirect(w, r, "/runs/"+itoa(busy.RunID), http.StatusSeeOther)
 	case errors.As(err, &busy):
 		writeJSON(w, http.StatusConflict, map[string]any{"error": busy.Error(), "run_id": busy.RunID})
 	case errors.Is(err, ErrShuttingDown):
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 	case err != nil:
 		d.internalError(w, "starting the run", err)
+	case isForm(r): // the web page's Run now button: show the run
+		http.Redirect(w, r, "/runs/"+itoa(id), http.StatusSeeOther)
 	default:
 		w.Header().Set("Location", "/api/v1/runs/"+itoa(id))
 		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": id, "job": name, "status": store.StatusRunning})

@@ -94,7 +94,7 @@ type Link struct {
 
 // JobView is one job on the index page.
 type JobView struct {
-	Name, Schedule string
+	Name, Schedule string    // Schedule "": the job runs only on request
 	Next           time.Time // zero: not scheduled
 	LastVerdict    string    // "" when the job never ran
 	LastRunID      int64

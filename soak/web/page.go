@@ -227,6 +227,8 @@ func badgeOf(v string) badge {
 		return badge{"warn", "◆", "client-bound"}
 	case verdict.Inconclusive:
 		return badge{"none", "◌", v}
+	case compare.Unjudged:
+		return badge{"none", "·", v}
 	case "":
 		return badge{"none", "–", "none"}
 	case "absent":

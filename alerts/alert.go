@@ -92,6 +92,9 @@ const (
 	// is the top allocation site or the growing mappings, the summary
 	// follows.
 	AnnotationDescription = "description"
+	// AnnotationLoad says the run's open loop fell short of its requested
+	// rate: the finding is of a lighter load than asked for.
+	AnnotationLoad = "load"
 )
 
 // Alert is one alert. Its identity is its Fingerprint.

@@ -232,7 +232,9 @@ func TestAlertmanagerAllDown(t *testing.T) {
 // TestAlertmanagerOutageLongerThanRetryBudget: Alertmanager is down when
 // the alert fires and stays down past MaxAttempts failed sends (the old
 // retry budget, after which the alert was lost); once it is back, the
-// alert arrives, with an endsAt in the future.
+// alert arrives, with an endsAt in the future. soakd_alert_delivery_failing
+// is 1 from the budget's last failed send to the first successful one,
+// and 0 from then on.
 func TestAlertmanagerOutageLongerThanRetryBudget(t *testing.T) {
 	addr, dir := freeAddr(t), t.TempDir()
 	am := startAlertmanagerAt(t, addr, dir)
@@ -247,6 +249,9 @@ func TestAlertmanagerOutageLongerThanRetryBudget(t *testing.T) {
 	m.Fire(LeakAlert(testLeak("web", "rss")))
 	waitFor(t, "the retry budget spent", func() bool { return deliveries(m, "am", ResultFailure) == 1 })
 	waitFor(t, "more attempts past the budget", func() bool { return deliveries(m, "am", ResultRetry) >= 3 })
+	if f := failing(m, "am"); f != 1 {
+		t.Errorf("soakd_alert_delivery_failing during the outage = %v; want 1", f)
+	}
 
 	am = startAlertmanagerAt(t, addr, dir)
 	var got *gettableAlert
@@ -259,6 +264,9 @@ func TestAlertmanagerOutageLongerThanRetryBudget(t *testing.T) {
 	}
 	// The worker confirms once Alertmanager answered: wait for it.
 	waitFor(t, "the delivery confirmed", func() bool { return m.QueueLen("am") == 0 })
+	if f := failing(m, "am"); f != 0 {
+		t.Errorf("soakd_alert_delivery_failing after the delivery = %v; want 0", f)
+	}
 	t.Logf("delivered after %d failed attempts (retry budget %d), endsAt %s ahead",
 		deliveries(m, "am", ResultRetry)+deliveries(m, "am", ResultFailure), 3, time.Until(got.EndsAt).Round(time.Second))
 }

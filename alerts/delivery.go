@@ -137,6 +137,7 @@ func (m *Manager) work(name string, w *worker) {
 		retry, err := w.sink.Send(m.ctx, batch...)
 		if err == nil {
 			m.metrics.Deliveries.WithLabelValues(name, ResultSuccess).Inc()
+			m.metrics.Failing.WithLabelValues(name).Set(0)
 			if failures > 0 {
 				log.Info("alert delivery recovered", zap.Int("failed_attempts", failures), zap.Int("alerts", len(batch)))
 			}
@@ -158,6 +159,7 @@ func (m *Manager) work(name string, w *worker) {
 		switch {
 		case failures == m.opts.Retry.MaxAttempts:
 			m.metrics.Deliveries.WithLabelValues(name, ResultFailure).Inc()
+			m.metrics.Failing.WithLabelValues(name).Set(1)
 			log.Error("alert delivery failing; retrying with backoff while the alerts are pending", fields...)
 		case failures < m.opts.Retry.MaxAttempts || bits.OnesCount(uint(failures)) == 1:
 			// Every attempt up to MaxAttempts, then at powers of two: an

@@ -99,6 +99,10 @@ func deliveries(m *Manager, sink, result string) int {
 	return int(testutil.ToFloat64(m.metrics.Deliveries.WithLabelValues(sink, result)))
 }
 
+func failing(m *Manager, sink string) float64 {
+	return testutil.ToFloat64(m.metrics.Failing.WithLabelValues(sink))
+}
+
 func testLeak(job, resource string) Leak {
 	return Leak{
 		Job: job, Resource: resource, Unit: "bytes", RunID: "42",

@@ -76,6 +76,9 @@ func slackLine(a Alert) string {
 	if len(figs) > 0 {
 		b.WriteString(" " + strings.Join(figs, ", "))
 	}
+	if v := a.Annotations[AnnotationLoad]; v != "" {
+		b.WriteString(" (load below its rate: " + slackEscape(v) + ")")
+	}
 	if a.GeneratorURL != "" {
 		label := "run"
 		if id := a.Annotations[AnnotationRunID]; id != "" {

@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"runtime"
 	"syscall"
 	"time"
 
@@ -18,8 +18,9 @@ import (
 	"github.com/soakd/soakd/soak/urlx"
 )
 
-// start runs Spec.Exec in its own process group, starts the goroutine that
-// reaps it, and waits until the URL's port accepts connections.
+// start runs Spec.Exec through the watcher (watcher.go), which starts it
+// in its own process group and kills all it started when soakd releases
+// it or dies; start then waits until the URL's port accepts connections.
 func (t *Target) start(ctx context.Context) error {
 	args, _ := splitCommand(t.spec.Exec) // validated in prepare
 	addr, err := readyAddr(t.spec.URL)
@@ -29,20 +30,20 @@ func (t *Target) start(ctx context.Context) error {
 	if addr != "" && accepts(addr) {
 		return field.Errorf("target.exec", "%q: something already listens on %s; stop it, or use {target.pid} to test it instead", t.spec.Exec, addr)
 	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if cmd.Stdout, err = t.execOutput(); err != nil {
+	resolved := exec.Command(args[0]) // the PATH lookup, with its errors
+	if resolved.Err != nil {
+		return field.Errorf("target.exec", "%q: %w", t.spec.Exec, resolved.Err)
+	}
+	out, err := t.execOutput()
+	if err != nil {
 		return err
 	}
-	cmd.Stderr = cmd.Stdout
-	t.cmd, t.reaped = cmd, make(chan struct{})
-	if err := t.fork(); err != nil {
-		t.cmd, t.reaped = nil, nil // nothing to stop or reap
+	if err := t.startWatcher(resolved.Path, args, out); err != nil {
 		t.closeLog()
 		return field.Errorf("target.exec", "%q: %w", t.spec.Exec, err)
 	}
 	t.mu.Lock()
-	id, idErr := t.identify(int32(cmd.Process.Pid))
+	id, idErr := t.identify(int32(t.pid))
 	if idErr == nil {
 		t.adopt(id)
 	}
@@ -52,30 +53,53 @@ func (t *Target) start(ctx context.Context) error {
 	}
 	if err := t.waitReady(ctx, addr); err != nil {
 		_ = t.stop(context.Background())
-		return field.Errorf("target.exec", "%q: pid %d %w", t.spec.Exec, cmd.Process.Pid, err)
+		return field.Errorf("target.exec", "%q: pid %d %w", t.spec.Exec, t.pid, err)
 	}
-	t.log.Info("target started", zap.Int("pid", cmd.Process.Pid), zap.String("ready", addr))
+	t.log.Info("target started", zap.Int("pid", t.pid), zap.Int("watcher", t.cmd.Process.Pid), zap.String("ready", addr))
 	return nil
 }
 
-// fork starts t.cmd from a goroutine locked to its OS thread, which then
-// reaps the target and only then exits. The kernel sends Pdeathsig when
-// the thread that forked the child exits, not the process: forked from a
-// thread that Go may end sooner (a locked goroutine's thread ends with
-// it), the target would be killed in the middle of a run. Locked here,
-// the thread lives as long as the target, and ends with soakd.
-func (t *Target) fork() error {
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends once the target is reaped
-		if err := t.cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		t.reap()
-	}()
-	return <-started
+// startWatcher starts soakd again as the watcher of the target path argv,
+// in a session of its own (a Ctrl-C on soakd's terminal reaches neither),
+// learns the target's PID, and starts the goroutine that waits for the
+// target's end and then for the watcher's.
+func (t *Target) startWatcher(path string, argv []string, out io.Writer) error {
+	controlR, controlW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		controlR.Close()
+		controlW.Close()
+		return err
+	}
+	cmd := exec.Command("/proc/self/exe", append([]string{path}, argv...)...)
+	cmd.Args[0] = watcherArg0
+	cmd.Env = append(os.Environ(), watcherEnv+"=1")
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.ExtraFiles = []*os.File{controlR, statusW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	controlR.Close() // the watcher's ends: soakd keeps only its own
+	statusW.Close()
+	if err != nil {
+		controlW.Close()
+		statusR.Close()
+		return fmt.Errorf("starting the exec watcher: %w", err)
+	}
+	status := bufio.NewReader(statusR)
+	pid, err := readPID(status)
+	if err != nil {
+		controlW.Close()
+		statusR.Close()
+		_ = cmd.Wait()
+		return err
+	}
+	t.cmd, t.pid, t.control = cmd, pid, controlW
+	t.reaped, t.watcherGone = make(chan struct{}), make(chan struct{})
+	go t.reap(status, statusR)
+	return nil
 }
 
 // readyAddr is the host:port of the load URL, or "" when there is no URL.
@@ -119,34 +143,21 @@ func (t *Target) closeLog() {
 	}
 }
 
-// reap waits for the exec'd process and records how it ended.
-func (t *Target) reap() {
-	err := t.cmd.Wait()
-	info := exitInfo(t.cmd.ProcessState, err)
+// reap records the target's end as the watcher reports it, then waits for
+// the watcher to exit and reaps it.
+func (t *Target) reap(status *bufio.Reader, f *os.File) {
+	info := readExit(status)
 	t.mu.Lock()
 	t.exit = &info
 	t.alive = false
 	t.mu.Unlock()
+	t.log.Info("target exited", zap.Int("pid", t.pid), zap.Int("code", info.Code), zap.String("signal", info.Signal))
+	close(t.reaped)                    // a caller of stop may go on once it is closed
+	_, _ = io.Copy(io.Discard, status) // EOF: the watcher exited
+	f.Close()
+	_ = t.cmd.Wait()
 	t.closeLog()
-	t.log.Info("target exited", zap.Int("pid", t.cmd.Process.Pid), zap.Int("code", info.Code), zap.String("signal", info.Signal))
-	close(t.reaped) // last: a caller of stop may return, and its test end, once it is closed
-}
-
-// exitInfo turns a reaped process's state into an ExitInfo.
-func exitInfo(ps *os.ProcessState, err error) ExitInfo {
-	info := ExitInfo{Time: time.Now(), Code: -1}
-	if ps == nil {
-		return info
-	}
-	info.Known = true
-	ws, ok := ps.Sys().(syscall.WaitStatus)
-	switch {
-	case ok && ws.Signaled():
-		info.Signal = ws.Signal().String()
-	default:
-		info.Code = ps.ExitCode()
-	}
-	return info
+	close(t.watcherGone) // last: a caller of stop may return, and its test end, once it is closed
 }
 
 // waitReady polls addr until it accepts a connection, the process exits,
@@ -197,7 +208,8 @@ func (t *Target) stop(ctx context.Context) error {
 	if t.cmd == nil {
 		return nil
 	}
-	pgid := t.cmd.Process.Pid
+	defer t.release()
+	pgid := t.pid
 	t.signalGroup(pgid, syscall.SIGTERM)
 	grace := time.NewTimer(t.spec.StopGrace)
 	defer grace.Stop()
@@ -214,6 +226,14 @@ func (t *Target) stop(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// release closes the watcher's control pipe, so that it kills what is
+// left below it (a process that left the target's group), and waits until
+// the watcher is reaped.
+func (t *Target) release() {
+	_ = t.control.Close()
+	<-t.watcherGone
 }
 
 // groupLeft says whether the target is not reaped yet or its process

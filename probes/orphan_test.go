@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -92,13 +93,14 @@ func TestStopOrphan(t *testing.T) {
 	})
 }
 
-// parentEnv makes the test binary execParent: a stand-in for soakd.
+// parentEnv makes the test binary execParent: a stand-in for soakd that
+// starts the exec target the variable holds.
 const parentEnv = "SOAKD_PROBES_EXEC_PARENT"
 
-// execParent starts `sleep 600` as an exec target, prints its pid, and
-// waits to be killed.
+// execParent starts os.Getenv(parentEnv) as an exec target, prints its
+// pid, and waits to be killed.
 func execParent() int {
-	tg, err := Open(context.Background(), Spec{Exec: "sleep 600"}, zap.NewNop())
+	tg, err := Open(context.Background(), Spec{Exec: os.Getenv(parentEnv)}, zap.NewNop())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -110,21 +112,22 @@ func execParent() int {
 		go func() { runtime.LockOSThread(); close(done) }()
 		<-done
 	}
-	fmt.Println(tg.cmd.Process.Pid)
+	fmt.Println(tg.pid)
 	time.Sleep(10 * time.Minute)
 	return 0
 }
 
-// TestExecDiesWithSoakd kills (SIGKILL) a process that started an exec
-// target: the target is gone within a second or so (Pdeathsig), and lives
-// on as long as its parent does, whatever threads the parent ends.
-func TestExecDiesWithSoakd(t *testing.T) {
+// startParent starts execParent with the exec target command, and returns
+// it and the target's pid; both are killed in t.Cleanup.
+func startParent(t *testing.T, command string) (*exec.Cmd, int) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	parent := exec.Command(self, "-test.run=^$")
-	parent.Env = append(os.Environ(), parentEnv+"=1")
+	parent.Env = append(os.Environ(), parentEnv+"="+command)
+	parent.Stderr = os.Stderr
 	out, err := parent.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -139,6 +142,14 @@ func TestExecDiesWithSoakd(t *testing.T) {
 		t.Fatalf("reading the target's pid: %q, %v, %v", line, err, perr)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	return parent, pid
+}
+
+// TestExecDiesWithSoakd kills (SIGKILL) a process that started an exec
+// target: the target is gone within a second or so, and lives on as long
+// as its parent does, whatever threads the parent ends.
+func TestExecDiesWithSoakd(t *testing.T) {
+	parent, pid := startParent(t, "sleep 600")
 	time.Sleep(100 * time.Millisecond) // a signal sent as the threads ended has arrived
 	if !runningPID(int32(pid)) {
 		t.Fatalf("target %d ended while its parent lives", pid)
@@ -148,8 +159,49 @@ func TestExecDiesWithSoakd(t *testing.T) {
 	waitFor(t, fmt.Sprintf("target %d to die with its parent", pid), func() bool { return !runningPID(int32(pid)) })
 }
 
+// TestExecSurvivorsDieWithSoakd: a wrapper script that starts servers with
+// & and waits for them, one of them in a session of its own (setsid: out
+// of the target's process group), is SIGKILLed with the soakd that started
+// it, and so is every process it started. Pdeathsig and the group's kill
+// alone leave both servers running.
+func TestExecSurvivorsDieWithSoakd(t *testing.T) {
+	dir := t.TempDir()
+	pids := filepath.Join(dir, "pids")
+	script := filepath.Join(dir, "wrapper.sh")
+	body := "#!/bin/sh\nsleep 600 &\necho $! >>" + pids + "\nsetsid sleep 601 &\nwait\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	parent, wrapper := startParent(t, script)
+	var servers []int32
+	waitFor(t, "the wrapper's servers to start", func() bool {
+		servers = below(t, int32(wrapper))
+		return len(servers) == 2
+	})
+	for _, s := range servers {
+		t.Cleanup(func() { _ = syscall.Kill(int(s), syscall.SIGKILL) })
+	}
+	_ = parent.Process.Kill()
+	_ = parent.Wait()
+	for _, s := range append(servers, int32(wrapper)) {
+		waitFor(t, fmt.Sprintf("pid %d (%s) to die with soakd", s, Cmdline(s)), func() bool { return !runningPID(s) })
+	}
+}
+
+// below lists the sleep processes below pid.
+func below(t *testing.T, pid int32) []int32 {
+	t.Helper()
+	var out []int32
+	for _, p := range descendants(newProcFS("/proc"), pid) {
+		if strings.HasPrefix(Cmdline(p), "sleep ") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // TestExecOnStart: OnStart gets the started target's identity, {pid,
-// start time}, as /proc has it, and the target runs with Pdeathsig set.
+// start time}, as /proc has it.
 func TestExecOnStart(t *testing.T) {
 	port := freePort(t)
 	var got []Started
@@ -157,11 +209,8 @@ func TestExecOnStart(t *testing.T) {
 		Exec:    fmt.Sprintf("sh -c 'exec sleep 600' --listen 127.0.0.1:%d", port),
 		OnStart: func(s Started) { got = append(got, s) },
 	})
-	pid := int32(tg.cmd.Process.Pid)
+	pid := int32(tg.pid)
 	if want := identity(t, pid); len(got) != 1 || got[0] != want {
 		t.Errorf("OnStart got %+v; want once %+v", got, want)
-	}
-	if sig := tg.cmd.SysProcAttr.Pdeathsig; sig != syscall.SIGKILL {
-		t.Errorf("Pdeathsig = %v; want SIGKILL", sig)
 	}
 }

@@ -92,10 +92,13 @@ type Target struct {
 	incarnation int
 	alive       bool
 	exit        *ExitInfo
-	pids        []int32 // unit: last cgroup.procs
-	members     []proc  // unit: its processes, with their stat
-	cmd         *exec.Cmd
-	reaped      chan struct{} // exec: closed once Wait returned
+	pids        []int32       // unit: last cgroup.procs
+	members     []proc        // unit: its processes, with their stat
+	cmd         *exec.Cmd     // exec: the watcher (watcher.go)
+	pid         int           // exec: the target's PID, its process group's ID
+	control     *os.File      // exec: closing it releases the watcher
+	reaped      chan struct{} // exec: closed once the target's end is known
+	watcherGone chan struct{} // exec: closed once the watcher is reaped
 	logFile     *os.File
 }
 

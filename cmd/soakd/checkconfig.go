@@ -55,6 +55,10 @@ func cmdCheckConfig(args []string, stdout, stderr io.Writer) int {
 // printNextRuns prints each job's schedule and next run in its timezone.
 func printNextRuns(w io.Writer, cfg *config.Config, now time.Time) {
 	for _, j := range cfg.Jobs {
+		if j.Schedule == "" {
+			fmt.Fprintf(w, "  %-20s %-16s runs only on request\n", j.Name, "no schedule")
+			continue
+		}
 		s, err := j.CronSchedule()
 		loc, lerr := j.Location()
 		if err != nil || lerr != nil {

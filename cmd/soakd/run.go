@@ -31,6 +31,11 @@ type runFlags struct {
 	json     bool
 	logLevel string
 	out      string
+	// daemon, with tokenFile: ask the soakd serve at this URL to run the
+	// job named by the argument (rundaemon.go).
+	daemon    string
+	tokenFile string
+	job       string
 }
 
 // specPath is the flag annotation that names the runner.Spec field a flag
@@ -102,6 +107,7 @@ func specError(fs *pflag.FlagSet, err error) error {
 
 // runUsage heads `soakd run --help`.
 const runUsage = `Usage: soakd run [flags] URL
+       soakd run --daemon DAEMON_URL [--token-file FILE] JOB
 
 Soak URL with HTTP load while sampling the server's process tree, then print
 the verdict: failing, leak, clean or inconclusive. A run is failing when its
@@ -175,6 +181,9 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.StringVar(&f.out, "out", "", "write samples.csv and procs.csv (as the run goes), then report.json, report.txt and report.html into this directory")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	// A daemon's job.
+	fs.StringVar(&f.daemon, "daemon", "", "ask the soakd serve at this URL (e.g. http://127.0.0.1:7797) to run the job named instead of URL: soakd run --daemon URL JOB")
+	fs.StringVar(&f.tokenFile, "token-file", "", "with --daemon: the file holding the daemon's API token")
 	return fs
 }
 
@@ -202,6 +211,12 @@ func parseRun(args []string, stderr io.Writer) (runner.Options, runFlags, error)
 	fs := newRunFlagSet(&s, &f, stderr)
 	if err := fs.Parse(args); err != nil {
 		return runner.Options{}, f, err
+	}
+	if f.daemon != "" {
+		return runner.Options{}, f, daemonArgs(fs, &f)
+	}
+	if fs.Changed("token-file") {
+		return runner.Options{}, f, errors.New("--token-file: only with --daemon")
 	}
 	if fs.Changed("concurrency") && s.Load.Concurrency < 1 {
 		return runner.Options{}, f, fmt.Errorf("--concurrency: must be >= 1, got %d (leave it out for the default)", s.Load.Concurrency)
@@ -257,6 +272,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "soakd run:", err)
 		return exitUsage
+	}
+	if f.daemon != "" {
+		return runOnDaemon(f, stdout, stderr)
 	}
 	return soakAndReport(o, f, stdout, stderr)
 }

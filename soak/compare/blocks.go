@@ -219,6 +219,11 @@ func compareBlocks(old, cur Run, o Options) map[string]Metric {
 // whose higher values are better.
 func judgeRelative(m Metric) (string, string) {
 	ci := m.CI95
+	if !finite(ci[0], ci[1]) {
+		// relatives' ratios of block sums: a run whose figure is zero or
+		// missing in its blocks (no requests, no CPU readings) has none
+		return Inconclusive, "no interval: a run's figure is zero or missing in its time blocks (no requests, or no readings), so the ratio of the two is not defined"
+	}
 	if m.HigherIsBetter {
 		ci = [2]float64{-ci[1], -ci[0]}
 	}
@@ -247,6 +252,11 @@ func compareErrors(old, cur []Block, m Margins, few bool) Metric {
 	d := 100 * (rn - ro)
 	half := 100 * z95 * math.Hypot(seo, sen)
 	mt := Metric{Unit: "points", Old: 100 * ro, New: 100 * rn, Difference: d, CI95: [2]float64{d - half, d + half}, Margin: m.ErrorPoints}
+	if !finite(ro, rn) {
+		mt.CI95 = [2]float64{math.NaN(), math.NaN()}
+		mt.Verdict, mt.Reason = Inconclusive, fmt.Sprintf("a run made no requests in its soak (old %.0f, new %.0f): no error rates to compare", sum(old).requests, sum(cur).requests)
+		return mt
+	}
 	if few {
 		mt.CI95 = [2]float64{math.NaN(), math.NaN()}
 		mt.Verdict, mt.Reason = Inconclusive, fmt.Sprintf("a run has fewer than %d time blocks in its soak: run both longer", MinBlocks)

@@ -163,3 +163,46 @@ func TestSeriesMustMatch(t *testing.T) {
 		t.Errorf("same series: pss = %s (%s); want same", pss.Verdict, pss.Reason)
 	}
 }
+
+// TestZeroRunsReadNoNaN: a run that made no requests (an interrupted run
+// cut short before its load, a target that never answered) compared with
+// one that did, or with another such run, is inconclusive in words: no
+// NaN or Inf in any reason or cell (the daemon's /compare page showed
+// "[+NaN %, +NaN %]").
+func TestZeroRunsReadNoNaN(t *testing.T) {
+	blocks := func(n int, requests, cpu float64) []compare.Block {
+		bs := make([]compare.Block, n)
+		for i := range bs {
+			bs[i] = compare.Block{Seconds: 60, Requests: requests, CPUSeconds: cpu, P50: 0.001, P99: 0.004, Start: 60 * float64(i)}
+			if requests == 0 {
+				bs[i].P50, bs[i].P99 = 0, 0
+			}
+		}
+		return bs
+	}
+	busy := compare.Run{Blocks: blocks(12, 6000, 3), Requests: 72000}
+	idle := compare.Run{Blocks: blocks(12, 0, 0)}
+	for _, c := range []struct {
+		name     string
+		old, cur compare.Run
+	}{
+		{"no requests, then some", idle, busy},
+		{"some, then none", busy, idle},
+		{"none either time", idle, idle},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := compare.Compare(c.old, c.cur, compare.Options{})
+			var b strings.Builder
+			if err := res.WriteText(&b); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range res.Names() {
+				cells := res.Metrics[n].Cells()
+				b.WriteString(strings.Join([]string{cells.Old, cells.New, cells.Difference, cells.CI95, cells.Margin}, " "))
+			}
+			if out := b.String(); strings.Contains(out, "NaN") || strings.Contains(out, "Inf") {
+				t.Errorf("comparison reads NaN or Inf:\n%s", out)
+			}
+		})
+	}
+}

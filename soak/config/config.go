@@ -85,10 +85,13 @@ type Retention struct {
 	MaxRunsPerJob int           `yaml:"max_runs_per_job"`
 }
 
-// Job is one scheduled soak.
+// Job is one soak, run on its schedule and on request.
 type Job struct {
-	Name     string `yaml:"name"`
-	Schedule string `yaml:"schedule"` // five cron fields, @daily, @every 6h
+	Name string `yaml:"name"`
+	// Schedule is five cron fields, @daily or @every 6h; a job without
+	// one runs only on request (the API, the web page's button,
+	// `soakd run --daemon`).
+	Schedule string `yaml:"schedule"`
 	Timezone string `yaml:"timezone"` // IANA name; "" or "Local" = the host's
 	// MaxDuration caps the whole run, baseline and cool-down included.
 	// After Load it is always set: when the file leaves it out it is

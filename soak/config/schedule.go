@@ -58,8 +58,10 @@ func loadLocation(tz string) (*time.Location, error) {
 // value, which range.
 func checkSchedule(s string) error {
 	switch {
-	case strings.TrimSpace(s) == "":
+	case s == "":
 		return errors.New("required " + scheduleHelp)
+	case strings.TrimSpace(s) == "":
+		return errors.New("blank: leave schedule out for a job that runs only on request (the API, the web page, soakd run --daemon), or give one " + scheduleHelp)
 	case strings.HasPrefix(s, "TZ=") || strings.HasPrefix(s, "CRON_TZ="):
 		return fmt.Errorf("%q: set timezone: instead of a TZ= prefix", s)
 	case strings.HasPrefix(s, "@every "):

@@ -194,7 +194,7 @@ func (v validator) checkJob(i int, seen map[string]int) {
 	j := &v.cfg.Jobs[i]
 	p := fmt.Sprintf("jobs[%d]", i)
 	v.checkJobName(i, j.Name, seen)
-	if err := checkSchedule(j.Schedule); err != nil {
+	if err := checkSchedule(j.Schedule); err != nil && j.Schedule != "" {
 		v.errs.add(p+".schedule", "%v", err)
 	}
 	if _, err := loadLocation(j.Timezone); err != nil {

@@ -122,8 +122,8 @@ func (h *alertHub) evaluate(job string, runID int64, rep *model.Report, gate *ve
 			leak = gate.Look(f.key(), leak, rep.Phases.SoakSeconds)
 			short = gate.Look(f.key()+"/exhaustion", short, rep.Phases.SoakSeconds)
 		}
-		leakAlert := h.annotate(alerts.LeakAlert(l), job, rep.Target.Description)
-		exhAlert := h.annotate(alerts.ExhaustionAlert(l), job, rep.Target.Description)
+		leakAlert := h.annotateRun(alerts.LeakAlert(l), job, rep)
+		exhAlert := h.annotateRun(alerts.ExhaustionAlert(l), job, rep)
 		if also := f.also(rep, fig); also != "" {
 			leakAlert.Annotations[alerts.AnnotationAlso] = also
 			exhAlert.Annotations[alerts.AnnotationAlso] = also
@@ -165,7 +165,7 @@ func (h *alertHub) evaluate(job string, runID int64, rep *model.Report, gate *ve
 // It returns whether the alert fires now.
 func (h *alertHub) cost(job string, runID int64, rep *model.Report, live bool, active map[alerts.Fingerprint]alerts.Alert) bool {
 	c := rep.CPU.Cost
-	a := h.annotate(alerts.LeakAlert(costLeakOf(job, runID, rep.CPU)), job, rep.Target.Description)
+	a := h.annotateRun(alerts.LeakAlert(costLeakOf(job, runID, rep.CPU)), job, rep)
 	k := call{on: c.Rising, keep: fmt.Sprintf(
 		"run %d could not judge the CPU cost per request (%s): the alert stays until a run reads it not rising", runID, c.Reason)}
 	if !c.Inconclusive && c.Windows > 0 {
@@ -189,7 +189,7 @@ func (h *alertHub) requests(job string, runID int64, rep *model.Report, gate *ve
 	if hl != nil {
 		reason = fmt.Sprintf("Job %s, run %d: requests failing: %s", job, runID, hl.Reason)
 	}
-	a := h.annotate(alerts.RequestsFailingAlert(job, itoa(runID), reason), job, rep.Target.Description)
+	a := h.annotateRun(alerts.RequestsFailingAlert(job, itoa(runID), reason), job, rep)
 	why := "judged no requests"
 	if hl != nil {
 		why = "could not judge its requests (" + hl.Reason + ")"
@@ -321,6 +321,16 @@ func (h *alertHub) annotate(a alerts.Alert, job, target string) alerts.Alert {
 	}
 	if target != "" {
 		a.Annotations[alerts.AnnotationTarget] = target
+	}
+	return a
+}
+
+// annotateRun annotates an alert of a run's report: its target and URL,
+// and the load's shortfall when its open loop fell under 90 % of its rate.
+func (h *alertHub) annotateRun(a alerts.Alert, job string, rep *model.Report) alerts.Alert {
+	a = h.annotate(a, job, rep.Target.Description)
+	if rep.RateShortfall != "" {
+		a.Annotations[alerts.AnnotationLoad] = rep.RateShortfall
 	}
 	return a
 }

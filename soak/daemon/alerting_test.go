@@ -18,6 +18,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -260,5 +262,45 @@ func TestLeakAlertCarriesTheDecidingInterval(t *testing.T) {
 	ann = alerts.LeakAlert(leakOf("web", 7, "pss", res)).Annotations[alerts.AnnotationCI95]
 	if !strings.HasPrefix(ann, "[-63 B") && !strings.HasPrefix(ann, "[−63 B") {
 		t.Errorf("without leak_ci95: ci95 annotation %q; want the reported interval", ann)
+	}
+}
+
+// TestAlertSaysTheLoadFellShort: the alerts of a run whose open loop
+// reached under 90 % of its rate carry the shortfall (annotation "load"),
+// to a real webhook receiver; a run that kept its rate carries none.
+func TestAlertSaysTheLoadFellShort(t *testing.T) {
+	var hook hookReceiver
+	srv := httptest.NewServer(&hook)
+	t.Cleanup(srv.Close)
+	extra := "alerts:\n  sinks:\n    - name: hook\n      type: webhook\n      url: " + srv.URL + "\n"
+	tg := target{addr: "127.0.0.1:1", pidFile: "/nonexistent.pid"}
+	cfg := parseConfig(t, configYAML(t.TempDir(), extra,
+		jobSpec{name: "short", target: tg, alerts: []string{"hook"}}, jobSpec{name: "kept", target: tg, alerts: []string{"hook"}}))
+	h, err := newAlertHub(cfg, Options{Log: zap.NewNop(), Registry: prometheus.NewRegistry()}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.close()
+	leak := verdict.Resource{Verdict: verdict.Leak, Unit: "bytes", PerRequest: 4096, CI95: [2]float64{4000, 4200}}
+	for job, sum := range map[string]*load.Summary{
+		"short": {Mode: "open", TargetRate: 200, RPS: 147, DurationSeconds: 60, LateSends: 1200, MissedSends: 3180},
+		"kept":  {Mode: "open", TargetRate: 200, RPS: 199, DurationSeconds: 60},
+	} {
+		rep := &model.Report{Verdict: verdict.Leak, Load: sum, RateShortfall: model.RateShortfall(sum),
+			Resources: map[string]verdict.Resource{"rss": leak}}
+		h.endRun(job, h.evaluate(job, 1, rep, nil))
+	}
+	var short, kept alerts.PayloadAlert
+	waitFor(t, 30*time.Second, "both jobs' leak alerts at the receiver", func() bool {
+		var ok1, ok2 bool
+		short, ok1 = hook.findWhere(alerts.AlertLeak, alerts.StatusFiring, func(a alerts.PayloadAlert) bool { return a.Labels[alerts.LabelJob] == "short" })
+		kept, ok2 = hook.findWhere(alerts.AlertLeak, alerts.StatusFiring, func(a alerts.PayloadAlert) bool { return a.Labels[alerts.LabelJob] == "kept" })
+		return ok1 && ok2
+	})
+	if got, want := short.Annotations[alerts.AnnotationLoad], "the open loop reached 147 of the 200 req/s requested (74 %, under 90 %)"; !strings.HasPrefix(got, want) {
+		t.Errorf("short's load annotation = %q; want %q…", got, want)
+	}
+	if got, ok := kept.Annotations[alerts.AnnotationLoad]; ok {
+		t.Errorf("kept's load annotation = %q; want none", got)
 	}
 }

@@ -166,7 +166,10 @@ type JobInfo struct {
 	Alerts   []string   `json:"alerts"`
 	Running  bool       `json:"running"`
 	RunID    int64      `json:"run_id,omitempty"` // the running run
-	LastRun  *store.Run `json:"last_run,omitempty"`
+	// LastRun is the job's last finished run: while a run goes, the one
+	// before it (the jobs table shows its verdict, not the running run's
+	// none yet).
+	LastRun *store.Run `json:"last_run,omitempty"`
 }
 
 // Jobs returns the configured jobs with their next tick and their state.
@@ -189,8 +192,17 @@ func (d *Daemon) Jobs() []JobInfo {
 	}
 	d.mu.Unlock()
 	for i := range out {
-		if runs, err := d.st.Runs(out[i].Name, 1); err == nil && len(runs) > 0 {
-			out[i].LastRun = &runs[0]
+		// Only one run of a job goes at a time, the newest: the second
+		// newest is finished when the newest is not.
+		runs, err := d.st.Runs(out[i].Name, 2)
+		if err != nil {
+			continue
+		}
+		for _, r := range runs {
+			if r.Status != store.StatusRunning {
+				out[i].LastRun = &r
+				break
+			}
 		}
 	}
 	return out
@@ -412,12 +424,16 @@ func (d *Daemon) handleStart(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, ErrUnknownJob):
 		writeError(w, http.StatusNotFound, fmt.Sprintf("job %q not found", name))
+	case errors.As(err, &busy) && isForm(r): // the button of a job already running: show its run
+		http.Redirect(w, r, "/runs/"+itoa(busy.RunID), http.StatusSeeOther)
 	case errors.As(err, &busy):
 		writeJSON(w, http.StatusConflict, map[string]any{"error": busy.Error(), "run_id": busy.RunID})
 	case errors.Is(err, ErrShuttingDown):
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 	case err != nil:
 		d.internalError(w, "starting the run", err)
+	case isForm(r): // the web page's Run now button: show the run
+		http.Redirect(w, r, "/runs/"+itoa(id), http.StatusSeeOther)
 	default:
 		w.Header().Set("Location", "/api/v1/runs/"+itoa(id))
 		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": id, "job": name, "status": store.StatusRunning})

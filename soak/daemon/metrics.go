@@ -18,13 +18,16 @@ const (
 	resultOK      = "ok"
 	resultFailed  = "failed"
 	resultStopped = "stopped"
-	verdictFailed = "failed" // the last run ended without a report
+	// resultInterrupted: soakd died during the run (crash, kill -9, power
+	// loss); counted when the next soakd finds the run and analyses it.
+	resultInterrupted = "interrupted"
+	verdictFailed     = "failed" // the last run ended without a report
 )
 
 var (
 	cpuBounds = []string{"cpu", "io", "client", verdict.Inconclusive}
 	verdicts  = []string{verdict.OverallFailing, verdict.OverallLeak, verdict.OverallClean, verdict.OverallInconclusive, verdictFailed}
-	results   = []string{resultOK, resultFailed, resultStopped}
+	results   = []string{resultOK, resultFailed, resultStopped, resultInterrupted}
 	classes   = []string{"1xx", "2xx", "3xx", "4xx", "5xx", codeClassNone}
 	causes    = load.Causes() // the engine's own list: a new cause gets its series
 )
@@ -88,7 +91,7 @@ func newMetrics(reg prometheus.Registerer, version string) (*metrics, error) {
 		lastVerdict:   gauge("soakd_last_run_verdict", "The last finished run's verdict (1 for the verdict, 0 for the others).", "job", "verdict"),
 		lastTimestamp: gauge("soakd_last_run_timestamp_seconds", "When the last run of the job ended, Unix seconds.", "job"),
 		lastDied:      gauge("soakd_last_run_target_died", "Whether the last finished run ended because its target died (1) or not (0).", "job"),
-		runs:          counter("soakd_runs_total", "Finished runs by result: ok, failed, stopped.", "job", "result"),
+		runs:          counter("soakd_runs_total", "Finished runs by result: ok, failed, stopped, interrupted (soakd died during the run; counted by the next soakd at its start).", "job", "result"),
 		active:        gauge("soakd_run_active", "Whether a run of the job is going (1) or not (0).", "job"),
 		skipped:       counter("soakd_schedule_skipped_total", "Scheduled ticks skipped because the job's previous run was still going.", "job"),
 	}

@@ -15,7 +15,8 @@ import (
 
 // TestKill9Interrupted kills a real `soakd serve` with SIGKILL in the middle
 // of a run and restarts it: the run is "interrupted", every sample stored
-// before the kill is there, and it has a report.
+// before the kill is there, it has a report, and soakd_runs_total counts
+// it as interrupted.
 func TestKill9Interrupted(t *testing.T) {
 	t.Parallel()
 	tg := startTarget(t)
@@ -50,6 +51,10 @@ func TestKill9Interrupted(t *testing.T) {
 	}
 	if p2.logs.find("run interrupted by a crash: analysed what was stored") == nil {
 		t.Errorf("no log line about the interrupted run")
+	}
+	_, body := httpDo(t, "GET", p2.url+"/metrics", "", nil)
+	if want := `soakd_runs_total{job="web",result="interrupted"} 1`; !strings.Contains(string(body), want+"\n") {
+		t.Errorf("/metrics after the restart lacks %s", want)
 	}
 }
 

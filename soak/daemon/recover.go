@@ -53,6 +53,7 @@ func (d *Daemon) analyzeInterrupted(id int64) {
 		return
 	}
 	d.m.observeAnalysis(run.Job, rep)
+	d.m.runs.WithLabelValues(run.Job, resultInterrupted).Inc()
 	log.Warn("run interrupted by a crash: analysed what was stored",
 		zap.Int("samples", len(recs)), zap.String("verdict", rep.Verdict))
 }

@@ -137,6 +137,7 @@ func (d *Daemon) pageRun(w http.ResponseWriter, r *http.Request) {
 	}
 	if !live {
 		opt.Baseline, opt.Pin = d.baselineViews(run)
+		opt.Status, opt.Error = run.Status, run.Error
 	}
 	if live {
 		opt.RefreshSeconds = refreshSeconds

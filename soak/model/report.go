@@ -46,6 +46,9 @@ type Report struct {
 	// progress intervals (see LatencyBlock); nil when the report was made
 	// from stored samples.
 	LatencyBlocks []LatencyBlock `json:"latency_blocks,omitempty"`
+	// RateShortfall says the open loop reached under RateShortShare of
+	// its requested rate (see RateShortfall); "" when it did not.
+	RateShortfall string `json:"rate_shortfall,omitempty"`
 	// Records are the run's samples; they go to samples.csv, not the JSON.
 	Records []Record `json:"-"`
 }
@@ -223,6 +226,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for _, f := range r.StoppedFindings() {
 		fmt.Fprintf(w, "TARGET STOPPED: %s.\n", f)
+	}
+	if r.RateShortfall != "" {
+		fmt.Fprintf(w, "LOAD BELOW RATE: %s.\n", r.RateShortfall)
 	}
 	r.writeStall(w)
 	fmt.Fprintln(w, r.VerdictLine())

@@ -70,7 +70,7 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 // NewReport analyses records into a report. The daemon uses it for live
 // analysis and for runs that a crash interrupted (sum is then nil).
 func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao AnalysisOptions) *model.Report {
-	rep := &model.Report{Load: sum, Target: ti, Samples: len(recs), Records: recs}
+	rep := &model.Report{Load: sum, Target: ti, Samples: len(recs), Records: recs, RateShortfall: model.RateShortfall(sum)}
 	if n := len(recs); n > 0 {
 		rep.Started, rep.Ended = recs[0].Time, recs[n-1].Time
 	}

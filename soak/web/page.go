@@ -48,6 +48,31 @@ type PageOptions struct {
 	// job's baseline.
 	Baseline *Judgement
 	Pin      *PinButton
+	// Status is the stored run's status (completed, stopped, failed,
+	// interrupted; "" outside the daemon), and Error its stored error: a
+	// run that did not complete says so, and why, above its verdict.
+	Status string
+	Error  string
+}
+
+// Ended is the sentence that says a run did not complete, or "" when it
+// did (or is running, or is no daemon run).
+func (o PageOptions) Ended() string {
+	var s string
+	switch o.Status {
+	case "interrupted":
+		s = "This run was interrupted"
+	case "stopped":
+		s = "This run was stopped before its end"
+	case "failed":
+		s = "This run failed"
+	default:
+		return ""
+	}
+	if o.Error != "" {
+		return s + ": " + strings.TrimSuffix(o.Error, ".") + "."
+	}
+	return s + ". The verdict below covers the samples stored until then."
 }
 
 // Charts are a run's rendered charts, for PageOptions.Charts.
@@ -69,7 +94,7 @@ type Link struct {
 
 // JobView is one job on the index page.
 type JobView struct {
-	Name, Schedule string
+	Name, Schedule string    // Schedule "": the job runs only on request
 	Next           time.Time // zero: not scheduled
 	LastVerdict    string    // "" when the job never ran
 	LastRunID      int64
@@ -188,7 +213,7 @@ func badgeOf(v string) badge {
 		return badge{"good", "✓", v}
 	case "completed":
 		return badge{"plain", "■", v}
-	case "stopped", "interrupted":
+	case "stopped", "interrupted", "below rate":
 		return badge{"warn", "!", v}
 	case verdict.Plateau:
 		return badge{"warn", "◆", v}
@@ -200,6 +225,10 @@ func badgeOf(v string) badge {
 		return badge{"info", "◇", "waits on I/O"}
 	case "client":
 		return badge{"warn", "◆", "client-bound"}
+	case verdict.Inconclusive:
+		return badge{"none", "◌", v}
+	case compare.Unjudged:
+		return badge{"none", "·", v}
 	case "":
 		return badge{"none", "–", "none"}
 	case "absent":

@@ -217,6 +217,9 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	}
 	res.TimeToExhaustionSeconds = exhaustion(f, opt, res.PerHour, rel, d)
 	res.Reason = reason(opt, res, f, d, idle, fl)
+	if d.verdict == Inconclusive {
+		res.Reason += sawtoothText(s, f, d, rph, opt.Quantum, opt.Unit)
+	}
 	return finite(carry(across(checkLives(res, pts, opt, by, rph, fl), pts, opt), opt.Earlier))
 }
 
@@ -366,7 +369,7 @@ func tooFew(res Resource, s *series, opt ResourceOptions) Resource {
 		res.Points = n
 	}
 	res.Verdict = Inconclusive
-	res.Reason = opt.Name + ": only " + itoa(n) + " soak samples in one incarnation; a fit needs at least " + itoa(minSoakPoints)
+	res.Reason = opt.Name + ": only " + plural(n, "soak sample") + " in one incarnation; a fit needs at least " + itoa(minSoakPoints)
 	setting := opt.Setting
 	if setting == "" {
 		setting = "--interval"
@@ -413,8 +416,19 @@ func atLeast(more, span, rph float64) float64 {
 // dropWindow samples on either side (see windowDrops); 0 with fewer than
 // two drops.
 func longestCycle(s *series, quantum float64) float64 {
+	at := cycleStarts(s, quantum)
+	longest := 0.0
+	for j := 1; j < len(at); j++ {
+		longest = math.Max(longest, s.x[at[j]]-s.x[at[j-1]])
+	}
+	return longest
+}
+
+// cycleStarts are the first indexes of the series' cycles, after each of
+// its sudden drops (see longestCycle); nil with fewer than three samples.
+func cycleStarts(s *series, quantum float64) []int {
 	if len(s.y) < 3 {
-		return 0
+		return nil
 	}
 	d, med, _ := s.changes(quantum)
 	limit := math.Max(cycleSigmas*robustSD(d, med), dropQuanta*quantum)
@@ -422,11 +436,7 @@ func longestCycle(s *series, quantum float64) float64 {
 	if len(at) < 2 {
 		at = windowDrops(despike(s.y, d, limit), dropWindow, quantum)
 	}
-	longest := 0.0
-	for j := 1; j < len(at); j++ {
-		longest = math.Max(longest, s.x[at[j]]-s.x[at[j-1]])
-	}
-	return longest
+	return at
 }
 
 // despike returns y with each one-sample spike (see spike; d are y's

@@ -253,6 +253,15 @@ func group(v float64) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// plural gives a count and its noun, e.g. "1 soak sample", "0 soak
+// samples".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return itoa(n) + " " + noun + "s"
+}
+
 // levelWhen says when the transient rule's level was measured.
 func levelWhen(seen bool) string {
 	if seen {

@@ -174,8 +174,13 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	if base != nil {
 		res.Baseline = *base
 	}
-	rel, level, idle := released(pts, s.inc, f, base)
-	res.ReleasedAfterCooldown, res.CooldownLevel = rel, level
+	cool := released(pts, s.inc, s, f, base)
+	var rel *bool
+	if cool != nil {
+		rel = &cool.ok
+		res.ReleasedAfterCooldown, res.CooldownLevel = rel, cool.level
+		res.CooldownCI95 = &[2]float64{cool.ci[0], cool.ci[1]}
+	}
 	fl := floorsFor(th, rph, opt.Limit, f.current)
 	d := decide(f, th, fl, rel, longestCycle(s, opt.Quantum))
 	if d.verdict == Leak && d.tail != nil {
@@ -216,7 +221,7 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		res.Step = &Step{Size: f.shape.size, Requests: f.b.X[f.shape.at], Seconds: stepSeconds(s, f.b.X[f.shape.at])}
 	}
 	res.TimeToExhaustionSeconds = exhaustion(f, opt, res.PerHour, rel, d)
-	res.Reason = reason(opt, res, f, d, idle, fl)
+	res.Reason = reason(opt, res, f, d, cool, fl)
 	if d.verdict == Inconclusive {
 		res.Reason += sawtoothText(s, f, d, rph, opt.Quantum, opt.Unit)
 	}

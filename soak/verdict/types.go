@@ -111,9 +111,14 @@ type Resource struct {
 	Growth              float64 `json:"growth"` // End − Start
 	// ReleasedAfterCooldown is nil when no cool-down ran.
 	ReleasedAfterCooldown *bool `json:"released_after_cooldown"`
-	// CooldownLevel is the lowest value over the cool-down's second half.
+	// CooldownLevel is the median of the cool-down's second half.
 	CooldownLevel float64 `json:"cooldown_level,omitempty"`
-	Limit         float64 `json:"limit,omitempty"`
+	// CooldownCI95 is the 95 % interval of the cool-down's level above
+	// the idle baseline (else the soak's start level, by the same
+	// estimator): released means it lies wholly under a quarter of the
+	// soak's growth. nil when no cool-down ran.
+	CooldownCI95 *[2]float64 `json:"cooldown_ci95,omitempty"`
+	Limit        float64     `json:"limit,omitempty"`
 	// TimeToExhaustionSeconds is nil when the resource is not growing
 	// ("never").
 	TimeToExhaustionSeconds *float64 `json:"time_to_exhaustion_seconds"`

@@ -138,9 +138,8 @@ func AnalyzeResource(pts []Point, opt ResourceOptions) Resource {
 	return decidedBy(analyze(pts, opt, trend.ByMin))
 }
 
-// decidedBy sets a leak's LeakCI95 where analyze left it unset (the
-// reported interval is then the one that decided) and clears it on
-// every other verdict.
+// decidedBy sets a leak's LeakCI95 to its CI95, the interval that
+// decided it, and clears it on every other verdict.
 func decidedBy(r Resource) Resource {
 	switch {
 	case r.Verdict != Leak:
@@ -195,13 +194,14 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		}
 		res.Tail = &Tail{AtRequests: f.b.X[f.shape.at], BeforePerRequest: d.before, PerRequest: t.Slope, CI95: res.CI95}
 	} else if d.verdict == Leak {
-		// The interval also spans the second half's: a warm-up that
-		// outlasted its phase by too little to show as a knot still
-		// tilts the whole soak's slope, and the second half is clear
-		// of it.
+		// The second half's own interval, beside the whole soak's that
+		// decided: a warm-up that outlasted its phase by too little to
+		// show as a knot still tilts the whole soak's slope, and the
+		// second half is clear of it. Before issue 41 ci95 was widened
+		// to span both, 2–6× the estimates' spread, and read beside
+		// the whole soak's p-value.
 		h := f.sub(len(f.b.X)/2, len(f.b.X))
-		res.LeakCI95 = &[2]float64{f.whole.Lo, f.whole.Hi}
-		res.CI95 = [2]float64{math.Min(f.whole.Lo, h.Lo), math.Max(f.whole.Hi, h.Hi)}
+		res.SecondHalf = &SecondHalf{PerRequest: h.Slope, CI95: [2]float64{h.Lo, h.Hi}}
 	}
 	if d.verdict == Leak {
 		own := transient(d, f, th, base, res.PerRequest, rph)

@@ -21,15 +21,15 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, cool *release,
 				opt.Name, perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), pText(res.PValue), perDayText(res.PerDay, th, u))
 		} else {
 			// The whole soak's interval decided, and its p-value goes
-			// with it; the reported interval also spans the second
-			// half's (see AnalyzeResource), named when it is wider
-			// as printed (not only in digits the text rounds away).
-			ci := ciText(f.whole.Lo, f.whole.Hi, u)
-			if wide := ciText(res.CI95[0], res.CI95[1], u); wide != ci {
-				ci += "; with the second half's, " + wide
-			}
+			// with it; the second half's own slope is named after
+			// them when its interval reaches outside the whole
+			// soak's as printed, said to be the second half's alone.
 			s = fmt.Sprintf("%s %s (95 %% CI %s), %s, %s, growing through the last third",
-				opt.Name, perReq(f.whole.Slope, u), ci, f.pText(), perDayText(res.PerDay, th, u))
+				opt.Name, perReq(f.whole.Slope, u), ciText(f.whole.Lo, f.whole.Hi, u), f.pText(), perDayText(res.PerDay, th, u))
+			if h := res.SecondHalf; h != nil && (h.CI95[0] < f.whole.Lo || h.CI95[1] > f.whole.Hi) &&
+				ciText(math.Min(h.CI95[0], f.whole.Lo), math.Max(h.CI95[1], f.whole.Hi), u) != ciText(f.whole.Lo, f.whole.Hi, u) {
+				s += fmt.Sprintf(" (the second half alone %s, 95 %% CI %s)", perReq(h.PerRequest, u), ciText(h.CI95[0], h.CI95[1], u))
+			}
 		}
 		s += cooldownText(cool, u)
 		if res.FirstSeenLevel > 0 {
@@ -47,7 +47,7 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, cool *release,
 		}
 	case whyTransient:
 		s = fmt.Sprintf("%s %s, %s, but in a soak of only %s it reached %s, not yet twice its %s %s: a runtime sizing itself to the load (a heap before its first collections, pools, arenas) grows as much and then stops; a soak of %s, or growth past %s, tells them apart",
-			opt.Name, perReq(res.PerRequest, u)+" (95 % CI "+ciText(res.CI95[0], res.CI95[1], u)+")", pText(res.PValue), secs(f.seconds), amount(f.end, u), amount(d.level, u), levelWhen(d.seen), secs(th.Transient), amount(2*d.level, u))
+			opt.Name, perReq(res.PerRequest, u)+" (95 % CI "+ciText(res.CI95[0], res.CI95[1], u)+")", leakP(res, f, d), secs(f.seconds), amount(f.end, u), amount(d.level, u), levelWhen(d.seen), secs(th.Transient), amount(2*d.level, u))
 	case whyReleased:
 		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle: %s", opt.Name, slope, f.pText(), secs(cool.idle), cool.text(u))
 	case whyPlateau:
@@ -84,6 +84,16 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, cool *release,
 		s += fmt.Sprintf("; the target restarted (%d incarnations), the longest was fitted", res.Incarnations)
 	}
 	return s
+}
+
+// leakP gives a leak's p-value for a reason: the fit's, naming the sign
+// test when it gave it, unless the stretch after a knot decided (its
+// slope's own p).
+func leakP(res Resource, f fit, d decision) string {
+	if d.tail != nil {
+		return pText(res.PValue)
+	}
+	return f.pText()
 }
 
 // perDayText gives the growth over the horizon, e.g. "+1.2 GiB per 24 h

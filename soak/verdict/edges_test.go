@@ -60,3 +60,24 @@ func TestSawtoothNamedAsTheReason(t *testing.T) {
 		t.Errorf("no sawtooth, yet: %s", flat.Reason)
 	}
 }
+
+// TestCooldownText: the release test's three outcomes read apart:
+// released (the interval under the bar), not released (wholly above it),
+// and not shown (it straddles the bar).
+func TestCooldownText(t *testing.T) {
+	for _, tc := range []struct {
+		r    release
+		want string
+	}{
+		{release{ok: true, ci: [2]float64{-mib, mib}, bar: 2 * mib, idle: 60, base: true}, ", released after 60 s idle (the cool-down's median 0 B above the baseline's, 95 % CI −1–1 MiB, under a quarter of the 8 MiB it grew)"},
+		{release{ci: [2]float64{3 * mib, 5 * mib}, level: 4 * mib, bar: 2 * mib, idle: 60, base: true}, ", not released after 60 s idle ("},
+		{release{ci: [2]float64{-mib, 5 * mib}, level: 2 * mib, bar: 2 * mib, idle: 60}, ", release not shown after 60 s idle (the cool-down's median 2 MiB above the soak's start, 95 % CI −1–5 MiB, not wholly under"},
+	} {
+		if got := cooldownText(&tc.r, "bytes"); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("got %q; want it to start %q", got, tc.want)
+		}
+	}
+	if got := cooldownText(nil, "bytes"); got != " (no cool-down ran)" {
+		t.Errorf("no cool-down: got %q", got)
+	}
+}

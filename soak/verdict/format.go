@@ -128,8 +128,8 @@ func cooldownText(cool *release, u string) string {
 }
 
 // text gives the release test's figures, e.g. "the cool-down's median
-// 0.2 MiB above the baseline's (95 % CI −0.9–1.3 MiB), under a quarter of
-// the 12 MiB it grew".
+// 0.2 MiB above the baseline's, 95 % CI −0.9–1.3 MiB, under a quarter of
+// the 12 MiB it grew" (within a parenthesis, so none of its own).
 func (r *release) text(u string) string {
 	against := "the soak's start"
 	if r.base {
@@ -139,7 +139,7 @@ func (r *release) text(u string) string {
 	if r.ok {
 		under = "under"
 	}
-	return fmt.Sprintf("the cool-down's median %s %s %s (95 %% CI %s), %s a quarter of the %s it grew",
+	return fmt.Sprintf("the cool-down's median %s %s %s, 95 %% CI %s, %s a quarter of the %s it grew",
 		amount(math.Abs(r.level-r.ref), u), map[bool]string{true: "above", false: "below"}[r.level >= r.ref], against,
 		ciText(r.ci[0], r.ci[1], u), under, amount(r.bar/releaseFraction, u))
 }

@@ -19,6 +19,12 @@
 // soakd's power over 2 h from 1.54× to 3× the floor against it:
 //
 //	go run ./cmd/verdict-study -item8 200 -seed 1 -seeds 6
+//
+// With -release N it prints issue 41's cool-down designs (leaks of 1.5–4×
+// the floor with an idle baseline and a cool-down, kept or given back),
+// N series a design:
+//
+//	go run ./cmd/verdict-study -release 200 -seed 1
 package main
 
 import (
@@ -42,6 +48,7 @@ func main() {
 	rate := flag.Float64("rate", 0, "with -intervals, only the designs at this many requests per second (0: all)")
 	boot := flag.Int("boot", 0, "with -intervals, give each coverage and width its 95 % bootstrap range over this many resamples, and mark the cells that meet issue 22's item 2")
 	trendless := flag.Bool("trendless", false, "with -intervals, only the cells with no trend (the ones item 2's width is measured on)")
+	release := flag.Int("release", 0, "print only issue 41's cool-down designs (leaks kept or given back after the load), with this many series per design")
 	flag.Parse()
 	if *n < 1 {
 		fmt.Fprintln(os.Stderr, "verdict-study: -n must be at least 1")
@@ -61,6 +68,14 @@ func main() {
 			}
 			study.WriteMisses(os.Stdout, saw)
 		}
+		return
+	}
+	if *release > 0 {
+		var ts []study.ReleaseTally
+		for _, d := range study.ReleaseDesigns() {
+			ts = append(ts, study.RunRelease(d, *release, *seed))
+		}
+		study.WriteRelease(os.Stdout, ts)
 		return
 	}
 	if *item8 > 0 {

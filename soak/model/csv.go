@@ -290,6 +290,7 @@ func ReadSamples(r io.Reader) ([]Record, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("line 1: %w", err)
 	}
+	elapsed := slices.ContainsFunc(cols, func(c Column) bool { return c.Name == "elapsed_seconds" })
 	var recs []Record
 	for line := 2; ; line++ {
 		row, err := cr.Read()
@@ -319,6 +320,9 @@ func ReadSamples(r io.Reader) ([]Record, []string, error) {
 		}
 		rec.RSSValid, rec.ThreadsValid = rec.RSSValid && rec.Alive, rec.ThreadsValid && rec.Alive
 		if err := requestsForward(recs, rec, line); err != nil {
+			return recs, resources, err
+		}
+		if err := timeForward(recs, rec, line, elapsed); err != nil {
 			return recs, resources, err
 		}
 		recs = append(recs, rec)
@@ -383,6 +387,28 @@ func requestsForward(recs []Record, rec Record, line int) error {
 	}
 	return fmt.Errorf("line %d: column requests: %d is below %d on line %d; the requests counter is cumulative and never decreases within a run: split the file at line %d into two files, each with the header line, and analyse each",
 		line, rec.Requests, recs[len(recs)-1].Requests, line-1, line)
+}
+
+// timeForward rejects a row whose time is before the previous row's:
+// elapsed_seconds when the file has it (soakd measures it on a monotonic
+// clock; its time column is the wall clock, which a clock step may set
+// back), else time. Fitted as it is, a soak could last minus an hour
+// (issue 41: "in a soak of only -3599 s it reached 114 MiB").
+func timeForward(recs []Record, rec Record, line int, elapsed bool) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	prev := recs[len(recs)-1]
+	const todo = "the samples of a run are in the order they were taken, and its time never goes back: put the rows in order, or, if two runs were joined, split the file at line %d into two files, each with the header line, and analyse each"
+	switch {
+	case elapsed && rec.Elapsed < prev.Elapsed:
+		return fmt.Errorf("line %d: column elapsed_seconds: %s is below %s on line %d; "+todo,
+			line, strconv.FormatFloat(rec.Elapsed, 'f', -1, 64), strconv.FormatFloat(prev.Elapsed, 'f', -1, 64), line-1, line)
+	case !elapsed && rec.Time.Before(prev.Time):
+		return fmt.Errorf("line %d: column time: %s is before %s on line %d; "+todo,
+			line, rec.Time.Format(time.RFC3339Nano), prev.Time.Format(time.RFC3339Nano), line-1, line)
+	}
+	return nil
 }
 
 // headerColumns maps the header to its columns, and checks that the

@@ -198,6 +198,10 @@ func TestReadSamplesErrorsNameTheLineAndColumn(t *testing.T) {
 		{"short row", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,1\n", "line 2"},
 		{"requests go back", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,500,2\n1,soak,900,2\n2,soak,3,2\n",
 			"line 4: column requests: 3 is below 900 on line 3; the requests counter is cumulative and never decreases within a run: split the file at line 4"},
+		{"elapsed goes back", "elapsed_seconds,phase,requests,rss_bytes\n0,soak,500,2\n3600,soak,900,2\n1.5,soak,950,2\n",
+			"line 4: column elapsed_seconds: 1.5 is below 3600 on line 3; the samples of a run are in the order they were taken, and its time never goes back: put the rows in order, or, if two runs were joined, split the file at line 4"},
+		{"time goes back", "time,phase,requests,rss_bytes\n2026-11-30T02:00:00Z,soak,1,2\n2026-11-30T01:00:00Z,soak,9,2\n",
+			"line 3: column time: 2026-11-30T01:00:00Z is before 2026-11-30T02:00:00Z on line 2; the samples of a run are in the order"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := ReadSamples(strings.NewReader(tc.in))
@@ -354,5 +358,16 @@ func TestReadSamplesLeavesOutACutLastRow(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadSamplesWallClockStepBack: with elapsed_seconds (soakd's
+// monotonic measure) the time column is the wall clock, which a clock
+// step may set back; the row is read, not refused.
+func TestReadSamplesWallClockStepBack(t *testing.T) {
+	in := "time,elapsed_seconds,phase,requests,rss_bytes\n2026-11-30T02:00:00Z,0,soak,1,2\n2026-11-30T01:59:59Z,1,soak,9,2\n"
+	recs, _, err := ReadSamples(strings.NewReader(in))
+	if err != nil || len(recs) != 2 || recs[1].Elapsed != 1 {
+		t.Errorf("got %d records, %v; want 2, the second at 1 s", len(recs), err)
 	}
 }

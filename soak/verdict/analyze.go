@@ -138,9 +138,8 @@ func AnalyzeResource(pts []Point, opt ResourceOptions) Resource {
 	return decidedBy(analyze(pts, opt, trend.ByMin))
 }
 
-// decidedBy sets a leak's LeakCI95 where analyze left it unset (the
-// reported interval is then the one that decided) and clears it on
-// every other verdict.
+// decidedBy sets a leak's LeakCI95 to its CI95, the interval that
+// decided it, and clears it on every other verdict.
 func decidedBy(r Resource) Resource {
 	switch {
 	case r.Verdict != Leak:
@@ -174,8 +173,13 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	if base != nil {
 		res.Baseline = *base
 	}
-	rel, level, idle := released(pts, s.inc, f, base)
-	res.ReleasedAfterCooldown, res.CooldownLevel = rel, level
+	cool := released(pts, s.inc, s, f, base)
+	var rel *bool
+	if cool != nil {
+		rel = &cool.ok
+		res.ReleasedAfterCooldown, res.CooldownLevel = rel, cool.level
+		res.CooldownCI95 = &[2]float64{cool.ci[0], cool.ci[1]}
+	}
 	fl := floorsFor(th, rph, opt.Limit, f.current)
 	d := decide(f, th, fl, rel, longestCycle(s, opt.Quantum))
 	if d.verdict == Leak && d.tail != nil {
@@ -190,13 +194,14 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		}
 		res.Tail = &Tail{AtRequests: f.b.X[f.shape.at], BeforePerRequest: d.before, PerRequest: t.Slope, CI95: res.CI95}
 	} else if d.verdict == Leak {
-		// The interval also spans the second half's: a warm-up that
-		// outlasted its phase by too little to show as a knot still
-		// tilts the whole soak's slope, and the second half is clear
-		// of it.
+		// The second half's own interval, beside the whole soak's that
+		// decided: a warm-up that outlasted its phase by too little to
+		// show as a knot still tilts the whole soak's slope, and the
+		// second half is clear of it. Before issue 41 ci95 was widened
+		// to span both, 2–6× the estimates' spread, and read beside
+		// the whole soak's p-value.
 		h := f.sub(len(f.b.X)/2, len(f.b.X))
-		res.LeakCI95 = &[2]float64{f.whole.Lo, f.whole.Hi}
-		res.CI95 = [2]float64{math.Min(f.whole.Lo, h.Lo), math.Max(f.whole.Hi, h.Hi)}
+		res.SecondHalf = &SecondHalf{PerRequest: h.Slope, CI95: [2]float64{h.Lo, h.Hi}}
 	}
 	if d.verdict == Leak {
 		own := transient(d, f, th, base, res.PerRequest, rph)
@@ -216,7 +221,10 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		res.Step = &Step{Size: f.shape.size, Requests: f.b.X[f.shape.at], Seconds: stepSeconds(s, f.b.X[f.shape.at])}
 	}
 	res.TimeToExhaustionSeconds = exhaustion(f, opt, res.PerHour, rel, d)
-	res.Reason = reason(opt, res, f, d, idle, fl)
+	res.Reason = reason(opt, res, f, d, cool, fl)
+	if d.verdict == Inconclusive {
+		res.Reason += sawtoothText(s, f, d, rph, opt.Quantum, opt.Unit)
+	}
 	return finite(carry(across(checkLives(res, pts, opt, by, rph, fl), pts, opt), opt.Earlier))
 }
 
@@ -366,7 +374,7 @@ func tooFew(res Resource, s *series, opt ResourceOptions) Resource {
 		res.Points = n
 	}
 	res.Verdict = Inconclusive
-	res.Reason = opt.Name + ": only " + itoa(n) + " soak samples in one incarnation; a fit needs at least " + itoa(minSoakPoints)
+	res.Reason = opt.Name + ": only " + plural(n, "soak sample") + " in one incarnation; a fit needs at least " + itoa(minSoakPoints)
 	setting := opt.Setting
 	if setting == "" {
 		setting = "--interval"
@@ -413,8 +421,19 @@ func atLeast(more, span, rph float64) float64 {
 // dropWindow samples on either side (see windowDrops); 0 with fewer than
 // two drops.
 func longestCycle(s *series, quantum float64) float64 {
+	at := cycleStarts(s, quantum)
+	longest := 0.0
+	for j := 1; j < len(at); j++ {
+		longest = math.Max(longest, s.x[at[j]]-s.x[at[j-1]])
+	}
+	return longest
+}
+
+// cycleStarts are the first indexes of the series' cycles, after each of
+// its sudden drops (see longestCycle); nil with fewer than three samples.
+func cycleStarts(s *series, quantum float64) []int {
 	if len(s.y) < 3 {
-		return 0
+		return nil
 	}
 	d, med, _ := s.changes(quantum)
 	limit := math.Max(cycleSigmas*robustSD(d, med), dropQuanta*quantum)
@@ -422,11 +441,7 @@ func longestCycle(s *series, quantum float64) float64 {
 	if len(at) < 2 {
 		at = windowDrops(despike(s.y, d, limit), dropWindow, quantum)
 	}
-	longest := 0.0
-	for j := 1; j < len(at); j++ {
-		longest = math.Max(longest, s.x[at[j]]-s.x[at[j-1]])
-	}
-	return longest
+	return at
 }
 
 // despike returns y with each one-sample spike (see spike; d are y's

@@ -10,7 +10,7 @@ import (
 )
 
 // reason writes the one-sentence reason for a decision.
-func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64, fl floors) string {
+func reason(opt ResourceOptions, res Resource, f fit, d decision, cool *release, fl floors) string {
 	u, th := opt.Unit, opt.Thresholds
 	slope := perReq(f.whole.Slope, u) + " (95 % CI " + ciText(f.whole.Lo, f.whole.Hi, u) + ")"
 	var s string
@@ -21,17 +21,17 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64, 
 				opt.Name, perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), pText(res.PValue), perDayText(res.PerDay, th, u))
 		} else {
 			// The whole soak's interval decided, and its p-value goes
-			// with it; the reported interval also spans the second
-			// half's (see AnalyzeResource), named when it is wider
-			// as printed (not only in digits the text rounds away).
-			ci := ciText(f.whole.Lo, f.whole.Hi, u)
-			if wide := ciText(res.CI95[0], res.CI95[1], u); wide != ci {
-				ci += "; with the second half's, " + wide
-			}
+			// with it; the second half's own slope is named after
+			// them when its interval reaches outside the whole
+			// soak's as printed, said to be the second half's alone.
 			s = fmt.Sprintf("%s %s (95 %% CI %s), %s, %s, growing through the last third",
-				opt.Name, perReq(f.whole.Slope, u), ci, f.pText(), perDayText(res.PerDay, th, u))
+				opt.Name, perReq(f.whole.Slope, u), ciText(f.whole.Lo, f.whole.Hi, u), f.pText(), perDayText(res.PerDay, th, u))
+			if h := res.SecondHalf; h != nil && (h.CI95[0] < f.whole.Lo || h.CI95[1] > f.whole.Hi) &&
+				ciText(math.Min(h.CI95[0], f.whole.Lo), math.Max(h.CI95[1], f.whole.Hi), u) != ciText(f.whole.Lo, f.whole.Hi, u) {
+				s += fmt.Sprintf(" (the second half alone %s, 95 %% CI %s)", perReq(h.PerRequest, u), ciText(h.CI95[0], h.CI95[1], u))
+			}
 		}
-		s += cooldownText(res.ReleasedAfterCooldown, idle)
+		s += cooldownText(cool, u)
 		if res.FirstSeenLevel > 0 {
 			s += ", past twice the " + amount(res.FirstSeenLevel, u) + " it had when soakd first saw the process, in an earlier run"
 		}
@@ -41,15 +41,15 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64, 
 	case whyLeakSlowing:
 		s = fmt.Sprintf("%s %s (95 %% CI %s) after the growth slowed at %s requests, from %s before, %s, %s: slowing but still leaking, the soak's last third clearing %s too",
 			opt.Name, perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), group(res.Tail.AtRequests), perReq(d.before, u), pText(res.PValue), perDayText(res.PerDay, th, u), fl.binding(th, u))
-		s += cooldownText(res.ReleasedAfterCooldown, idle)
+		s += cooldownText(cool, u)
 		if tte := res.TimeToExhaustionSeconds; tte != nil {
 			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
 		}
 	case whyTransient:
 		s = fmt.Sprintf("%s %s, %s, but in a soak of only %s it reached %s, not yet twice its %s %s: a runtime sizing itself to the load (a heap before its first collections, pools, arenas) grows as much and then stops; a soak of %s, or growth past %s, tells them apart",
-			opt.Name, perReq(res.PerRequest, u)+" (95 % CI "+ciText(res.CI95[0], res.CI95[1], u)+")", pText(res.PValue), secs(f.seconds), amount(f.end, u), amount(d.level, u), levelWhen(d.seen), secs(th.Transient), amount(2*d.level, u))
+			opt.Name, perReq(res.PerRequest, u)+" (95 % CI "+ciText(res.CI95[0], res.CI95[1], u)+")", leakP(res, f, d), secs(f.seconds), amount(f.end, u), amount(d.level, u), levelWhen(d.seen), secs(th.Transient), amount(2*d.level, u))
 	case whyReleased:
-		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle", opt.Name, slope, f.pText(), secs(idle))
+		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle: %s", opt.Name, slope, f.pText(), secs(cool.idle), cool.text(u))
 	case whyPlateau:
 		s = fmt.Sprintf("%s grew %s then levelled off: %s after the knot (95 %% CI %s) against %s before, like a cache or warm-up",
 			opt.Name, amount(f.end-f.start, u), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), perReq(f.whole.Slope, u))
@@ -86,6 +86,16 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, idle float64, 
 	return s
 }
 
+// leakP gives a leak's p-value for a reason: the fit's, naming the sign
+// test when it gave it, unless the stretch after a knot decided (its
+// slope's own p).
+func leakP(res Resource, f fit, d decision) string {
+	if d.tail != nil {
+		return pText(res.PValue)
+	}
+	return f.pText()
+}
+
 // perDayText gives the growth over the horizon, e.g. "+1.2 GiB per 24 h
 // at this throughput".
 func perDayText(v float64, th Thresholds, unit string) string {
@@ -103,14 +113,35 @@ func livesReason(opt ResourceOptions, res Resource, lf livesFit) string {
 		opt.Name, perReq(lf.perRequest, u), ciText(lf.lo, lf.hi, u), pText(lf.p), lf.lives, lf.replaced, perDayText(res.PerDay, opt.Thresholds, u))
 }
 
-func cooldownText(rel *bool, idle float64) string {
+func cooldownText(cool *release, u string) string {
 	switch {
-	case rel == nil:
+	case cool == nil:
 		return " (no cool-down ran)"
-	case *rel:
-		return ", released after " + secs(idle) + " idle"
+	case cool.ok:
+		return ", released after " + secs(cool.idle) + " idle (" + cool.text(u) + ")"
+	case cool.ci[0] < cool.bar:
+		// The interval reaches under the bar without lying under it:
+		// the cool-down neither shows the growth kept nor given back.
+		return ", release not shown after " + secs(cool.idle) + " idle (" + cool.text(u) + ")"
 	}
-	return ", not released after " + secs(idle) + " idle"
+	return ", not released after " + secs(cool.idle) + " idle (" + cool.text(u) + ")"
+}
+
+// text gives the release test's figures, e.g. "the cool-down's median
+// 0.2 MiB above the baseline's, 95 % CI −0.9–1.3 MiB, under a quarter of
+// the 12 MiB it grew" (within a parenthesis, so none of its own).
+func (r *release) text(u string) string {
+	against := "the soak's start"
+	if r.base {
+		against = "the baseline's"
+	}
+	under := "not wholly under"
+	if r.ok {
+		under = "under"
+	}
+	return fmt.Sprintf("the cool-down's median %s %s %s, 95 %% CI %s, %s a quarter of the %s it grew",
+		amount(math.Abs(r.level-r.ref), u), map[bool]string{true: "above", false: "below"}[r.level >= r.ref], against,
+		ciText(r.ci[0], r.ci[1], u), under, amount(r.bar/releaseFraction, u))
 }
 
 // settleText turns a decision's extra requests into advice that names
@@ -252,6 +283,15 @@ func group(v float64) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// plural gives a count and its noun, e.g. "1 soak sample", "0 soak
+// samples".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return itoa(n) + " " + noun + "s"
+}
 
 // levelWhen says when the transient rule's level was measured.
 func levelWhen(seen bool) string {

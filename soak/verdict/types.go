@@ -92,18 +92,27 @@ type Resource struct {
 	// pss_anon_bytes, or pss_bytes where the part was not read); "" for
 	// the others, and in reports made before parts were judged (the
 	// whole).
-	Series     string     `json:"series,omitempty"`
-	PerRequest float64    `json:"per_request"`
-	PerHour    float64    `json:"per_hour"`
-	CI95       [2]float64 `json:"ci95"` // per request
-	// LeakCI95 is, for a leak, the interval that decided it, per request:
-	// the whole soak's, or the stretch's after a knot (Tail), or this
-	// run's for a leak carried from an earlier run. CI95 can be wider: a
-	// leak's reported interval also spans the second half's, for a
-	// warm-up that tilts the whole soak, and can reach below zero while
-	// the deciding one clears every floor. nil unless the verdict is leak.
+	Series     string  `json:"series,omitempty"`
+	PerRequest float64 `json:"per_request"`
+	PerHour    float64 `json:"per_hour"`
+	// CI95 is the 95 % interval per request that the verdict used: the
+	// whole soak's, or the stretch's after a knot (Tail), the lives'
+	// (MaskedBy), the joined soaks' (AcrossRuns), or this run's for a
+	// leak carried from an earlier run (CarriedFromRun). PValue comes
+	// from the same test, except where the reason names the sign test of
+	// sudden jumps.
+	CI95 [2]float64 `json:"ci95"`
+	// LeakCI95 is, for a leak, CI95 again; nil unless the verdict is
+	// leak. It was the deciding interval when CI95 was widened to span
+	// the second half's too (before issue 41), and is kept for readers
+	// of those reports.
 	LeakCI95 *[2]float64 `json:"leak_ci95,omitempty"`
-	PValue   float64     `json:"p_value"`
+	// SecondHalf is, for a leak decided on the whole soak, the slope over
+	// its second half with that slope's own 95 % interval: a warm-up
+	// that outlasted its phase tilts the whole soak and not the second
+	// half. It did not decide the verdict, and no p-value goes with it.
+	SecondHalf *SecondHalf `json:"second_half,omitempty"`
+	PValue     float64     `json:"p_value"`
 	// LastThirdPerRequest is the slope over the last third of the soak.
 	LastThirdPerRequest float64 `json:"last_third_per_request"`
 	Start               float64 `json:"start"`  // soak start level (lower envelope, median of the first bins)
@@ -111,9 +120,14 @@ type Resource struct {
 	Growth              float64 `json:"growth"` // End − Start
 	// ReleasedAfterCooldown is nil when no cool-down ran.
 	ReleasedAfterCooldown *bool `json:"released_after_cooldown"`
-	// CooldownLevel is the lowest value over the cool-down's second half.
+	// CooldownLevel is the median of the cool-down's second half.
 	CooldownLevel float64 `json:"cooldown_level,omitempty"`
-	Limit         float64 `json:"limit,omitempty"`
+	// CooldownCI95 is the 95 % interval of the cool-down's level above
+	// the idle baseline (else the soak's start level, by the same
+	// estimator): released means it lies wholly under a quarter of the
+	// soak's growth. nil when no cool-down ran.
+	CooldownCI95 *[2]float64 `json:"cooldown_ci95,omitempty"`
+	Limit        float64     `json:"limit,omitempty"`
 	// TimeToExhaustionSeconds is nil when the resource is not growing
 	// ("never").
 	TimeToExhaustionSeconds *float64 `json:"time_to_exhaustion_seconds"`
@@ -174,6 +188,12 @@ type Step struct {
 	Size     float64 `json:"size"`     // units
 	Requests float64 `json:"requests"` // cumulative requests when it happened
 	Seconds  float64 `json:"seconds"`  // seconds since the run started
+}
+
+// SecondHalf is the growth over the second half of a leak's soak.
+type SecondHalf struct {
+	PerRequest float64    `json:"per_request"`
+	CI95       [2]float64 `json:"ci95"` // per request, 95 %
 }
 
 // Tail is the growth of a slowing leak after its knot.

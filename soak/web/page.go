@@ -282,9 +282,21 @@ func (r resourceRow) Decided() [2]float64 {
 	return r.CI95
 }
 
-// Wider says whether the reported interval is wider than Decided (a
-// leak's also spans the second half's); the table names it then.
+// Wider says whether the reported interval is wider than Decided: a
+// leak's in a report made before issue 41, whose ci95 also spanned the
+// second half's; the table names it then.
 func (r resourceRow) Wider() bool { return r.Decided() != r.CI95 }
+
+// Half is a leak's second half's own interval when it reaches outside
+// Decided (the table names it beneath, as the second half's alone); nil
+// otherwise.
+func (r resourceRow) Half() *[2]float64 {
+	h, d := r.SecondHalf, r.Decided()
+	if h == nil || h.CI95[0] >= d[0] && h.CI95[1] <= d[1] {
+		return nil
+	}
+	return &h.CI95
+}
 
 type count struct {
 	Name string

@@ -20,7 +20,20 @@ type Kind struct {
 	// its own (lower) bars guard against it getting worse. See "Limits"
 	// in docs/verdict-study.md.
 	Gap string
+	// MinCover is a leak model's own bar on its interval's coverage of
+	// the true slope, when its verdict's interval cannot meet the
+	// study's 90 % (see coverGap); 0 = the study's.
+	MinCover float64
 }
+
+// coverGap: since issue 41 (item 5) a leak's ci95 is the interval that
+// decided it, the whole soak's, no longer widened to span the second
+// half's. Where the whole soak's slope is not the leak's, it covers the
+// truth less often: a warm-up that spills into the soak tilts it (87 and
+// 90.5 %, seed 2), and RSS under a JVM-like heap grows by the heap's
+// expansion, 1.1–1.6× the bytes leaked, not by them (19 %; 94 % with
+// the union, which reached the truth by its width).
+const coverGap = "the whole soak's slope is not the leak's: ci95 covers the truth less often"
 
 // Kinds lists every model of the study, non-leaks first.
 func Kinds() []Kind {
@@ -74,11 +87,11 @@ func Kinds() []Kind {
 		{Name: "leak-64", Leak: true, Make: leak(64, 0)},
 		{Name: "leak-200", Leak: true, Make: leak(200, 0)},
 		{Name: "leak-200-ar1-10min", Leak: true, Make: leak(200, 600)},
-		{Name: "leak-64-warmup-spill", Leak: true, Make: warmupSpill(64), Gap: spillGap},
-		{Name: "leak-200-warmup-spill", Leak: true, Make: warmupSpill(200), Gap: spillGap},
+		{Name: "leak-64-warmup-spill", Leak: true, Make: warmupSpill(64), Gap: spillGap, MinCover: 0.85},
+		{Name: "leak-200-warmup-spill", Leak: true, Make: warmupSpill(200), Gap: spillGap, MinCover: 0.85},
 		{Name: "leak-64-sawtooth", Leak: true, Make: func(rng *rand.Rand) Series { return sawtooth(rng, randomShape(rng), 64) }},
 		{Name: "leak-200-restart", Leak: true, Make: func(rng *rand.Rand) Series { return restart(rng, randomShape(rng), 200) }},
-		{Name: "leak-200-heap-steps", Leak: true, Make: heapSteps(200), Gap: heapGap},
+		{Name: "leak-200-heap-steps", Leak: true, Make: heapSteps(200), Gap: heapGap, MinCover: 0.15},
 		{Name: "leak-200-recycled", Leak: true, Make: func(rng *rand.Rand) Series { return recycled(rng, randomShape(rng), 200) }},
 		{Name: "fd-1-per-100", Leak: true, Make: func(rng *rand.Rand) Series { return fds(rng, randomShape(rng), 100) }},
 		{Name: "fd-1-per-2000", Leak: true, Make: func(rng *rand.Rand) Series { return fds(rng, randomShape(rng), 2000) }},

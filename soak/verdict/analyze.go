@@ -163,8 +163,11 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		res = tooFew(res, s, opt)
 		return finite(carry(across(checkLives(res, pts, opt, by, 0, floors{perRequest: th.MinPerRequest}), pts, opt), opt.Earlier))
 	}
-	f := fitSeries(s, r, opt.Quantum)
+	f := fitSeries(s, r, opt.Quantum).atLevel(th.level())
 	res.Points = len(s.x)
+	if lv := th.level(); lv != DefaultLevel {
+		res.Level = lv
+	}
 	rph := opt.RequestsPerHour
 	if rph <= 0 && f.seconds > 0 {
 		rph = f.span / f.seconds * 3600

@@ -219,7 +219,7 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		res.Step = &Step{Size: f.shape.size, Requests: f.b.X[f.shape.at], Seconds: stepSeconds(s, f.b.X[f.shape.at])}
 	}
 	res.TimeToExhaustionSeconds = exhaustion(f, opt, res.PerHour, rel, d)
-	res.Reason = reason(opt, res, f, d, idle, fl)
+	res.Reason = relevel(reason(opt, res, f, d, idle, fl), th.level())
 	return finite(carry(across(checkLives(res, pts, opt, by, rph, fl), pts, opt), opt.Earlier))
 }
 

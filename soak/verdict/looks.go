@@ -1,7 +1,9 @@
 package verdict
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"github.com/soakd/soakd/soak/trend"
 )
@@ -123,4 +125,13 @@ func (f fit) atLevel(level float64) fit {
 	}
 	f.whole = widen(trend.TheilSenInflated(f.b.X, f.b.Y, level, f.vif), f.quantum/f.span)
 	return f
+}
+
+// relevel words the whole soak's interval in a reason at its level, when
+// that is not 95 %: "(99.86 % CI …)".
+func relevel(reason string, level float64) string {
+	if level == DefaultLevel {
+		return reason
+	}
+	return strings.Replace(reason, "(95 % CI ", fmt.Sprintf("(%.4g %% CI ", 100*level), 1)
 }

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -80,6 +81,9 @@ func TestLevelWidensTheWholeInterval(t *testing.T) {
 	}
 	if a.Level != 0 || math.Abs(b.Level-0.9995) > 1e-12 {
 		t.Errorf("levels %g, %g; want 0 (95 %%) and 0.9995", a.Level, b.Level)
+	}
+	if !strings.Contains(b.Reason, "(99.95 % CI ") || strings.Contains(b.Reason, "(95 % CI ") {
+		t.Errorf("reason %q; want the interval worded at 99.95 %%", b.Reason)
 	}
 	if a.PValue != b.PValue {
 		t.Errorf("p-values %g, %g; want the same", a.PValue, b.PValue)

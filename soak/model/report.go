@@ -45,6 +45,9 @@ type Report struct {
 	// progress intervals (see LatencyBlock); nil when the report was made
 	// from stored samples.
 	LatencyBlocks []LatencyBlock `json:"latency_blocks,omitempty"`
+	// Until is set for an until-decided run: its looks, the level its
+	// analysis is at, and what it left undecided.
+	Until *Until `json:"until_decided,omitempty"`
 	// Records are the run's samples; they go to samples.csv, not the JSON.
 	Records []Record `json:"-"`
 }
@@ -265,6 +268,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 		}
 	}
+	r.writeUntil(w)
 	r.writeWhere(w)
 	fmt.Fprintln(w)
 	r.writeTarget(w)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"sort"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -161,7 +162,8 @@ func (r *runner) lookReport(share float64) (*model.Report, error) {
 // decidedParts are a report's parts, each with its decided verdict or ""
 // (see verdict.Confirm), and, for each undecided part, what it misses:
 // every resource leak, stable or plateau; the requests ok or failing;
-// the CPU verdict decided (verdict.CPUDecided).
+// the CPU verdict decided (verdict.CPUDecided), its part the cost's
+// answer.
 func decidedParts(rep *model.Report, soakSeconds float64) (map[string]string, []string) {
 	parts := map[string]string{}
 	var missing []string
@@ -189,8 +191,11 @@ func decidedParts(rep *model.Report, soakSeconds float64) (map[string]string, []
 	default:
 		parts["requests"] = h.Verdict
 	}
+	// The CPU part is its cost's answer (rising or not): the bound's answer
+	// may move between the bars from look to look (io, then between
+	// waiting and CPU-bound, on a busy machine) and is decided at each.
 	answer, why := verdict.CPUDecided(rep.CPU, soakSeconds)
-	parts["cpu"] = answer
+	_, parts["cpu"], _ = strings.Cut(answer, ", ")
 	if why != "" {
 		missing = append(missing, "cpu: "+why)
 	}

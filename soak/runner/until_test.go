@@ -35,7 +35,7 @@ func TestDecidedParts(t *testing.T) {
 		CPU:      verdict.CPU{Bound: verdict.BoundIO, Cost: cost},
 	}
 	parts, missing := decidedParts(rep, 600)
-	if parts["rss"] != verdict.Stable || parts["fds"] != "" || parts["requests"] != verdict.HealthOK || parts["cpu"] != "io, not rising" {
+	if parts["rss"] != verdict.Stable || parts["fds"] != "" || parts["requests"] != verdict.HealthOK || parts["cpu"] != "not rising" {
 		t.Errorf("parts %v", parts)
 	}
 	if len(missing) != 1 || !strings.HasPrefix(missing[0], "fds: run ≥ 1 000 more requests") {

@@ -70,7 +70,7 @@ func (u *until) progress(rec model.Record) float64 {
 	return p
 }
 
-// observe takes a look at rec when one is due, and stops the load when
+// observeUntil takes a look at rec when one is due, and stops the load when
 // the looks have decided.
 func (r *runner) observeUntil(rec model.Record) {
 	u := r.until

@@ -139,6 +139,7 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	bound(fs, "load.rate", fs.Float64Var, &l.Rate, "rate", "open loop: requests per second on a constant schedule; latency counts from each intended send time")
 	boundP(fs, "load.requests", fs.Uint64VarP, &l.Requests, "requests", "n", "stop after this many requests (0: no limit)")
 	boundP(fs, "load.duration", fs.DurationVarP, &l.Duration, "duration", "d", "stop after this long, e.g. 8h (0: no limit); with -n, whichever comes first")
+	bound(fs, "until_decided", fs.BoolVar, &s.UntilDecided, "until-decided", "stop as soon as every resource, the requests and the CPU verdict are decided (looks from 30s of soak, each 1.25x the last, at a stricter level; none decides before 5m, three in a row stop it); -d/-n are then the most the run may take")
 	bound(fs, "load.keepalive", fs.BoolVar, &l.KeepAlive, "keepalive", "reuse connections; --keepalive=false opens one per request, as plain ab does")
 	bound(fs, "load.targets_file", fs.StringVar, &l.TargetsFile, "targets", "file of weighted endpoints, one '[weight] METHOD URL [@bodyfile]' per line (instead of URL)")
 	bound(fs, "load.attribute", fs.StringVar, &l.Attribute, "attribute", "with --targets of two or more endpoints: on varies the mix in blocks so the report splits each resource's growth between the endpoints; off keeps the file's mix")

@@ -52,6 +52,8 @@ func TestParseRunErrorsNameTheFlag(t *testing.T) {
 		{"bad pprof URL", []string{"-n", "10", "--pprof", "localhost:6060", "http://a/"}, `--pprof: "localhost:6060": want an http(s) URL of a heap profile`},
 		{"snapshot cmd without pid", []string{"-n", "10", "--snapshot-cmd", "date", "http://a/"}, `--snapshot-cmd: "date": must hold the target's PID placeholder {pid}, e.g. 'jmap -histo:live {pid}'`},
 		{"bad evidence limit", []string{"-n", "10", "--evidence-limit", "lots", "http://a/"}, `--evidence-limit: "lots": want a size`},
+		{"until decided without a target", []string{"-d", "1m", "--until-decided", "--no-probe", "http://a/"}, "--until-decided: decides on the target's samples, and --no-probe samples none: drop one"},
+		{"until decided with no most", []string{"--until-decided", "http://a/"}, "set --duration or --requests (or both): a soak must end by itself"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer

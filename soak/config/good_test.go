@@ -28,6 +28,23 @@ func TestGoodConfigs(t *testing.T) {
 				t.Error("0.0.0.0 is loopback; want not")
 			}
 		}},
+		{"until decided: the load's most from max_duration", "jobs:\n  - name: web\n    schedule: '@every 2m'\n    until_decided: true\n    max_duration: 10m\n    phases: {cooldown: 30s}\n    load:\n      url: http://127.0.0.1:8080/\n", func(t *testing.T, c *Config) {
+			j := c.Jobs[0]
+			o, err := j.Options()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// 10m less a tenth, the default 3s baseline, the 30s cool-down and the default 10s ready timeout.
+			if !o.UntilDecided || o.Load.Duration != 8*time.Minute+17*time.Second || j.MaxDuration != 10*time.Minute {
+				t.Errorf("until decided %v, load duration %s, max_duration %s; want true, 8m17s, 10m", o.UntilDecided, o.Load.Duration, j.MaxDuration)
+			}
+		}},
+		{"until decided with a load duration keeps it", strings.Replace(job("    until_decided: true\n    max_duration: 2h\n"), "duration: 1h", "duration: 30m", 1), func(t *testing.T, c *Config) {
+			o, err := c.Jobs[0].Options()
+			if err != nil || !o.UntilDecided || o.Load.Duration != 30*time.Minute {
+				t.Errorf("until decided %v, load duration %s, %v; want true, 30m", o.UntilDecided, o.Load.Duration, err)
+			}
+		}},
 		{"inline token on ::", "listen: '[::]:7797'\ntoken: abc\n" + job(""), func(t *testing.T, c *Config) {
 			if tok, _ := c.Token(); tok != "abc" {
 				t.Errorf("Token() = %q; want abc", tok)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.uber.org/zap/zapcore"
 
@@ -204,6 +205,7 @@ func (v validator) checkJob(i int, seen map[string]int) {
 	if v.checkKind(p, j) {
 		return
 	}
+	v.checkUntil(p, j)
 	for _, e := range j.Spec.Check() {
 		v.errs.add(p+"."+e.Path, "%s", e.Text(lastName))
 	}
@@ -222,6 +224,10 @@ func (v validator) checkKind(p string, j *Job) bool {
 	case "", KindSoak:
 		return false
 	case KindSweep:
+		if j.UntilDecided {
+			v.errs.add(p+".until_decided", "a sweep's levels each run to their bound; until_decided is for soaks: drop one")
+			return true
+		}
 	default:
 		v.errs.add(p+".kind", "%q: want soak (the default) or sweep", j.Kind)
 		return true
@@ -291,6 +297,35 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// checkUntil checks an until-decided job: max_duration is the most its
+// run may take, so it is required; a load with no bound of its own then
+// runs at most max_duration less the baseline, the cool-down, the ready
+// timeout and a tenth of max_duration (the start and the report), and
+// stops as soon as the run is decided.
+func (v validator) checkUntil(p string, j *Job) {
+	if !j.UntilDecided {
+		return
+	}
+	bounded := j.Load.Duration > 0 || j.Load.Requests > 0
+	d := j.MaxDuration - j.MaxDuration/10 - j.Phases.Baseline - j.Phases.Cooldown - j.Target.ReadyTimeout
+	switch {
+	case j.MaxDuration <= 0:
+		v.errs.add(p+".max_duration", "required with until_decided: the most the run may take, e.g. 30m")
+	case bounded:
+		return
+	case d < time.Minute:
+		v.errs.add(p+".max_duration", "%s leaves the load %s after phases.baseline, phases.cooldown, target.ready_timeout and a tenth for the start and the report; until_decided needs at least 1m: raise max_duration", j.MaxDuration, max(d, 0))
+	default:
+		j.Load.Duration = d.Truncate(time.Second)
+		return
+	}
+	if !bounded {
+		// A stand-in, so that the load's and max_duration's own checks
+		// do not repeat the error above.
+		j.Load.Duration, j.MaxDuration = time.Minute, max(j.MaxDuration, time.Hour)
+	}
 }
 
 func (v validator) checkMaxDuration(p string, j *Job) {

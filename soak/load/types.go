@@ -186,9 +186,10 @@ type Summary struct {
 	// Abandoned counts requests in flight when a duration or interrupt stop
 	// came; they are cut short and not counted in Requests.
 	Abandoned uint64 `json:"abandoned"`
-	StoppedBy string `json:"stopped_by"` // "requests", "duration", "interrupt", or StopTargetDied (set by the runner)
+	StoppedBy string `json:"stopped_by"` // "requests", "duration", "interrupt", or StopTargetDied or StopDecided (set by the runner)
 	// StopDetail says more of why the load stopped, for the text: how the
-	// target died, with StopTargetDied (set by the runner).
+	// target died, with StopTargetDied, or after how long, with
+	// StopDecided (set by the runner).
 	StopDetail string `json:"stop_detail,omitempty"`
 	// AttemptsWhileGone counts the requests completed while the target
 	// was gone (set by the runner). They are not in Requests, Successes,

@@ -49,6 +49,9 @@ type Report struct {
 	// RateShortfall says the open loop reached under RateShortShare of
 	// its requested rate (see RateShortfall); "" when it did not.
 	RateShortfall string `json:"rate_shortfall,omitempty"`
+	// Until is set for an until-decided run: its looks, the level its
+	// analysis is at, and what it left undecided.
+	Until *Until `json:"until_decided,omitempty"`
 	// Records are the run's samples; they go to samples.csv, not the JSON.
 	Records []Record `json:"-"`
 }
@@ -272,6 +275,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 		}
 	}
+	r.writeUntil(w)
 	r.writeWhere(w)
 	fmt.Fprintln(w)
 	r.writeTarget(w)

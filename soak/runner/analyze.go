@@ -25,6 +25,10 @@ type AnalysisOptions struct {
 	// Earlier is the evidence of the job's earlier runs of the same
 	// process, by resource name (see verdict.Earlier); nil = none.
 	Earlier map[string]verdict.Earlier
+	// Share is the share of the error budget this analysis spends: an
+	// until-decided run's look (verdict.Thresholds.Spent); 0 = 1, the
+	// whole budget of a single analysis.
+	Share float64
 	// Endpoints name the load's endpoints, in the order of the records'
 	// per-endpoint counts; nil takes them from the load's summary, and
 	// an endpoint left unnamed is called by its samples.csv column.
@@ -82,15 +86,17 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 	return out, verdict.AnalyzeCPU(cpuInput(recs, sum, ao))
 }
 
-// thresholds are the leak thresholds of a kind of resource.
+// thresholds are the leak thresholds of a kind of resource, at the
+// analysis' share of the error budget.
 func (ao AnalysisOptions) thresholds(k model.Kind) verdict.Thresholds {
+	th := verdict.CountThresholds
 	switch k {
 	case model.Memory:
-		return ao.Memory
+		th = ao.Memory
 	case model.Descriptors:
-		return ao.FDs
+		th = ao.FDs
 	}
-	return verdict.CountThresholds
+	return th.Spent(ao.Share)
 }
 
 // points extracts one resource's points from the live samples that hold a

@@ -77,6 +77,14 @@ type Options struct {
 	// Health says when failed requests make the run failing; zero fields
 	// take verdict.DefaultHealth's.
 	Health verdict.HealthThresholds
+	// UntilDecided stops the load as soon as every part of the run is
+	// decided (see until): the load's Duration or Requests is then the
+	// most it may take, and one of them must be set.
+	UntilDecided bool
+	// UntilMinSoak is the soak before which no look decides: zero is
+	// verdict.MinDecideSeconds, negative none (for tests of the
+	// mechanics on short runs).
+	UntilMinSoak time.Duration
 
 	// Sites says where to look for allocation sites (--pprof,
 	// --snapshot-cmd); see package sites.

@@ -26,12 +26,9 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 		r.o.Log.Warn("the analysis covers only the samples stored: the others failed to be written (see the errors above)",
 			zap.Int("stored", len(recs)), zap.Int("taken", r.samples))
 	}
-	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit, Health: r.o.Health,
-		Stalls: r.stall.outages(r.start, loadEnd)}
-	ao.Health.Timeout = r.eng.Options().Timeout.Seconds()
-	if r.o.Load.Rate == 0 {
-		ao.Concurrency = max(r.o.Load.Concurrency, 1)
-	}
+	ao := r.analysisOptions()
+	ao.Share = r.until.reportShare()
+	ao.Stalls = r.stall.outages(r.start, loadEnd)
 	var ti model.TargetInfo
 	if tgt != nil {
 		ti = model.TargetInfo{Description: tgt.Describe(), Probed: true, Exit: tgt.Exit()}
@@ -65,6 +62,17 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 		rep.Phases.CooldownSeconds = recs[n-1].Elapsed - loadEnd.Sub(r.start).Seconds()
 	}
 	return rep, nil
+}
+
+// analysisOptions are the run's analysis options.
+func (r *runner) analysisOptions() AnalysisOptions {
+	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit, Health: r.o.Health}
+	ao.Health.Timeout = r.eng.Options().Timeout.Seconds()
+	ao.Stalls = r.stall.outages(r.start, r.o.Now()) // a look's; the report's ends at the load's end
+	if r.o.Load.Rate == 0 {
+		ao.Concurrency = max(r.o.Load.Concurrency, 1)
+	}
+	return ao
 }
 
 // NewReport analyses records into a report. The daemon uses it for live

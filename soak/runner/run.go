@@ -60,6 +60,7 @@ type runner struct {
 	stall      stallWatch
 	mix        *mixer // nil with one endpoint or a fixed mix
 	where      *where // nil: no mappings or sites are looked at
+	until      *until // nil unless Options.UntilDecided
 }
 
 // Run soaks the target: it resolves (or starts) the target, checks that the
@@ -72,6 +73,10 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 		o.Interval = remoteDefaultInterval
 	}
 	r := &runner{o: &o}
+	var err error
+	if r.until, err = newUntil(&o); err != nil {
+		return nil, err
+	}
 	r.wReq, r.wDur = o.warmupEnd()
 	r.pace = newPacer(o.Interval, plan{requests: o.Load.Requests, duration: o.Load.Duration, warmReq: r.wReq, warmDur: r.wDur})
 	r.wireLoad()
@@ -128,6 +133,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 		return nil, err
 	}
 	r.settleLoad(sum, tgt)
+	r.settleUntil(sum)
 	if r.remote != nil {
 		r.fetchRemote(ctx)
 	}
@@ -137,6 +143,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	}
 	r.noteStall(rep, loadEnd)
 	r.where.fill(rep)
+	r.fillUntil(rep)
 	if o.OutDir != "" {
 		if err := rep.WriteFiles(o.OutDir); err != nil {
 			return rep, err
@@ -177,6 +184,10 @@ func (r *runner) wireLoad() {
 		r.last = iv
 		r.latency.Add(model.LatencyBlock{Start: iv.Start.Sub(r.start).Seconds(), Seconds: iv.End.Sub(iv.Start).Seconds(),
 			Requests: iv.Count, P50: iv.P50, P99: iv.P99, P999: iv.P999})
+		if u := r.until; u != nil && iv.Count > 0 {
+			u.latSum += iv.Mean * float64(iv.Count)
+			u.latN += float64(iv.Count)
+		}
 		r.mu.Unlock()
 		if progress != nil {
 			progress(iv)
@@ -294,6 +305,7 @@ func (r *runner) take() {
 		r.paceSmaps(rec)
 		r.mix.sampled(rec.EndpointRequests)
 		r.where.observe(rec, r.eng.Completed)
+		r.observeUntil(rec)
 	}
 }
 

@@ -32,6 +32,10 @@ type Spec struct {
 	Phases     PhasesSpec     `yaml:"phases"`
 	Thresholds ThresholdsSpec `yaml:"thresholds"`
 	Where      WhereSpec      `yaml:"where"`
+	// UntilDecided stops the load as soon as every part of the run is
+	// decided (Options.UntilDecided); load.duration and load.requests
+	// are then the most it may take.
+	UntilDecided bool `yaml:"until_decided"`
 }
 
 // TargetSpec is the target part of a Spec: which process tree a run
@@ -219,6 +223,9 @@ func (s *Spec) Check() field.Errors {
 	s.Phases.check(&es)
 	s.Thresholds.check(&es)
 	s.Where.check(&es)
+	if s.UntilDecided && s.Target.NoProbe {
+		es.Add("until_decided", "decides on the target's samples, and {target.no_probe} samples none: drop one")
+	}
 	return es
 }
 
@@ -505,6 +512,7 @@ func (s *Spec) Options() (Options, error) {
 	o.Memory, o.FDs, o.MemLimit, o.Health = ao.Memory, ao.FDs, ao.MemLimit, ao.Health
 	o.Health.Timeout = s.Load.Timeout.Seconds() // the least time unavailable that fails a run by its share
 	s.Where.options(&o)
+	o.UntilDecided = s.UntilDecided
 	return o, nil
 }
 

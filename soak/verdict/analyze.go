@@ -162,8 +162,11 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		res = tooFew(res, s, opt)
 		return finite(carry(across(checkLives(res, pts, opt, by, 0, floors{perRequest: th.MinPerRequest}), pts, opt), opt.Earlier))
 	}
-	f := fitSeries(s, r, opt.Quantum)
+	f := fitSeries(s, r, opt.Quantum).atLevel(th.level())
 	res.Points = len(s.x)
+	if lv := th.level(); lv != DefaultLevel {
+		res.Level = lv
+	}
 	rph := opt.RequestsPerHour
 	if rph <= 0 && f.seconds > 0 {
 		rph = f.span / f.seconds * 3600
@@ -221,7 +224,7 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		res.Step = &Step{Size: f.shape.size, Requests: f.b.X[f.shape.at], Seconds: stepSeconds(s, f.b.X[f.shape.at])}
 	}
 	res.TimeToExhaustionSeconds = exhaustion(f, opt, res.PerHour, rel, d)
-	res.Reason = reason(opt, res, f, d, cool, fl)
+	res.Reason = relevel(reason(opt, res, f, d, cool, fl), th.level())
 	if d.verdict == Inconclusive {
 		res.Reason += sawtoothText(s, f, d, rph, opt.Quantum, opt.Unit)
 	}

@@ -63,6 +63,11 @@ type Thresholds struct {
 	// soak part-way, where wander as long as the look rises in both of
 	// its halves; the run's end judges the whole soak.
 	Look bool
+	// Level is the confidence of the whole soak's interval, which the
+	// leak's floor and the equivalence test of stable read; 0 =
+	// DefaultLevel (95 %). An until-decided run's looks raise it (see
+	// Thresholds.Spent).
+	Level float64
 }
 
 // Defaults for memory in bytes and for fds.
@@ -113,6 +118,10 @@ type Resource struct {
 	// half. It did not decide the verdict, and no p-value goes with it.
 	SecondHalf *SecondHalf `json:"second_half,omitempty"`
 	PValue     float64     `json:"p_value"`
+	// Level is the confidence of CI95 when it is not 95 %: the share of
+	// the error budget an until-decided run's look spent (see
+	// Thresholds.Spent); 0 = 95 %.
+	Level float64 `json:"level,omitempty"`
 	// LastThirdPerRequest is the slope over the last third of the soak.
 	LastThirdPerRequest float64 `json:"last_third_per_request"`
 	Start               float64 `json:"start"`  // soak start level (lower envelope, median of the first bins)

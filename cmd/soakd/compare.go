@@ -32,6 +32,7 @@ type compareFlags struct {
 	seed                           uint64
 	m                              compare.Margins
 	latencyPct, cpuPct, tputPct    float64
+	p99Pct, p999Pct                float64
 	sharePct                       float64
 }
 
@@ -66,14 +67,26 @@ func newCompareFlagSet(f *compareFlags, stderr io.Writer) *pflag.FlagSet {
 	return fs
 }
 
+// marginFlags are the flags that set each margin, by its key: the
+// comparison's text names them beside each margin.
+var marginFlags = map[string]string{
+	compare.MarginLeakBytes: "--leak-margin", compare.MarginLeakCount: "--leak-margin-count",
+	compare.MarginLeakShare: "--leak-margin-share", compare.MarginLatency: "--latency-margin",
+	compare.MarginLatencyP99: "--latency-p99-margin", compare.MarginLatencyP999: "--latency-p999-margin",
+	compare.MarginCPU: "--cpu-margin", compare.MarginErrorPoints: "--error-margin", compare.MarginThroughput: "--throughput-margin",
+}
+
 // margins turns the percent flags into the comparison's margins.
 func (f *compareFlags) margins() (compare.Margins, error) {
 	m := f.m
 	m.LeakShare, m.Latency, m.CPU, m.Throughput = f.sharePct/100, f.latencyPct/100, f.cpuPct/100, f.tputPct/100
+	m.LatencyP99, m.LatencyP999 = f.p99Pct/100, f.p999Pct/100
 	if err := m.Validate(); err != nil {
-		return m, errors.New(strings.NewReplacer("margins.leak_bytes", "--leak-margin", "margins.leak_count", "--leak-margin-count",
-			"margins.leak_share", "--leak-margin-share", "margins.latency", "--latency-margin", "margins.cpu", "--cpu-margin",
-			"margins.error_points", "--error-margin", "margins.throughput", "--throughput-margin").Replace(err.Error()))
+		field, rest, _ := strings.Cut(strings.TrimPrefix(err.Error(), "margins."), ":")
+		if flag, ok := marginFlags[field]; ok {
+			return m, errors.New(flag + ":" + rest)
+		}
+		return m, err
 	}
 	return m, nil
 }
@@ -103,7 +116,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	res := compare.Compare(compare.FromReport(runs[0]), compare.FromReport(runs[1]), compare.Options{Margins: m, Seed: f.seed})
+	res := compare.Compare(compare.FromReport(runs[0]), compare.FromReport(runs[1]), compare.Options{Margins: m, Seed: f.seed, MarginNames: marginFlags})
 	if err := f.write(res, stdout); err != nil {
 		fmt.Fprintln(stderr, "soakd compare:", err)
 		return exitUsage

@@ -19,8 +19,8 @@ func TestJudge(t *testing.T) {
 		{[2]float64{17, 40}, compare.Regressed},
 		{[2]float64{-10, 10}, compare.Same},
 		{[2]float64{-16, 16}, compare.Same},
-		{[2]float64{-40, -1}, compare.Improved},
-		{[2]float64{-40, -20}, compare.Improved},
+		{[2]float64{-40, -1}, compare.Inconclusive}, // better, not shown better by the margin
+		{[2]float64{-40, -17}, compare.Improved},
 		{[2]float64{-5, 20}, compare.Inconclusive},
 		{[2]float64{-20, 5}, compare.Inconclusive},
 		{[2]float64{math.NaN(), 5}, compare.Inconclusive},

@@ -1,6 +1,7 @@
 package abrun
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -110,7 +111,7 @@ func TestContentionHoldsBack(t *testing.T) {
 	for _, c := range []struct {
 		waitA, waitB float64
 		want         string
-	}{{0.1, 1, compare.Inconclusive}, {0.5, 0.5, compare.Improved}} {
+	}{{0.1, 1, compare.Inconclusive}, {1.5, 1.5, compare.Inconclusive}, {0.5, 0.5, compare.Improved}} {
 		tl := NewTally()
 		for i := range 16 {
 			b := Order(i)
@@ -125,7 +126,7 @@ func TestContentionHoldsBack(t *testing.T) {
 		j := NewJudge(compare.DefaultMargins(), DefaultAlpha)
 		res := j.Look(tl, 8)
 		m := res.Metrics[compare.CPUPerRequest]
-		if m.Verdict != c.want || (c.want == compare.Inconclusive && (!strings.Contains(m.Reason, "contention") || !strings.Contains(m.Reason, "1.00 s"))) {
+		if m.Verdict != c.want || (c.want == compare.Inconclusive && !strings.Contains(m.Reason, fmt.Sprintf("B's %.2f s", c.waitB))) {
 			t.Errorf("waits %v/%v: CPU %s (%s); want %s", c.waitA, c.waitB, m.Verdict, m.Reason, c.want)
 		}
 		if _, decided := j.DecidedAt()[compare.CPUPerRequest]; decided != (c.want != compare.Inconclusive) {

@@ -351,19 +351,28 @@ func errorRate(bs []Block) (rate, se float64) {
 // throughput is no longer the build's to claim; ContentionFloor is the
 // contention (seconds waited per CPU second) below which a machine counts
 // as quiet whatever the share.
+// ContentionBusy is the contention at or above which the machine counts
+// as busy whatever the share: the target's threads waited for a core at
+// least as long as they ran.
 const (
 	ContentionShare = 0.25
 	ContentionFloor = 0.2
+	ContentionBusy  = 1.0
 )
 
 // guardContention turns a regressed or improved latency, CPU per request
 // or throughput into inconclusive when the machine's contention differed
-// between the runs: a target that waits longer for a core also spends
-// more CPU per request (caches and TLBs shared with the other load) and
-// answers later, and an interval from within each run cannot tell that
-// from the build. A same verdict stands.
+// between the runs, or the machine was busy (ContentionDeclines): a
+// target that waits longer for a core also spends more CPU per request
+// (caches and TLBs shared with the other load) and answers later, and an
+// interval from within each run cannot tell that from the build; on a
+// busy machine two processes of one build differ by where they ran (a
+// soakd ab of identical builds with its threads waiting 2.5-3 s per CPU
+// second read CPU per request +22 %, throughput −23 %, regressed). A same
+// verdict stands.
 func guardContention(ms map[string]Metric, old, cur float64) {
-	if !ContentionDiffers(old, cur) {
+	why := ContentionDeclines(old, cur)
+	if why == "" {
 		return
 	}
 	for _, bm := range blockMetrics {
@@ -371,23 +380,32 @@ func guardContention(ms map[string]Metric, old, cur float64) {
 		if !ok || !ContentionBound(bm.name, m.Verdict) {
 			continue
 		}
-		m.Reason = fmt.Sprintf("%s, but the machine's contention differed between the runs (the target waited %.2f s for a core per CPU second in the old run, %.2f s in the new): the difference may be the machine's, not the build's; compare them interleaved (soakd ab), or on a quieter machine",
-			m.Verdict, old, cur)
+		m.Reason = fmt.Sprintf("%s, but %s (the target waited %.2f s for a core per CPU second it ran in the old run, %.2f s in the new): the difference may be the machine's, not the build's; compare them on a quieter machine",
+			m.Verdict, why, old, cur)
 		m.Verdict = Inconclusive
 		ms[bm.name] = m
 	}
 }
 
-// ContentionDiffers tells whether two contention readings (seconds
-// waited for a core per CPU second) differ by more than ContentionShare
-// of the larger, the larger above ContentionFloor; false when either is
-// unknown (NaN).
-func ContentionDiffers(old, cur float64) bool {
+// ContentionDeclines says why two contention readings (seconds waited
+// for a core per CPU second) leave a latency, CPU or throughput verdict
+// of regressed or improved to the machine, or "" when they do not: "the
+// machine was busy" when either is at least ContentionBusy, "the
+// machine's contention differed" when they differ by more than
+// ContentionShare of the larger, the larger above ContentionFloor. ""
+// when either is unknown (NaN).
+func ContentionDeclines(old, cur float64) string {
 	if math.IsNaN(old) || math.IsNaN(cur) {
-		return false
+		return ""
 	}
 	hi := math.Max(old, cur)
-	return hi >= ContentionFloor && math.Abs(cur-old) > ContentionShare*hi
+	switch {
+	case hi >= ContentionBusy:
+		return "the machine was busy"
+	case hi >= ContentionFloor && math.Abs(cur-old) > ContentionShare*hi:
+		return "the machine's contention differed"
+	}
+	return ""
 }
 
 // ContentionBound tells whether a metric's verdict must give way to a

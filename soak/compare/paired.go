@@ -9,8 +9,9 @@ import (
 )
 
 // Point is one reading of a resource during a run's soak: at Requests
-// (the run's cumulative requests), Value in the resource's unit.
-type Point struct{ Requests, Value float64 }
+// (the run's cumulative requests) and Seconds (since the run started),
+// Value in the resource's unit.
+type Point struct{ Requests, Seconds, Value float64 }
 
 // z975 is the normal quantile of a two-sided 97.5 % interval.
 const z975 = 2.241402727604947
@@ -44,6 +45,7 @@ func PairedSlope(old, cur []Point) (d float64, ci [2]float64, ok bool) {
 	mean := (ro + rn) / 2
 	x := make([]float64, 0, len(old))
 	y := make([]float64, 0, len(old))
+	secs := make([]float64, 0, len(old))
 	for _, p := range old {
 		u := (p.Requests - old[0].Requests) / ro
 		v, in := at(cur, cur[0].Requests+u*rn)
@@ -52,17 +54,19 @@ func PairedSlope(old, cur []Point) (d float64, ci [2]float64, ok bool) {
 		}
 		x = append(x, u*mean)
 		y = append(y, v*mean/rn-p.Value*mean/ro)
+		secs = append(secs, p.Seconds)
 	}
 	if len(x) < minPaired {
 		return 0, ci, false
 	}
 	if len(x) > pairedBins {
 		b := trend.Bin(x, y, pairedBins, trend.ByMedian)
-		x, y = b.X, b.Y
+		s := trend.Bin(x, secs, pairedBins, trend.ByMedian)
+		x, y, secs = b.X, b.Y, s.Y
 	}
 	pts := make([]verdict.Point, len(x))
 	for i := range x {
-		pts[i] = verdict.Point{Requests: x[i], Seconds: x[i], Value: y[i], Incarnation: 1, Phase: verdict.Soak}
+		pts[i] = verdict.Point{Requests: x[i], Seconds: secs[i], Value: y[i], Incarnation: 1, Phase: verdict.Soak}
 	}
 	f := verdict.AnalyzeResource(pts, verdict.ResourceOptions{Name: "d", Unit: "bytes", Quantum: 1e-9})
 	if math.IsNaN(f.CI95[0]) || math.IsNaN(f.CI95[1]) {

@@ -54,7 +54,7 @@ func soakSeries(recs []model.Record, def model.ResourceDef, series string) []Poi
 			return nil
 		}
 		inc = r.Incarnation
-		pts = append(pts, Point{Requests: float64(r.Requests), Value: v})
+		pts = append(pts, Point{Requests: float64(r.Requests), Seconds: r.Elapsed, Value: v})
 	}
 	return pts
 }

@@ -162,3 +162,33 @@ func TestPairedSlopeCovers(t *testing.T) {
 		t.Errorf("the chosen interval missed the truth in %d of %d pairs; want at most 5 %%", missChosen, total)
 	}
 }
+
+// TestColumnsNamed: a result with its own columns (soakd ab's pooled
+// builds and paired difference) heads the text and Markdown tables with
+// them and says what they are under the table; the contention figures
+// follow.
+func TestColumnsNamed(t *testing.T) {
+	res := compare.Result{Verdict: compare.Same, Metrics: map[string]compare.Metric{
+		compare.CPUPerRequest: {Unit: "seconds/request", Old: 1e-4, New: 1e-4, Relative: true, Margin: 0.05, Verdict: compare.Same}},
+		Columns: &compare.Columns{Old: "A (pooled)", New: "B (pooled)", Difference: "B vs A (paired)", Note: "NOTE"}}
+	res.WithContention(0.25, math.NaN())
+	if res.Contention != nil {
+		t.Errorf("contention %v with one side unknown; want none", res.Contention)
+	}
+	res.WithContention(0.25, 0.5)
+	var text, md strings.Builder
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{text.String(), md.String()} {
+		if !strings.Contains(s, "A (pooled)") || !strings.Contains(s, "B vs A (paired)") || !strings.Contains(s, "NOTE") {
+			t.Errorf("got\n%s\nwant the columns named and the note", s)
+		}
+	}
+	if !strings.Contains(text.String(), "0.25 s for a core per CPU second they ran (A (pooled)), 0.5 s (B (pooled))") {
+		t.Errorf("text lacks the contention figures:\n%s", text.String())
+	}
+}

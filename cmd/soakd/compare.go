@@ -54,12 +54,14 @@ func newCompareFlagSet(f *compareFlags, stderr io.Writer) *pflag.FlagSet {
 			"it for latency, CPU and errors), a samples.csv (analysed afresh), or with\n"+
 			"--daemon a stored run's id.\n\n"+
 			"For every resource both runs fitted, the difference of the per-request slopes\n"+
-			"(new − old) with a 95 % interval from the two runs' intervals; for latency p50\n"+
-			"and p99, CPU per request and throughput the relative difference with a\n"+
-			"bootstrap interval over the soak's time blocks; the error rate's difference in\n"+
-			"points. Each is judged against its margin: regressed (the interval lies above\n"+
-			"it), same (the interval lies inside ±margin), improved (significantly better),\n"+
-			"or inconclusive. The overall verdict is the worst of them.\n\n"+
+			"(new − old) with a 95 % interval (the runs' own fits', or a fit of their\n"+
+			"readings paired by their share of the soak); for latency p50, p99 and p99.9,\n"+
+			"CPU per request and throughput the relative difference with a bootstrap of\n"+
+			"ln(new/old) over pairs of time blocks; the error rate's difference in points.\n"+
+			"Each is judged against its margin, shown beside its flag: regressed (the\n"+
+			"interval lies above it), same (the interval lies inside ±margin), improved\n"+
+			"(the interval lies below −margin), or inconclusive. The overall verdict is\n"+
+			"the worst of them. A run compared with itself reads same.\n\n"+
 			"Exit code 0: same or improved, 1: regressed, 4: inconclusive, 2: a usage\n"+
 			"error or an unreadable run. One line with the result goes to stderr.\n\nFlags:\n")
 		fmt.Fprint(stderr, fs.FlagUsages())

@@ -118,7 +118,7 @@ func parseAB(args []string, stderr io.Writer) (abrun.Options, abFlags, error) {
 	if err != nil {
 		return o, f, err
 	}
-	o.Margins = m
+	o.Margins, o.MarginNames = m, marginFlags
 	o.Paths = fs.Args()
 	for _, p := range o.Paths {
 		if !strings.HasPrefix(p, "/") {
@@ -215,7 +215,9 @@ func declareMargins(fs *pflag.FlagSet, f *compareFlags, ref string) {
 	fs.Float64Var(&f.m.LeakBytes, "leak-margin", d.LeakBytes, "memory growth per request that matters, bytes (or --leak-margin-share of "+ref+" slope, if larger)")
 	fs.Float64Var(&f.m.LeakCount, "leak-margin-count", d.LeakCount, "fds, threads or sockets per request that matter")
 	fs.Float64Var(&f.sharePct, "leak-margin-share", 100*d.LeakShare, "the share of "+ref+" slope that matters, %")
-	fs.Float64Var(&f.latencyPct, "latency-margin", 100*d.Latency, "latency (p50, p99, p99.9) change that matters, % of "+ref)
+	fs.Float64Var(&f.latencyPct, "latency-margin", 100*d.Latency, "latency p50 change that matters, % of "+ref)
+	fs.Float64Var(&f.p99Pct, "latency-p99-margin", 100*d.LatencyP99, "latency p99 change that matters, % of "+ref)
+	fs.Float64Var(&f.p999Pct, "latency-p999-margin", 100*d.LatencyP999, "latency p99.9 change that matters, % of "+ref)
 	fs.Float64Var(&f.cpuPct, "cpu-margin", 100*d.CPU, "CPU per request change that matters, % of "+ref)
 	fs.Float64Var(&f.m.ErrorPoints, "error-margin", d.ErrorPoints, "error rate change that matters, percentage points")
 	fs.Float64Var(&f.tputPct, "throughput-margin", 100*d.Throughput, "throughput drop that matters, % of "+ref)

@@ -32,6 +32,7 @@ type compareFlags struct {
 	seed                           uint64
 	m                              compare.Margins
 	latencyPct, cpuPct, tputPct    float64
+	p99Pct, p999Pct                float64
 	sharePct                       float64
 }
 
@@ -53,12 +54,14 @@ func newCompareFlagSet(f *compareFlags, stderr io.Writer) *pflag.FlagSet {
 			"it for latency, CPU and errors), a samples.csv (analysed afresh), or with\n"+
 			"--daemon a stored run's id.\n\n"+
 			"For every resource both runs fitted, the difference of the per-request slopes\n"+
-			"(new − old) with a 95 % interval from the two runs' intervals; for latency p50\n"+
-			"and p99, CPU per request and throughput the relative difference with a\n"+
-			"bootstrap interval over the soak's time blocks; the error rate's difference in\n"+
-			"points. Each is judged against its margin: regressed (the interval lies above\n"+
-			"it), same (the interval lies inside ±margin), improved (significantly better),\n"+
-			"or inconclusive. The overall verdict is the worst of them.\n\n"+
+			"(new − old) with a 95 % interval (the runs' own fits', or a fit of their\n"+
+			"readings paired by their share of the soak); for latency p50, p99 and p99.9,\n"+
+			"CPU per request and throughput the relative difference with a bootstrap of\n"+
+			"ln(new/old) over pairs of time blocks; the error rate's difference in points.\n"+
+			"Each is judged against its margin, shown beside its flag: regressed (the\n"+
+			"interval lies above it), same (the interval lies inside ±margin), improved\n"+
+			"(the interval lies below −margin), or inconclusive. The overall verdict is\n"+
+			"the worst of them. A run compared with itself reads same.\n\n"+
 			"Exit code 0: same or improved, 1: regressed, 4: inconclusive, 2: a usage\n"+
 			"error or an unreadable run. One line with the result goes to stderr.\n\nFlags:\n")
 		fmt.Fprint(stderr, fs.FlagUsages())
@@ -66,14 +69,26 @@ func newCompareFlagSet(f *compareFlags, stderr io.Writer) *pflag.FlagSet {
 	return fs
 }
 
+// marginFlags are the flags that set each margin, by its key: the
+// comparison's text names them beside each margin.
+var marginFlags = map[string]string{
+	compare.MarginLeakBytes: "--leak-margin", compare.MarginLeakCount: "--leak-margin-count",
+	compare.MarginLeakShare: "--leak-margin-share", compare.MarginLatency: "--latency-margin",
+	compare.MarginLatencyP99: "--latency-p99-margin", compare.MarginLatencyP999: "--latency-p999-margin",
+	compare.MarginCPU: "--cpu-margin", compare.MarginErrorPoints: "--error-margin", compare.MarginThroughput: "--throughput-margin",
+}
+
 // margins turns the percent flags into the comparison's margins.
 func (f *compareFlags) margins() (compare.Margins, error) {
 	m := f.m
 	m.LeakShare, m.Latency, m.CPU, m.Throughput = f.sharePct/100, f.latencyPct/100, f.cpuPct/100, f.tputPct/100
+	m.LatencyP99, m.LatencyP999 = f.p99Pct/100, f.p999Pct/100
 	if err := m.Validate(); err != nil {
-		return m, errors.New(strings.NewReplacer("margins.leak_bytes", "--leak-margin", "margins.leak_count", "--leak-margin-count",
-			"margins.leak_share", "--leak-margin-share", "margins.latency", "--latency-margin", "margins.cpu", "--cpu-margin",
-			"margins.error_points", "--error-margin", "margins.throughput", "--throughput-margin").Replace(err.Error()))
+		field, rest, _ := strings.Cut(strings.TrimPrefix(err.Error(), "margins."), ":")
+		if flag, ok := marginFlags[field]; ok {
+			return m, errors.New(flag + ":" + rest)
+		}
+		return m, err
 	}
 	return m, nil
 }
@@ -103,7 +118,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	res := compare.Compare(compare.FromReport(runs[0]), compare.FromReport(runs[1]), compare.Options{Margins: m, Seed: f.seed})
+	res := compare.Compare(compare.FromReport(runs[0]), compare.FromReport(runs[1]), compare.Options{Margins: m, Seed: f.seed, MarginNames: marginFlags})
 	if err := f.write(res, stdout); err != nil {
 		fmt.Fprintln(stderr, "soakd compare:", err)
 		return exitUsage

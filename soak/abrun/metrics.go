@@ -34,8 +34,17 @@ type metricDef struct {
 	// regression is a drop.
 	better bool
 	// margin is the metric's margin as compare reports it, given A's
-	// value: units per request, a share, or points.
-	margin func(m compare.Margins, a float64) float64
+	// value (units per request, a share, or points), and its key.
+	margin func(m compare.Margins, a float64) (float64, string)
+}
+
+// Columns name the table's columns of an A/B result: the builds' figures
+// are each one's over all its blocks, the difference is paired.
+var Columns = compare.Columns{
+	Old: "A (pooled)", New: "B (pooled)", Difference: "B vs A (paired)",
+	Note: "A and B (pooled): each build's figure over all its blocks (its own fit, for a slope). " +
+		"B vs A (paired): the mean over pairs of blocks of ln(B/A), as a share (throughput, latency, CPU per request), " +
+		"or of B − A (the error rate, in points); for a slope B's fit less A's. The interval and the verdict are the paired difference's.",
 }
 
 // Resources name the resource series a run records for each build.
@@ -47,21 +56,21 @@ const (
 // defs is the table of judged metrics.
 var defs = []metricDef{
 	{name: compare.SlopeMetric(ResourceRSS), unit: "bytes/request", kind: slope, resource: ResourceRSS,
-		margin: func(m compare.Margins, a float64) float64 { return m.SlopeMargin("bytes", a) }},
+		margin: func(m compare.Margins, a float64) (float64, string) { return m.SlopeMarginOf("bytes", a) }},
 	{name: compare.SlopeMetric(ResourceFDs), unit: "fds/request", kind: slope, resource: ResourceFDs,
-		margin: func(m compare.Margins, a float64) float64 { return m.SlopeMargin("fds", a) }},
+		margin: func(m compare.Margins, a float64) (float64, string) { return m.SlopeMarginOf("fds", a) }},
 	{name: compare.CPUPerRequest, unit: "seconds/request", kind: logRatio, value: Block.CPUPerRequest,
-		margin: func(m compare.Margins, _ float64) float64 { return m.CPU }},
+		margin: func(m compare.Margins, _ float64) (float64, string) { return m.CPU, compare.MarginCPU }},
 	{name: compare.LatencyP50, unit: "seconds", kind: logRatio, value: func(b Block) float64 { return b.P50 },
-		margin: func(m compare.Margins, _ float64) float64 { return m.Latency }},
+		margin: func(m compare.Margins, _ float64) (float64, string) { return m.Latency, compare.MarginLatency }},
 	{name: compare.LatencyP99, unit: "seconds", kind: logRatio, value: func(b Block) float64 { return b.P99 },
-		margin: func(m compare.Margins, _ float64) float64 { return m.Latency }},
+		margin: func(m compare.Margins, _ float64) (float64, string) { return m.LatencyP99, compare.MarginLatencyP99 }},
 	{name: compare.LatencyP999, unit: "seconds", kind: logRatio, value: func(b Block) float64 { return b.P999 },
-		margin: func(m compare.Margins, _ float64) float64 { return m.Latency }},
+		margin: func(m compare.Margins, _ float64) (float64, string) { return m.LatencyP999, compare.MarginLatencyP999 }},
 	{name: compare.Throughput, unit: "requests/second", kind: logRatio, value: Block.Throughput, better: true,
-		margin: func(m compare.Margins, _ float64) float64 { return m.Throughput }},
+		margin: func(m compare.Margins, _ float64) (float64, string) { return m.Throughput, compare.MarginThroughput }},
 	{name: compare.ErrorRate, unit: "points", kind: diff, value: Block.ErrorPercent,
-		margin: func(m compare.Margins, _ float64) float64 { return m.ErrorPoints }},
+		margin: func(m compare.Margins, _ float64) (float64, string) { return m.ErrorPoints, compare.MarginErrorPoints }},
 }
 
 // estimate is a metric's difference at one look on the scale the test
@@ -71,6 +80,7 @@ var defs = []metricDef{
 // margin0 the margin as reported.
 type estimate struct {
 	a, b, d, se, margin, margin0 float64
+	marginOf                     string  // margin0's key
 	nu                           float64 // the degrees of freedom of se; 0 = known
 	// aLeaks and bLeaks, for a slope, say whether each build's own fit
 	// reads a leak; gated says they are set (see heldBack).
@@ -118,7 +128,7 @@ func estimateOf(def metricDef, t *Tally, m compare.Margins) estimate {
 	n := float64(len(xs))
 	e := estimate{a: sa / n, b: sb / n}
 	e.d, e.se, e.nu = meanSE(xs)
-	e.margin0 = def.margin(m, e.a)
+	e.margin0, e.marginOf = def.margin(m, e.a)
 	e.margin = testMargin(def, e.margin0)
 	return e
 }
@@ -137,9 +147,9 @@ func slopeEstimate(def metricDef, t *Tally, m compare.Margins) estimate {
 			se[b] = w / (2 * 1.959963984540054)
 		}
 	}
-	mg := def.margin(m, fit[A].PerRequest)
+	mg, key := def.margin(m, fit[A].PerRequest)
 	return estimate{a: fit[A].PerRequest, b: fit[B].PerRequest, d: fit[B].PerRequest - fit[A].PerRequest,
-		se: math.Hypot(se[A], se[B]), margin: mg, margin0: mg,
+		se: math.Hypot(se[A], se[B]), margin: mg, margin0: mg, marginOf: key,
 		aLeaks: fit[A].Verdict == verdict.Leak, bLeaks: fit[B].Verdict == verdict.Leak, gated: true}
 }
 

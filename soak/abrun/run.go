@@ -39,7 +39,10 @@ type Options struct {
 	WarmupPairs, MinPairs, LookEvery int
 	// Margins are soakd compare's; the zero value is
 	// compare.DefaultMargins.
-	Margins      compare.Margins
+	Margins compare.Margins
+	// MarginNames says how a reader sets each margin (see
+	// compare.Options.MarginNames).
+	MarginNames  map[string]string
 	Alpha        float64       // default DefaultAlpha
 	Interval     time.Duration // sampling within a block; default 50ms
 	ReadyTimeout time.Duration // for a started command; default 10s
@@ -131,7 +134,7 @@ type run struct {
 // is decided or at a bound. It stops the builds it started.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	o.setDefaults()
-	r := &run{o: &o, tally: NewTally(), judge: NewJudge(o.Margins, o.Alpha)}
+	r := &run{o: &o, tally: NewTally(), judge: NewJudge(o.Margins, o.Alpha).WithMarginNames(o.MarginNames)}
 	r.tally.Warmup = o.WarmupPairs
 	for i, t := range []Target{o.A, o.B} {
 		b, err := open(ctx, Build(i), t, o.Paths, o.ReadyTimeout, o.Log)
@@ -220,7 +223,7 @@ func (r *run) block(ctx context.Context, b *build) (Block, error) {
 	if err != nil {
 		return Block{}, err
 	}
-	cpu0 := b.onCPU()
+	cpu0, wait0 := b.onCPU()
 	done := make(chan *load.Summary, 1)
 	go func() {
 		sum, _ := eng.Run(ctx) // errs only when run twice
@@ -239,8 +242,9 @@ func (r *run) block(ctx context.Context, b *build) (Block, error) {
 			b.served += sum.Requests
 			r.sample(b, b.served)
 			l := sum.Latency
-			return Block{Build: b.name, Requests: sum.Requests, Errors: sum.Errors,
-				Seconds: sum.DurationSeconds, CPU: b.onCPU() - cpu0, P50: l.P50, P99: l.P99, P999: l.P999}, nil
+			cpu1, wait1 := b.onCPU()
+			return Block{Build: b.name, Requests: sum.Requests, Errors: sum.Errors, Seconds: sum.DurationSeconds,
+				CPU: cpu1 - cpu0, Wait: wait1 - wait0, P50: l.P50, P99: l.P99, P999: l.P999}, nil
 		}
 	}
 }

@@ -70,6 +70,17 @@ func TestSimNoFalseAlarm(t *testing.T) {
 			t.Errorf("at the margins: %s regressed in %.1f %% of %d runs; want <= %.1f %%", name, 100*rate, n, 100*limit)
 		}
 	}
+	// p99 and p99.9 have margins of their own (25 and 50 %): B's latency
+	// at each (its p50 then truly regressed, and is not counted).
+	for _, c := range []struct {
+		metric string
+		lat    float64
+	}{{compare.LatencyP99, 1.25}, {compare.LatencyP999, 1.5}} {
+		_, reg, _ := tallyCase(simCase{c.metric + " at its margin", [3]float64{0, 1, 1}, [3]float64{0, 1, c.lat}}, n)
+		if rate := float64(reg[c.metric]) / float64(n); rate > limit {
+			t.Errorf("latency ×%v: %s regressed in %.1f %% of %d runs; want <= %.1f %%", c.lat, c.metric, 100*rate, n, 100*limit)
+		}
+	}
 	if os.Getenv("SOAKD_AB_SEEDS") == "" {
 		return // A = B read no regression in 50 seeds; the bench runs it
 	}

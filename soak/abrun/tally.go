@@ -34,8 +34,9 @@ type Block struct {
 	Errors   uint64  // of which failed
 	Seconds  float64 // wall time of the block's load
 	// CPU is the on-CPU time of the build's process tree during the
-	// block, in seconds.
-	CPU            float64
+	// block, in seconds; Wait the time its threads were runnable but
+	// waited for a core.
+	CPU, Wait      float64
 	P50, P99, P999 float64 // latency of the block's requests, seconds
 }
 
@@ -93,6 +94,22 @@ func (t *Tally) Pairs() [][2]Block {
 		ps = append(ps, [2]Block{x, y})
 	}
 	return ps
+}
+
+// Contention is each build's seconds waited for a core per CPU second
+// run, over the pairs after the warm-up; NaN for a build that ran no CPU.
+func (t *Tally) Contention() (by [2]float64) {
+	var wait, cpu [2]float64
+	for _, p := range t.Pairs() {
+		for _, b := range p {
+			wait[b.Build] += b.Wait
+			cpu[b.Build] += b.CPU
+		}
+	}
+	for i := range by {
+		by[i] = ratio(wait[i], cpu[i])
+	}
+	return by
 }
 
 // Requests is the requests of all blocks, and of each build's.

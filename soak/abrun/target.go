@@ -102,8 +102,9 @@ func freePort() (int, error) {
 // its last sample), summed over their threads' schedstat: nanoseconds,
 // where /proc/PID/stat counts 10 ms ticks, too coarse for a block of a
 // few thousand requests. A process whose threads cannot be read counts
-// its stat time instead.
-func (b *build) onCPU() float64 {
+// its stat time instead. wait is the time the threads that could be read
+// were runnable but waited for a core (schedstat's second field).
+func (b *build) onCPU() (cpu, wait float64) {
 	pids := []int32{b.last.RootPID}
 	if len(b.last.Members) > 0 {
 		pids = pids[:0]
@@ -113,7 +114,7 @@ func (b *build) onCPU() float64 {
 	}
 	var sum float64
 	for _, pid := range pids {
-		ns, ok := taskCPU(pid)
+		ns, w, ok := taskCPU(pid)
 		if !ok {
 			for _, m := range b.last.Members {
 				if m.PID == pid {
@@ -123,32 +124,34 @@ func (b *build) onCPU() float64 {
 			continue
 		}
 		sum += ns / 1e9
+		wait += w / 1e9
 	}
-	return sum
+	return sum, wait
 }
 
-// taskCPU sums the first field of every thread's schedstat of pid.
-func taskCPU(pid int32) (float64, bool) {
+// taskCPU sums the first two fields of every thread's schedstat of pid:
+// the nanoseconds on a core, and runnable waiting for one.
+func taskCPU(pid int32) (run, wait float64, ok bool) {
 	dir := filepath.Join("/proc", strconv.Itoa(int(pid)), "task")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
-	var ns float64
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "schedstat"))
 		if err != nil {
 			continue // a thread gone since the listing
 		}
 		f := strings.Fields(string(b))
-		if len(f) == 0 {
-			return 0, false
+		if len(f) < 2 {
+			return 0, 0, false
 		}
-		v, err := strconv.ParseFloat(f[0], 64)
-		if err != nil {
-			return 0, false
+		v, err1 := strconv.ParseFloat(f[0], 64)
+		w, err2 := strconv.ParseFloat(f[1], 64)
+		if err1 != nil || err2 != nil {
+			return 0, 0, false
 		}
-		ns += v
+		run, wait = run+v, wait+w
 	}
-	return ns, true
+	return run, wait, true
 }

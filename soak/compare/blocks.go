@@ -71,40 +71,58 @@ func sum(bs []Block) totals {
 	return t
 }
 
-// resample sums len(bs) blocks drawn from bs with replacement.
-func resample(rng *rand.Rand, bs []Block) totals {
-	var t totals
-	for range bs {
-		t.add(bs[rng.IntN(len(bs))])
+// resample sums len(old) block pairs drawn with replacement: the same
+// index from each run, so that what the two runs share by their position
+// in the soak (a warm-up's tail, a leak's growing cost, and a run
+// compared with itself wholly) falls on both alike.
+func resample(rng *rand.Rand, old, cur []Block) (to, tn totals) {
+	for range old {
+		j := rng.IntN(len(old))
+		to.add(old[j])
+		tn.add(cur[j])
 	}
-	return t
+	return to, tn
 }
 
-// relatives bootstraps new/old − 1 of each figure: resamples of each
-// run's blocks, drawn independently, give the percentile interval, which
-// is then widened by √(k/(k−1)) for the few blocks (k the smaller
-// count), as a percentile interval from k blocks is too narrow by about
-// that much.
+// logRatio is ln(n/o), NaN when either is not a positive number.
+func logRatio(n, o float64) float64 {
+	if !(n > 0 && o > 0) || math.IsInf(n, 0) || math.IsInf(o, 0) {
+		return math.NaN()
+	}
+	return math.Log(n / o)
+}
+
+// relatives bootstraps ln(new/old) of each figure over pairs of blocks,
+// the old run's block j with the new run's block j (both cut into as many
+// blocks: see align), and gives the point and the percentile interval on
+// that scale, widened by √(k/(k−1)) for the few blocks (a percentile
+// interval from k blocks is too narrow by about that much) and for the
+// pairs' autocorrelation (see inflation). On the log scale a ratio's
+// interval respects its bound: back as new/old − 1 it never reaches
+// below −100 %. A run compared with itself has a zero difference in every
+// pair, and so an interval of [0, 0].
 func relatives(old, cur []Block, o Options) (point figures, cis [len(figures{})][2]float64) {
+	old, cur = align(old, cur)
 	fo, fn := sum(old).figures(), sum(cur).figures()
 	for i := range point {
-		point[i] = fn[i]/fo[i] - 1
+		point[i] = logRatio(fn[i], fo[i])
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x5eed))
 	draws := make([][]float64, len(point))
 	for range o.Resamples {
-		ro, rn := resample(rng, old).figures(), resample(rng, cur).figures()
+		to, tn := resample(rng, old, cur)
+		ro, rn := to.figures(), tn.figures()
 		for i := range point {
-			if d := rn[i]/ro[i] - 1; !math.IsNaN(d) && !math.IsInf(d, 0) {
+			if d := logRatio(rn[i], ro[i]); !math.IsNaN(d) {
 				draws[i] = append(draws[i], d)
 			}
 		}
 	}
-	k := float64(min(len(old), len(cur)))
+	k := float64(len(old))
 	for i := range point {
 		widen := math.Sqrt(k/(k-1)) * inflation(old, cur, i)
 		cis[i] = [2]float64{math.NaN(), math.NaN()}
-		if len(draws[i]) < o.Resamples/2 {
+		if len(draws[i]) < o.Resamples/2 || math.IsNaN(point[i]) {
 			continue
 		}
 		slices.Sort(draws[i])
@@ -114,33 +132,32 @@ func relatives(old, cur []Block, o Options) (point figures, cis [len(figures{})]
 	return point, cis
 }
 
-// inflation widens an interval for the blocks' autocorrelation, which a
+// inflation widens an interval for the pairs' autocorrelation, which a
 // bootstrap of whole blocks takes for independent: √((1+ρ)/(1−ρ)), ρ the
-// lag-1 autocorrelation of the blocks' figures about each run's mean,
-// pooled over both runs, at least 0 and at most 0.8.
+// lag-1 autocorrelation of the pairs' ln(new/old) about their mean, at
+// least 0 and at most 0.8. A drift both runs share by position cancels in
+// the pairs and does not widen it.
 func inflation(old, cur []Block, fig int) float64 {
-	var num, den float64
-	for _, bs := range [][]Block{old, cur} {
-		var v []float64
-		for _, b := range bs {
-			var t totals
-			t.add(b)
-			if f := t.figures()[fig]; !math.IsNaN(f) {
-				v = append(v, f)
-			}
+	var v []float64
+	for j := range old {
+		var to, tn totals
+		to.add(old[j])
+		tn.add(cur[j])
+		if d := logRatio(tn.figures()[fig], to.figures()[fig]); !math.IsNaN(d) {
+			v = append(v, d)
 		}
-		if len(v) < 3 {
-			continue
-		}
-		var mean float64
-		for _, x := range v {
-			mean += x / float64(len(v))
-		}
-		for j, x := range v {
-			den += (x - mean) * (x - mean)
-			if j > 0 {
-				num += (x - mean) * (v[j-1] - mean)
-			}
+	}
+	if len(v) < 3 {
+		return 1
+	}
+	var mean, num, den float64
+	for _, x := range v {
+		mean += x / float64(len(v))
+	}
+	for j, x := range v {
+		den += (x - mean) * (x - mean)
+		if j > 0 {
+			num += (x - mean) * (v[j-1] - mean)
 		}
 	}
 	if den <= 0 {
@@ -148,6 +165,53 @@ func inflation(old, cur []Block, fig int) float64 {
 	}
 	rho := min(max(num/den, 0), 0.8)
 	return math.Sqrt((1 + rho) / (1 - rho))
+}
+
+// align cuts two runs' blocks to as many: the run with more has its
+// neighbours merged (block i of n into block ⌊i·k/n⌋ of k), so that
+// block j of each covers the same share of its soak.
+func align(old, cur []Block) ([]Block, []Block) {
+	k := min(len(old), len(cur))
+	return merge(old, k), merge(cur, k)
+}
+
+// merge merges bs into k consecutive blocks, k ≤ len(bs): totals summed
+// (CPU NaN when any part's is), latency weighted by requests.
+func merge(bs []Block, k int) []Block {
+	if len(bs) == k {
+		return bs
+	}
+	out := make([]Block, k)
+	var w50, w999 []float64 = make([]float64, k), make([]float64, k)
+	for i, b := range bs {
+		j := i * k / len(bs)
+		m := &out[j]
+		if w50[j] == 0 && m.Seconds == 0 {
+			m.Start = b.Start
+		}
+		m.Seconds += b.Seconds
+		m.Requests += b.Requests
+		m.Errors += b.Errors
+		m.CPUSeconds += b.CPUSeconds // NaN stays NaN
+		if b.P99 > 0 && b.Requests > 0 {
+			m.P50 += b.P50 * b.Requests
+			m.P99 += b.P99 * b.Requests
+			w50[j] += b.Requests
+		}
+		if b.P999 > 0 && b.Requests > 0 {
+			m.P999 += b.P999 * b.Requests
+			w999[j] += b.Requests
+		}
+	}
+	for j := range out {
+		if w50[j] > 0 {
+			out[j].P50, out[j].P99 = out[j].P50/w50[j], out[j].P99/w50[j]
+		}
+		if w999[j] > 0 {
+			out[j].P999 /= w999[j]
+		}
+	}
+	return out
 }
 
 // quantile of sorted v, interpolated.
@@ -164,16 +228,17 @@ func quantile(v []float64, q float64) float64 {
 type blockMetric struct {
 	name, unit     string
 	fig            int
+	marginOf       string // the margin's key
 	margin         func(Margins) float64
 	higherIsBetter bool
 }
 
 var blockMetrics = []blockMetric{
-	{LatencyP50, "seconds", fP50, func(m Margins) float64 { return m.Latency }, false},
-	{LatencyP99, "seconds", fP99, func(m Margins) float64 { return m.Latency }, false},
-	{LatencyP999, "seconds", fP999, func(m Margins) float64 { return m.Latency }, false},
-	{CPUPerRequest, "seconds/request", fCPU, func(m Margins) float64 { return m.CPU }, false},
-	{Throughput, "requests/second", fTput, func(m Margins) float64 { return m.Throughput }, true},
+	{LatencyP50, "seconds", fP50, MarginLatency, func(m Margins) float64 { return m.Latency }, false},
+	{LatencyP99, "seconds", fP99, MarginLatencyP99, func(m Margins) float64 { return m.LatencyP99 }, false},
+	{LatencyP999, "seconds", fP999, MarginLatencyP999, func(m Margins) float64 { return m.LatencyP999 }, false},
+	{CPUPerRequest, "seconds/request", fCPU, MarginCPU, func(m Margins) float64 { return m.CPU }, false},
+	{Throughput, "requests/second", fTput, MarginThroughput, func(m Margins) float64 { return m.Throughput }, true},
 }
 
 // compareBlocks judges the block metrics: latency, CPU per request and
@@ -193,12 +258,13 @@ func compareBlocks(old, cur Run, o Options) map[string]Metric {
 		if math.IsNaN(fo[bm.fig]) && math.IsNaN(fn[bm.fig]) {
 			continue // neither run has it: no load, or no CPU readings
 		}
-		m := Metric{Unit: bm.unit, Old: fo[bm.fig], New: fn[bm.fig], Relative: true, Margin: bm.margin(o.Margins),
+		m := Metric{Unit: bm.unit, Old: fo[bm.fig], New: fn[bm.fig], Relative: true, Margin: bm.margin(o.Margins), MarginOf: bm.marginOf, MarginBy: o.MarginNames[bm.marginOf],
 			HigherIsBetter: bm.higherIsBetter, Difference: fn[bm.fig]/fo[bm.fig] - 1, CI95: [2]float64{math.NaN(), math.NaN()}}
 		if few {
 			m.Verdict, m.Reason = Inconclusive, fmt.Sprintf("a run has fewer than %d time blocks in its soak (old %d, new %d): run both longer", MinBlocks, len(old.Blocks), len(cur.Blocks))
 		} else {
-			m.Difference, m.CI95 = point[bm.fig], cis[bm.fig]
+			ci := cis[bm.fig]
+			m.Difference, m.CI95 = math.Expm1(point[bm.fig]), [2]float64{math.Expm1(ci[0]), math.Expm1(ci[1])}
 			m.Verdict, m.Reason = judgeRelative(m)
 		}
 		out[bm.name] = m
@@ -209,7 +275,7 @@ func compareBlocks(old, cur Run, o Options) map[string]Metric {
 	guardContention(out, old.Contention, cur.Contention)
 	if _, judged := out[LatencyP999]; !judged && old.P999 > 0 && cur.P999 > 0 {
 		out[LatencyP999] = Metric{Unit: "seconds", Old: old.P999, New: cur.P999, Difference: cur.P999/old.P999 - 1,
-			CI95: [2]float64{math.NaN(), math.NaN()}, Relative: true, Margin: o.Margins.Latency, Verdict: Unjudged,
+			CI95: [2]float64{math.NaN(), math.NaN()}, Relative: true, Margin: o.Margins.LatencyP999, MarginOf: MarginLatencyP999, Verdict: Unjudged,
 			Reason: "the runs hold p99.9 for the whole run only, not per time block: shown, not judged"}
 	}
 	return out
@@ -231,14 +297,14 @@ func judgeRelative(m Metric) (string, string) {
 	pct := func(x float64) string { return fmt.Sprintf("%+.1f %%", 100*x) }
 	switch v {
 	case Regressed:
-		return v, fmt.Sprintf("worse by more than the margin (%s): the interval is [%s, %s]", pct(m.Margin), pct(m.CI95[0]), pct(m.CI95[1]))
+		return v, fmt.Sprintf("worse by more than the margin, %s: the interval is [%s, %s]", m.MarginText(), pct(m.CI95[0]), pct(m.CI95[1]))
 	case Same:
-		return v, fmt.Sprintf("the interval [%s, %s] lies within ±%.1f %%", pct(m.CI95[0]), pct(m.CI95[1]), 100*m.Margin)
+		return v, fmt.Sprintf("the interval [%s, %s] lies within %s", pct(m.CI95[0]), pct(m.CI95[1]), m.MarginText())
 	case Improved:
-		return v, fmt.Sprintf("better: the interval is [%s, %s]", pct(m.CI95[0]), pct(m.CI95[1]))
+		return v, fmt.Sprintf("better by more than the margin, %s: the interval is [%s, %s]", m.MarginText(), pct(m.CI95[0]), pct(m.CI95[1]))
 	}
-	return v, fmt.Sprintf("the interval [%s, %s] is too wide to decide against ±%.1f %%: run both longer (or interleave them: soakd ab)",
-		pct(m.CI95[0]), pct(m.CI95[1]), 100*m.Margin)
+	return v, fmt.Sprintf("the interval [%s, %s] is too wide to decide against %s: run both longer (or interleave them: soakd ab)",
+		pct(m.CI95[0]), pct(m.CI95[1]), m.MarginText())
 }
 
 // compareErrors judges the difference of the error rates, in percentage
@@ -251,7 +317,7 @@ func compareErrors(old, cur []Block, m Margins, few bool) Metric {
 	rn, sen := errorRate(cur)
 	d := 100 * (rn - ro)
 	half := 100 * z95 * math.Hypot(seo, sen)
-	mt := Metric{Unit: "points", Old: 100 * ro, New: 100 * rn, Difference: d, CI95: [2]float64{d - half, d + half}, Margin: m.ErrorPoints}
+	mt := Metric{Unit: "points", Old: 100 * ro, New: 100 * rn, Difference: d, CI95: [2]float64{d - half, d + half}, Margin: m.ErrorPoints, MarginOf: MarginErrorPoints}
 	if !finite(ro, rn) {
 		mt.CI95 = [2]float64{math.NaN(), math.NaN()}
 		mt.Verdict, mt.Reason = Inconclusive, fmt.Sprintf("a run made no requests in its soak (old %.0f, new %.0f): no error rates to compare", sum(old).requests, sum(cur).requests)
@@ -295,33 +361,74 @@ func errorRate(bs []Block) (rate, se float64) {
 // throughput is no longer the build's to claim; ContentionFloor is the
 // contention (seconds waited per CPU second) below which a machine counts
 // as quiet whatever the share.
+// ContentionBusy is the contention at or above which the machine counts
+// as busy whatever the share: the target's threads waited for a core at
+// least as long as they ran.
 const (
 	ContentionShare = 0.25
 	ContentionFloor = 0.2
+	ContentionBusy  = 1.0
 )
 
 // guardContention turns a regressed or improved latency, CPU per request
 // or throughput into inconclusive when the machine's contention differed
-// between the runs: a target that waits longer for a core also spends
-// more CPU per request (caches and TLBs shared with the other load) and
-// answers later, and an interval from within each run cannot tell that
-// from the build. A same verdict stands.
+// between the runs, or the machine was busy (ContentionDeclines): a
+// target that waits longer for a core also spends more CPU per request
+// (caches and TLBs shared with the other load) and answers later, and an
+// interval from within each run cannot tell that from the build; on a
+// busy machine two processes of one build differ by where they ran (a
+// soakd ab of identical builds with its threads waiting 2.5-3 s per CPU
+// second read CPU per request +22 %, throughput −23 %, regressed). A same
+// verdict stands.
 func guardContention(ms map[string]Metric, old, cur float64) {
-	if math.IsNaN(old) || math.IsNaN(cur) {
-		return
-	}
-	hi := math.Max(old, cur)
-	if hi < ContentionFloor || math.Abs(cur-old) <= ContentionShare*hi {
+	why := ContentionDeclines(old, cur)
+	if why == "" {
 		return
 	}
 	for _, bm := range blockMetrics {
 		m, ok := ms[bm.name]
-		if !ok || (m.Verdict != Regressed && m.Verdict != Improved) {
+		if !ok || !ContentionBound(bm.name, m.Verdict) {
 			continue
 		}
-		m.Reason = fmt.Sprintf("%s, but the machine's contention differed between the runs (the target waited %.2f s for a core per CPU second in the old run, %.2f s in the new): the difference may be the machine's, not the build's; compare them interleaved (soakd ab), or on a quieter machine",
-			m.Verdict, old, cur)
+		m.Reason = fmt.Sprintf("%s, but %s (the target waited %.2f s for a core per CPU second it ran in the old run, %.2f s in the new): the difference may be the machine's, not the build's; compare them on a quieter machine",
+			m.Verdict, why, old, cur)
 		m.Verdict = Inconclusive
 		ms[bm.name] = m
 	}
+}
+
+// ContentionDeclines says why two contention readings (seconds waited
+// for a core per CPU second) leave a latency, CPU or throughput verdict
+// of regressed or improved to the machine, or "" when they do not: "the
+// machine was busy" when either is at least ContentionBusy, "the
+// machine's contention differed" when they differ by more than
+// ContentionShare of the larger, the larger above ContentionFloor. ""
+// when either is unknown (NaN).
+func ContentionDeclines(old, cur float64) string {
+	if math.IsNaN(old) || math.IsNaN(cur) {
+		return ""
+	}
+	hi := math.Max(old, cur)
+	switch {
+	case hi >= ContentionBusy:
+		return "the machine was busy"
+	case hi >= ContentionFloor && math.Abs(cur-old) > ContentionShare*hi:
+		return "the machine's contention differed"
+	}
+	return ""
+}
+
+// ContentionBound tells whether a metric's verdict must give way to a
+// contention that differed: a regressed or improved latency, CPU per
+// request or throughput.
+func ContentionBound(metric, verdict string) bool {
+	if verdict != Regressed && verdict != Improved {
+		return false
+	}
+	for _, bm := range blockMetrics {
+		if bm.name == metric {
+			return true
+		}
+	}
+	return false
 }

@@ -4,9 +4,8 @@
 // the runs' figures with an interval from a block bootstrap over time
 // blocks. Each difference is judged against a margin: regressed when the
 // whole interval lies above it, same when the interval lies inside ±margin
-// (an equivalence test), improved when it is significantly better and may
-// be better by more than the margin, inconclusive otherwise. It is pure:
-// no I/O.
+// (an equivalence test), improved when the whole interval lies below
+// −margin, inconclusive otherwise. It is pure: no I/O.
 package compare
 
 import (
@@ -38,8 +37,9 @@ type Margins struct {
 	// threads, sockets); LeakShare is the share of the old run's slope
 	// that matters when it is larger.
 	LeakBytes, LeakCount, LeakShare float64
-	// Latency and CPU are shares of the old run's figure (0.10: +10 %).
-	Latency, CPU float64
+	// Latency (p50), LatencyP99, LatencyP999 and CPU are shares of the
+	// old run's figure (0.10: +10 %).
+	Latency, LatencyP99, LatencyP999, CPU float64
 	// ErrorPoints is the error rate's margin in percentage points.
 	ErrorPoints float64
 	// Throughput is the share of the old run's throughput that a drop
@@ -47,13 +47,28 @@ type Margins struct {
 	Throughput float64
 }
 
-// DefaultMargins are the margins of issue 24: leak per request
-// +max(16 B, 25 %), latency +10 %, CPU per request +5 %, error rate +0.5
-// points, throughput −10 %.
+// DefaultMargins: leak per request max(16 B, 25 %) (a count 0.001),
+// latency p50 ±10 %, p99 ±25 %, p99.9 ±50 %, CPU per request ±5 %, error
+// rate ±0.5 points, throughput −10 %. docs/compare.md gives the reason
+// for each: the noise two runs of one build showed.
 func DefaultMargins() Margins {
-	return Margins{LeakBytes: 16, LeakCount: 0.001, LeakShare: 0.25, Latency: 0.10, CPU: 0.05,
-		ErrorPoints: 0.5, Throughput: 0.10}
+	return Margins{LeakBytes: 16, LeakCount: 0.001, LeakShare: 0.25, Latency: 0.10, LatencyP99: 0.25, LatencyP999: 0.50,
+		CPU: 0.05, ErrorPoints: 0.5, Throughput: 0.10}
 }
+
+// Keys of the margins, as Validate names them and Options.MarginNames
+// reads them.
+const (
+	MarginLeakBytes   = "leak_bytes"
+	MarginLeakCount   = "leak_count"
+	MarginLeakShare   = "leak_share"
+	MarginLatency     = "latency"
+	MarginLatencyP99  = "latency_p99"
+	MarginLatencyP999 = "latency_p999"
+	MarginCPU         = "cpu"
+	MarginErrorPoints = "error_points"
+	MarginThroughput  = "throughput"
+)
 
 // Validate checks that every margin is a finite number ≥ 0 and names
 // the field that is not.
@@ -61,8 +76,9 @@ func (m Margins) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"leak_bytes", m.LeakBytes}, {"leak_count", m.LeakCount}, {"leak_share", m.LeakShare},
-		{"latency", m.Latency}, {"cpu", m.CPU}, {"error_points", m.ErrorPoints}, {"throughput", m.Throughput}} {
+	}{{MarginLeakBytes, m.LeakBytes}, {MarginLeakCount, m.LeakCount}, {MarginLeakShare, m.LeakShare},
+		{MarginLatency, m.Latency}, {MarginLatencyP99, m.LatencyP99}, {MarginLatencyP999, m.LatencyP999},
+		{MarginCPU, m.CPU}, {MarginErrorPoints, m.ErrorPoints}, {MarginThroughput, m.Throughput}} {
 		if !(f.v >= 0) || math.IsInf(f.v, 0) {
 			return fmt.Errorf("margins.%s: must be a number >= 0, got %v", f.name, f.v)
 		}
@@ -108,7 +124,11 @@ type Block struct {
 // Run is what a comparison reads of one run.
 type Run struct {
 	Slopes map[string]Slope // by resource name, e.g. "rss"
-	Blocks []Block          // the soak's time blocks, in order
+	// Series are the soak's readings of each resource the run fitted, on
+	// the series it fitted, in order; none for a resource whose target
+	// restarted during the soak. See PairedSlope.
+	Series map[string][]Point
+	Blocks []Block // the soak's time blocks, in order
 	// P999 is the whole run's p99.9 latency in seconds (0: unknown): shown,
 	// not judged, when the blocks hold no p99.9 (a run made before
 	// reports kept their latency blocks).
@@ -133,8 +153,13 @@ type Metric struct {
 	CI95       [2]float64 `json:"ci95"`
 	Relative   bool       `json:"relative"`
 	Margin     float64    `json:"margin"`
-	Verdict    string     `json:"verdict"`
-	Reason     string     `json:"reason,omitempty"`
+	// MarginOf is the key of the margin that set Margin (MarginCPU, …);
+	// MarginBy says how a reader sets it (a flag: "--cpu-margin"), from
+	// Options.MarginNames, and is empty without one.
+	MarginOf string `json:"margin_of,omitempty"`
+	MarginBy string `json:"margin_by,omitempty"`
+	Verdict  string `json:"verdict"`
+	Reason   string `json:"reason,omitempty"`
 	// Slow is carried from the slope: see Slope.Slow.
 	Slow bool `json:"-"`
 	// HigherIsBetter is true for throughput: its regression is a drop.
@@ -146,6 +171,36 @@ type Metric struct {
 type Result struct {
 	Verdict string            `json:"verdict"`
 	Metrics map[string]Metric `json:"metrics"`
+	// Columns name the value columns when they are not soakd compare's
+	// (old, new, difference): soakd ab's pooled and paired figures.
+	Columns *Columns `json:"columns,omitempty"`
+	// Contention is the seconds the old and the new target's threads
+	// waited for a core per CPU second they ran (see Run.Contention);
+	// absent unless both are known.
+	Contention []float64 `json:"contention,omitempty"`
+}
+
+// WithContention sets r's Contention when both readings are known.
+func (r *Result) WithContention(old, cur float64) {
+	if !math.IsNaN(old) && !math.IsNaN(cur) && !math.IsInf(old, 0) && !math.IsInf(cur, 0) {
+		r.Contention = []float64{old, cur}
+	}
+}
+
+// Columns name a table's value columns, and say in Note what they are.
+type Columns struct {
+	Old        string `json:"old"`
+	New        string `json:"new"`
+	Difference string `json:"difference"`
+	Note       string `json:"note,omitempty"`
+}
+
+// columns are r's columns, soakd compare's by default.
+func (r Result) columns() Columns {
+	if r.Columns != nil {
+		return *r.Columns
+	}
+	return Columns{Old: "old", New: "new", Difference: "difference"}
 }
 
 // Names lists the result's metrics in display order: slopes by name, then
@@ -195,6 +250,10 @@ type Options struct {
 	Seed uint64
 	// Resamples is the bootstrap's number of resamples; default 2000.
 	Resamples int
+	// MarginNames, when set, says how a reader sets each margin, by its
+	// key (MarginCPU: "--cpu-margin"): the text shows it beside the
+	// margin (Metric.MarginBy).
+	MarginNames map[string]string
 }
 
 // Compare judges the new run against the old: every resource both runs
@@ -206,12 +265,17 @@ func Compare(old, cur Run, o Options) Result {
 	res := Result{Metrics: map[string]Metric{}}
 	for name, os := range old.Slopes {
 		if ns, ok := cur.Slopes[name]; ok {
-			res.Metrics[SlopeMetric(name)] = CompareSlopes(os, ns, o.Margins)
+			res.Metrics[SlopeMetric(name)] = compareSlopes(os, ns, old.Series[name], cur.Series[name], o.Margins)
 		}
 	}
 	for name, m := range compareBlocks(old, cur, o) {
 		res.Metrics[name] = m
 	}
+	for name, m := range res.Metrics {
+		m.MarginBy = o.MarginNames[m.MarginOf]
+		res.Metrics[name] = m
+	}
+	res.WithContention(old.Contention, cur.Contention)
 	res.Verdict = Overall(res.Metrics)
 	return res
 }
@@ -252,9 +316,12 @@ func Worst(a, b string) string {
 
 // Judge is the verdict on a difference's interval ci (oriented so that
 // higher is worse) against margin: regressed when ci lies above margin;
-// same when it lies inside ±margin; improved when it lies below zero and
-// reaches below −margin; inconclusive otherwise, and when ci is not
-// finite.
+// same when it lies inside ±margin; improved when it lies below −margin,
+// the mirror of regressed; inconclusive otherwise, and when ci is not
+// finite. (Improved once needed only an interval below zero that reached
+// past −margin: two processes of one build differ by a few per cent in
+// latency and CPU by where they run, which an interval below zero
+// proves, and identical builds read improved.)
 func Judge(ci [2]float64, margin float64) string {
 	lo, hi := ci[0], ci[1]
 	switch {
@@ -264,7 +331,7 @@ func Judge(ci [2]float64, margin float64) string {
 		return Regressed
 	case lo >= -margin && hi <= margin:
 		return Same
-	case hi < 0 && lo < -margin:
+	case hi < -margin:
 		return Improved
 	}
 	return Inconclusive

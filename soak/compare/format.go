@@ -36,6 +36,16 @@ func (m Metric) Cells() Cells {
 	return c
 }
 
+// MarginText is the margin's cell with how it is set beside it:
+// "±10 % (--latency-margin)".
+func (m Metric) MarginText() string {
+	c := m.Cells().Margin
+	if m.MarginBy != "" {
+		c += " (" + m.MarginBy + ")"
+	}
+	return c
+}
+
 func (m Metric) value(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
@@ -78,15 +88,22 @@ func signed(v float64) string {
 func (r Result) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Verdict: %s\n\n", r.Verdict)
-	fmt.Fprintln(tw, "metric\told\tnew\tdifference\t95 % CI\tmargin\tverdict")
+	cols := r.columns()
+	fmt.Fprintf(tw, "metric\t%s\t%s\t%s\t95 %% CI\tmargin\tverdict\n", cols.Old, cols.New, cols.Difference)
 	for _, n := range r.Names() {
 		m, c := r.Metrics[n], r.Metrics[n].Cells()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n, c.Old, c.New, c.Difference, c.CI95, c.Margin, m.Verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n, c.Old, c.New, c.Difference, c.CI95, m.MarginText(), m.Verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
+	if cols.Note != "" {
+		fmt.Fprintf(w, "%s\n\n", cols.Note)
+	}
+	if c := r.Contention; len(c) == 2 {
+		fmt.Fprintf(w, "Contention: the threads waited %.3g s for a core per CPU second they ran (%s), %.3g s (%s).\n\n", c[0], cols.Old, c[1], cols.New)
+	}
 	for _, n := range r.Names() {
 		if m := r.Metrics[n]; m.Reason != "" {
 			if _, err := fmt.Fprintf(w, "%s: %s\n", n, m.Reason); err != nil {
@@ -102,10 +119,14 @@ func (r Result) WriteText(w io.Writer) error {
 func (r Result) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### soakd compare: %s %s\n\n", icon(r.Verdict), r.Verdict)
-	b.WriteString("| metric | old | new | difference | 95 % CI | margin | verdict |\n|---|---:|---:|---:|---:|---:|---|\n")
+	cols := r.columns()
+	fmt.Fprintf(&b, "| metric | %s | %s | %s | 95 %% CI | margin | verdict |\n|---|---:|---:|---:|---:|---:|---|\n", cols.Old, cols.New, cols.Difference)
 	for _, n := range r.Names() {
 		m, c := r.Metrics[n], r.Metrics[n].Cells()
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s %s |\n", n, c.Old, c.New, c.Difference, c.CI95, c.Margin, icon(m.Verdict), m.Verdict)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s %s |\n", n, c.Old, c.New, c.Difference, c.CI95, m.MarginText(), icon(m.Verdict), m.Verdict)
+	}
+	if cols.Note != "" {
+		fmt.Fprintf(&b, "\n%s\n", cols.Note)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -151,7 +172,7 @@ func (r Result) WriteJUnit(w io.Writer) error {
 	for _, n := range r.Names() {
 		m, c := r.Metrics[n], r.Metrics[n].Cells()
 		line := fmt.Sprintf("%s: old %s, new %s, difference %s (95 %% CI %s), margin %s: %s. %s",
-			n, c.Old, c.New, c.Difference, c.CI95, c.Margin, m.Verdict, m.Reason)
+			n, c.Old, c.New, c.Difference, c.CI95, m.MarginText(), m.Verdict, m.Reason)
 		tc := junitCase{Name: n, Classname: "soakd.compare", Output: line}
 		switch m.Verdict {
 		case Regressed:
@@ -182,7 +203,7 @@ func (r Result) Line() string {
 		m := r.Metrics[n]
 		if m.Verdict == r.Verdict && (r.Verdict == Regressed || r.Verdict == Inconclusive) {
 			c := m.Cells()
-			worst = append(worst, fmt.Sprintf("%s %s (95 %% CI %s, margin %s)", n, c.Difference, c.CI95, c.Margin))
+			worst = append(worst, fmt.Sprintf("%s %s (95 %% CI %s, margin %s)", n, c.Difference, c.CI95, m.MarginText()))
 		}
 	}
 	if len(worst) == 0 {

@@ -15,6 +15,8 @@ type jsonMetric struct {
 	CI95           []*float64 `json:"ci95"`
 	Relative       bool       `json:"relative"`
 	Margin         float64    `json:"margin"`
+	MarginOf       string     `json:"margin_of,omitempty"`
+	MarginBy       string     `json:"margin_by,omitempty"`
 	Verdict        string     `json:"verdict"`
 	Reason         string     `json:"reason,omitempty"`
 	HigherIsBetter bool       `json:"higher_is_better,omitempty"`
@@ -38,7 +40,7 @@ func val(p *float64) float64 {
 // finite number.
 func (m Metric) MarshalJSON() ([]byte, error) {
 	return json.Marshal(jsonMetric{Unit: m.Unit, Old: num(m.Old), New: num(m.New), Difference: num(m.Difference),
-		CI95: []*float64{num(m.CI95[0]), num(m.CI95[1])}, Relative: m.Relative, Margin: m.Margin,
+		CI95: []*float64{num(m.CI95[0]), num(m.CI95[1])}, Relative: m.Relative, Margin: m.Margin, MarginOf: m.MarginOf, MarginBy: m.MarginBy,
 		Verdict: m.Verdict, Reason: m.Reason, HigherIsBetter: m.HigherIsBetter})
 }
 
@@ -49,7 +51,7 @@ func (m *Metric) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*m = Metric{Unit: j.Unit, Old: val(j.Old), New: val(j.New), Difference: val(j.Difference),
-		CI95: [2]float64{math.NaN(), math.NaN()}, Relative: j.Relative, Margin: j.Margin, Verdict: j.Verdict,
+		CI95: [2]float64{math.NaN(), math.NaN()}, Relative: j.Relative, Margin: j.Margin, MarginOf: j.MarginOf, MarginBy: j.MarginBy, Verdict: j.Verdict,
 		Reason: j.Reason, HigherIsBetter: j.HigherIsBetter}
 	if len(j.CI95) == 2 {
 		m.CI95 = [2]float64{val(j.CI95[0]), val(j.CI95[1])}

@@ -14,7 +14,7 @@ const Blocks = 20
 // FromReport reads a run's slopes from its report and its time blocks
 // from its records (none when the report came without its samples).
 func FromReport(rep *model.Report) Run {
-	r := Run{Slopes: map[string]Slope{}, Blocks: SoakBlocks(rep.Records, Blocks), Requests: float64(rep.Phases.SoakRequests)}
+	r := Run{Slopes: map[string]Slope{}, Series: map[string][]Point{}, Blocks: SoakBlocks(rep.Records, Blocks), Requests: float64(rep.Phases.SoakRequests)}
 	if len(rep.LatencyBlocks) > 0 {
 		WithLatency(r.Blocks, rep.LatencyBlocks)
 	}
@@ -22,11 +22,41 @@ func FromReport(rep *model.Report) Run {
 	for name, res := range rep.Resources {
 		mr, _ := model.ResourceNamed(name)
 		r.Slopes[name] = Slope{Unit: res.Unit, PerRequest: res.PerRequest, CI95: res.CI95, Slow: mr.Slow, Series: mr.SeriesOrWhole(res.Series)}
+		if pts := soakSeries(rep.Records, mr, r.Slopes[name].Series); len(pts) > 0 {
+			r.Series[name] = pts
+		}
 	}
 	if rep.Load != nil {
 		r.P999 = rep.Load.Latency.P999
 	}
 	return r
+}
+
+// soakSeries reads a resource's soak readings from recs, on the series
+// (column) its slope was fitted on; none when the target restarted in
+// the soak or the resource is not one soakd knows.
+func soakSeries(recs []model.Record, def model.ResourceDef, series string) []Point {
+	if def.Value == nil {
+		return nil
+	}
+	var pts []Point
+	inc := -1
+	for i := range recs {
+		r := &recs[i]
+		if r.Phase != verdict.Soak || !r.Alive {
+			continue
+		}
+		v, ok := def.Value(*r)
+		if !ok || def.SeriesOf(*r) != series {
+			continue
+		}
+		if inc >= 0 && r.Incarnation != inc {
+			return nil
+		}
+		inc = r.Incarnation
+		pts = append(pts, Point{Requests: float64(r.Requests), Seconds: r.Elapsed, Value: v})
+	}
+	return pts
 }
 
 // SoakBlocks cuts the soak's records into at most n consecutive time

@@ -150,7 +150,7 @@ func TestBrowser(t *testing.T) {
 		open(t, ctx, srv.URL+"/")
 		nctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
-		err := chromedp.Do(nctx, chromedp.Click(chromedp.CSS(`form button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(`#chart-compare`)))
+		err := chromedp.Do(nctx, chromedp.Click(chromedp.CSS(`form[action="/compare"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(`#chart-compare`)))
 		if err != nil {
 			t.Fatalf("submitting the compare form: %v", err)
 		}

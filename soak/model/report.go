@@ -168,9 +168,7 @@ func (r *Report) VerdictLine() string {
 		s := "Verdict: " + strings.ToUpper(r.Verdict)
 		switch r.Verdict {
 		case verdict.OverallClean:
-			if n := r.Closest(); n != "" {
-				s += ": no resource grows faster than its floor; closest: " + n + " " + r.Resources[n].Bound
-			}
+			s += r.cleanText()
 		case verdict.OverallInconclusive:
 			if t := r.unsettledText(); t != "" {
 				s += ": " + t
@@ -200,6 +198,27 @@ func (r *Report) Closest() string {
 		}
 	}
 	return best
+}
+
+// cleanText is what a clean run's first line adds: the resource closest
+// to its floor and its bound, and the resources sampled too slowly to
+// hold the verdict back that are still undecided (the run's verdict
+// does not wait for them; see runner's overall), so that "no resource"
+// claims only what was decided; "" when no resource has a bound.
+func (r *Report) cleanText() string {
+	n := r.Closest()
+	if n == "" {
+		return ""
+	}
+	u, open := r.Unsettled()
+	if u != "" {
+		open = append([]string{u}, open...)
+	}
+	if len(open) == 0 {
+		return ": no resource grows faster than its floor; closest: " + n + " " + r.Resources[n].Bound
+	}
+	return ": no resource decided grows faster than its floor; closest: " + n + " " + r.Resources[n].Bound +
+		"; undecided, sampled more slowly: " + strings.Join(open, ", ")
 }
 
 // Unsettled names the inconclusive resource that needs the most extra

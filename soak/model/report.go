@@ -164,15 +164,119 @@ func (r *Report) Leaks() []string {
 const CPUCostName = "cpu per request"
 
 // VerdictLine is the report's first line (after a death): the verdict,
-// and for a failing run how many requests failed, why and when, and any
-// leak found beside it.
+// and what a user can conclude from it: for a clean run the resource
+// closest to its floor and the most it can grow (see Closest); for an
+// inconclusive one the resource that needs the longest to settle and
+// how long (see Unsettled); for a failing run how many requests failed,
+// why and when, and any leak found beside it.
 func (r *Report) VerdictLine() string {
 	if !r.Failing() || r.Requests == nil {
-		return "Verdict: " + strings.ToUpper(r.Verdict)
+		s := "Verdict: " + strings.ToUpper(r.Verdict)
+		switch r.Verdict {
+		case verdict.OverallClean:
+			s += r.cleanText()
+		case verdict.OverallInconclusive:
+			if t := r.unsettledText(); t != "" {
+				s += ": " + t
+			}
+		}
+		return s
 	}
 	s := "Verdict: FAILING: " + r.Requests.Reason
 	if l := r.Leaks(); len(l) > 0 {
 		s += "; also leaking: " + strings.Join(l, ", ")
+	}
+	return s
+}
+
+// Closest names the stable or plateaued resource whose bound (the most
+// it can grow over the horizon) is the largest share of its floor; ""
+// when none has one.
+func (r *Report) Closest() string {
+	best, share := "", -1.0
+	for _, n := range r.ResourceNames() {
+		res := r.Resources[n]
+		if res.Bound == "" || res.FloorPerDay <= 0 {
+			continue
+		}
+		if v := res.BoundPerDay / res.FloorPerDay; v > share {
+			best, share = n, v
+		}
+	}
+	return best
+}
+
+// cleanText is what a clean run's first line adds: the resource closest
+// to its floor and its bound, and the resources sampled too slowly to
+// hold the verdict back that are still undecided (the run's verdict
+// does not wait for them; see runner's overall), so that "no resource"
+// claims only what was decided; "" when no resource has a bound.
+func (r *Report) cleanText() string {
+	n := r.Closest()
+	if n == "" {
+		return ""
+	}
+	u, open := r.Unsettled()
+	if u != "" {
+		open = append([]string{u}, open...)
+	}
+	if len(open) == 0 {
+		return ": no resource grows faster than its floor; closest: " + n + " " + r.Resources[n].Bound
+	}
+	return ": no resource decided grows faster than its floor; closest: " + n + " " + r.Resources[n].Bound +
+		"; undecided, sampled more slowly: " + strings.Join(open, ", ")
+}
+
+// Unsettled names the inconclusive resource that needs the most extra
+// requests to settle (see verdict.Resource.SettleRequests), and the
+// others left inconclusive; "" when none is. A resource whose advice
+// names no number of requests (too few samples, recycling) counts as
+// needing the most.
+func (r *Report) Unsettled() (string, []string) {
+	best, most := "", -1.0
+	var all []string
+	for _, n := range r.ResourceNames() {
+		res := r.Resources[n]
+		if res.Verdict != verdict.Inconclusive {
+			continue
+		}
+		all = append(all, n)
+		need := res.SettleRequests
+		if need <= 0 {
+			need = math.Inf(1)
+		}
+		if need > most {
+			best, most = n, need
+		}
+	}
+	others := slices.DeleteFunc(all, func(n string) bool { return n == best })
+	return best, others
+}
+
+// unsettledText says which resource keeps the run inconclusive and how
+// long it still needs at the soak's throughput, e.g. "threads needs
+// about 2.0 min more to settle (run ≥ 140 000 more requests); also
+// undecided: close_wait".
+func (r *Report) unsettledText() string {
+	n, others := r.Unsettled()
+	if n == "" {
+		return ""
+	}
+	res := r.Resources[n]
+	var s string
+	switch p := r.Phases; {
+	case res.SettleRequests > 0 && p.SoakSeconds > 0 && p.SoakRequests > 0:
+		sec := res.SettleRequests / (float64(p.SoakRequests) / p.SoakSeconds)
+		s = fmt.Sprintf("%s needs about %s more to settle (≥ %s more requests)", n, FormatDuration(sec), units.Group(res.SettleRequests))
+	case res.SettleRequests > 0:
+		s = fmt.Sprintf("%s needs ≥ %s more requests to settle", n, units.Group(res.SettleRequests))
+	case res.Settle != "":
+		s = n + ": " + res.Settle
+	default:
+		s = n + " is undecided"
+	}
+	if len(others) > 0 {
+		s += "; also undecided: " + strings.Join(others, ", ")
 	}
 	return s
 }

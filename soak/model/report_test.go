@@ -126,3 +126,41 @@ func TestTextReportSaysWhatSettlesEachInconclusive(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictLineConcludes: the first line says what a user can
+// conclude: for CLEAN the resource closest to its floor and its bound;
+// for INCONCLUSIVE first the resource that needs the longest, and how
+// long at the soak's throughput. A clean run whose slowly sampled
+// resources are undecided (they do not hold its verdict back) says so.
+func TestVerdictLineConcludes(t *testing.T) {
+	rep := &Report{Verdict: verdict.OverallClean, Phases: Phases{SoakSeconds: 100, SoakRequests: 100000},
+		Resources: map[string]verdict.Resource{
+			"rss": {Verdict: verdict.Stable, Unit: "bytes", BoundPerDay: 12 << 20, FloorPerDay: 64 << 20,
+				Bound: "under +12 MiB per 24 h at this throughput (95 %; the floor 64 MiB)"},
+			"fds": {Verdict: verdict.Stable, Unit: "fds", BoundPerDay: 900, FloorPerDay: 1000,
+				Bound: "under +900 fds per 24 h at this throughput (exact; the floor 1000 fds)"},
+			"threads": {Verdict: verdict.Stable, Unit: "threads"},
+		}}
+	want := "Verdict: CLEAN: no resource grows faster than its floor; closest: fds under +900 fds per 24 h at this throughput (exact; the floor 1000 fds)"
+	if got := rep.VerdictLine(); got != want {
+		t.Errorf("clean:\ngot  %s\nwant %s", got, want)
+	}
+	rep.Resources["pss"] = verdict.Resource{Verdict: verdict.Inconclusive, SettleRequests: 5700}
+	want = "Verdict: CLEAN: no resource decided grows faster than its floor; closest: fds under +900 fds per 24 h at this throughput (exact; the floor 1000 fds); undecided, sampled more slowly: pss"
+	if got := rep.VerdictLine(); got != want {
+		t.Errorf("clean, pss undecided:\ngot  %s\nwant %s", got, want)
+	}
+	delete(rep.Resources, "pss")
+	rep.Verdict = verdict.OverallInconclusive
+	rep.Resources["threads"] = verdict.Resource{Verdict: verdict.Inconclusive, SettleRequests: 120000, Settle: "run ≥ 120 000 more requests"}
+	rep.Resources["close_wait"] = verdict.Resource{Verdict: verdict.Inconclusive, SettleRequests: 30000, Settle: "run ≥ 30 000 more requests"}
+	want = "Verdict: INCONCLUSIVE: threads needs about 2.0 min more to settle (≥ 120 000 more requests); also undecided: close_wait"
+	if got := rep.VerdictLine(); got != want {
+		t.Errorf("inconclusive:\ngot  %s\nwant %s", got, want)
+	}
+	rep.Resources["pss"] = verdict.Resource{Verdict: verdict.Inconclusive, Settle: "run a longer soak, or sample more often (--smaps-interval)"}
+	want = "Verdict: INCONCLUSIVE: pss: run a longer soak, or sample more often (--smaps-interval); also undecided: threads, close_wait"
+	if got := rep.VerdictLine(); got != want {
+		t.Errorf("no figure:\ngot  %s\nwant %s", got, want)
+	}
+}

@@ -68,3 +68,17 @@ func Range(lo, hi float64, unit string) string {
 	size, name := Scale(max(math.Abs(lo), math.Abs(hi)), unit)
 	return Sig3(lo/size) + " – " + Sig3(hi/size) + " " + name
 }
+
+// Group writes v rounded to an integer in groups of three, e.g.
+// "300 000".
+func Group(v float64) string {
+	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -185,6 +185,9 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	}
 	fl := floorsFor(th, rph, opt.Limit, f.current)
 	d := decide(f, th, fl, rel, longestCycle(s, opt.Quantum))
+	if e, ok := exactOf(s, opt.Quantum); ok && exactDecides(d) {
+		d = exactDecision(&res, d, e, f, fl, rph, th, opt.Quantum)
+	}
 	if d.verdict == Leak && d.tail != nil {
 		// A leak after a warm-up that outlasted its phase: the stretch
 		// after the knot measures it; the whole soak would count the
@@ -224,11 +227,65 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		res.Step = &Step{Size: f.shape.size, Requests: f.b.X[f.shape.at], Seconds: stepSeconds(s, f.b.X[f.shape.at])}
 	}
 	res.TimeToExhaustionSeconds = exhaustion(f, opt, res.PerHour, rel, d)
+	res.BoundPerDay, res.FloorPerDay = boundPerDay(res, d, rph, th), fl.leak()*rph*th.Horizon/3600
+	res.Bound = boundText(res, d, th)
 	res.Reason = relevel(reason(opt, res, f, d, cool, fl), th.level())
 	if d.verdict == Inconclusive {
 		res.Reason += sawtoothText(s, f, d, rph, opt.Quantum, opt.Unit)
 	}
-	return finite(carry(across(checkLives(res, pts, opt, by, rph, fl), pts, opt), opt.Earlier))
+	return keptBound(finite(carry(across(checkLives(res, pts, opt, by, rph, fl), pts, opt), opt.Earlier)))
+}
+
+// keptBound clears the bound of a resource that the lives or an earlier
+// run took out of stable or plateau: it no longer says how little it
+// grows.
+func keptBound(r Resource) Resource {
+	if r.Verdict != Stable && r.Verdict != Plateau {
+		r.BoundPerDay, r.Bound, r.Exact = 0, "", nil
+		if r.Method == methodExact {
+			r.Method = methodEnvelope
+		}
+	}
+	return r
+}
+
+// exactDecision settles a decision the fit's interval left too wide
+// (exactDecides) by what the readings prove (exactOf): stable when the
+// bound's upper end lies under the lowest floor in force, reported as
+// the interval with the method "exact-count"; else the fit's decision,
+// advising no more requests than the bound needs if the readings stay
+// as they are.
+//
+// The upper end alone decides. stable is otherwise two-sided (see
+// floors.negligible) because a fit's interval that its noise model read
+// too narrow lands where the noise pulled it, and its lower end shows
+// that; the bound has no noise model, and its upper end holds whatever
+// its lower end. A count that fell by one (a stale fd closed) proves a
+// fall of under two over the soak, which the two-sided test would hold
+// against it for twice as long.
+func exactDecision(res *Resource, d decision, e exactBound, f fit, fl floors, rph float64, th Thresholds, q float64) decision {
+	t := e.fit(f.whole.Slope)
+	if t.Hi >= fl.leak() {
+		d.more = math.Min(d.more, e.more(fl.leak(), q))
+		return d
+	}
+	res.Method, res.Exact = methodExact, &e.Exact
+	res.PerRequest, res.CI95 = t.Slope, [2]float64{t.Lo, t.Hi}
+	res.PerHour, res.PerDay = t.Slope*rph, t.Slope*rph*th.Horizon/3600
+	return decision{verdict: Stable, why: whyExact}
+}
+
+// boundPerDay is the most a stable resource or a plateau can grow over
+// the horizon by its interval (see Resource.BoundPerDay).
+func boundPerDay(res Resource, d decision, rph float64, th Thresholds) float64 {
+	up := res.CI95[1]
+	switch {
+	case d.verdict == Plateau && d.tail != nil:
+		up = d.tail.hi
+	case d.verdict != Stable || d.why == whyReleased:
+		return 0
+	}
+	return math.Max(up, 0) * rph * th.Horizon / 3600
 }
 
 // transientBase is the level for transient, as a baseline: see
@@ -345,7 +402,7 @@ func stepSeconds(s *series, q float64) float64 {
 // finite replaces NaN and ±Inf, which JSON cannot carry, by 0.
 func finite(r Resource) Resource {
 	for _, v := range []*float64{&r.PerRequest, &r.PerHour, &r.CI95[0], &r.CI95[1], &r.PValue,
-		&r.LastThirdPerRequest, &r.Start, &r.End, &r.Growth, &r.CooldownLevel, &r.PerDay, &r.Baseline} {
+		&r.LastThirdPerRequest, &r.Start, &r.End, &r.Growth, &r.CooldownLevel, &r.PerDay, &r.Baseline, &r.BoundPerDay, &r.FloorPerDay} {
 		if math.IsNaN(*v) || math.IsInf(*v, 0) {
 			*v = 0
 		}

@@ -114,6 +114,7 @@ const (
 	whyPlateau   = "plateau"
 	whyFlat      = "flat"
 	whyFalling   = "falling" // stable: proven to fall faster than the floor
+	whyExact     = "exact"   // stable: the readings' own bound within the floor (see exactOf)
 	whyWide      = "wide"    // under the floor, but as far under minus it
 	whyStep      = "step"
 	whyStairs    = "stairs"

@@ -63,6 +63,15 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, cool *release,
 			opt.Name, amount(f.shape.size, u), f.shape.steps)
 	case whyFlat:
 		s = fmt.Sprintf("%s stable: %s, the interval within %s either way", opt.Name, slope, fl.binding(th, u))
+	case whyExact:
+		e := res.Exact
+		moved := amount(e.Gained, u) + " gained"
+		if e.Lost > 0 {
+			moved = amount(e.Lost, u) + " given back"
+		}
+		s = fmt.Sprintf("%s stable by its readings alone: %s from the start's level to the end's, over %s requests, so %s to %s (exact: a bound from the whole %s, not a 95 %% CI; at most %s), the upper end under %s",
+			opt.Name, moved, group(e.Over), perReq(res.CI95[0], u), perReq(res.CI95[1], u),
+			quantaName(f.quantum, u), perDayText(res.BoundPerDay, th, u), fl.binding(th, u))
 	case whyFalling:
 		s = fmt.Sprintf("%s stable, falling: %s, the interval under minus %s", opt.Name, slope, fl.binding(th, u))
 	case whyWide:
@@ -94,6 +103,32 @@ func leakP(res Resource, f fit, d decision) string {
 		return pText(res.PValue)
 	}
 	return f.pText()
+}
+
+// boundText says a resource's BoundPerDay against its FloorPerDay (see
+// Resource.Bound); "" when there is no bound.
+func boundText(res Resource, d decision, th Thresholds) string {
+	if res.BoundPerDay <= 0 {
+		return ""
+	}
+	how := fmt.Sprintf("%.4g %%", 100*th.level()) // 95 %, or an until-decided look's level
+	if res.Exact != nil {
+		how = "exact"
+	}
+	after := ""
+	if d.verdict == Plateau {
+		after = " after levelling off"
+	}
+	return fmt.Sprintf("under %s%s (%s; the floor %s)", perDayText(res.BoundPerDay, th, res.Unit), after, how, amount(res.FloorPerDay, res.Unit))
+}
+
+// quantaName names a series' quanta: "pages" for memory, the unit
+// otherwise.
+func quantaName(q float64, unit string) string {
+	if unit == "bytes" || unit == "" {
+		return units.Sig3(q/1024) + " KiB pages"
+	}
+	return "counts"
 }
 
 // perDayText gives the growth over the horizon, e.g. "+1.2 GiB per 24 h
@@ -269,18 +304,8 @@ func roundSig(v float64, digits int) float64 {
 	return math.Ceil(v/p) * p
 }
 
-// group writes an integer with thin groups of three, e.g. "300 000".
-func group(v float64) string {
-	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+// group writes an integer with thin groups of three (units.Group).
+func group(v float64) string { return units.Group(v) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 

@@ -150,6 +150,19 @@ type Resource struct {
 	// PerDay is the growth over one Horizon (24 h by default) at the
 	// observed throughput, in units.
 	PerDay float64 `json:"per_day"`
+	// BoundPerDay is, for a stable resource or a plateau, the most it
+	// can grow over one Horizon at the observed throughput by its
+	// interval (the upper end; a plateau's after its knot); 0 otherwise,
+	// and for growth released in the cool-down. FloorPerDay is the
+	// lowest floor in force over the same horizon: what "stable" was
+	// proven under.
+	BoundPerDay float64 `json:"bound_per_day,omitempty"`
+	FloorPerDay float64 `json:"floor_per_day,omitempty"`
+	// Bound says BoundPerDay against FloorPerDay in words, e.g. "under
+	// +12 MiB per 24 h at this throughput (95 %; the floor 64 MiB)":
+	// what the report's first line says of the resource closest to its
+	// floor; "" when BoundPerDay is 0.
+	Bound string `json:"bound,omitempty"`
 	// MaskedBy is "recycling" when the tree's total stays bounded because
 	// growing processes are replaced, and the leak was found in the
 	// processes' own growth; Replacements counts the processes (or
@@ -180,8 +193,12 @@ type Resource struct {
 	// run: on its own level at this load's start the transient rule
 	// would have kept it inconclusive.
 	FirstSeenLevel float64 `json:"first_seen_level,omitempty"`
-	Method         string  `json:"method"` // which series the verdict fit, e.g. "lower-envelope"
-	Reason         string  `json:"reason"`
+	Method         string  `json:"method"` // which series the verdict fit, e.g. "lower-envelope"; "exact-count" when the readings' own bound decided (see Exact)
+	// Exact is set when the verdict is stable by what a count's (or a
+	// page-quantised memory series') readings prove by themselves: CI95
+	// is then that bound, not a 95 % confidence interval.
+	Exact  *Exact `json:"exact,omitempty"`
+	Reason string `json:"reason"`
 	// Settle says what would settle an inconclusive verdict.
 	Settle string `json:"settle,omitempty"`
 	// SettleRequests is the number behind Settle: the extra requests

@@ -38,7 +38,7 @@ func TestShippedConfigsUseOnlyMetricsSoakdExposes(t *testing.T) {
 	exposed := map[string]bool{"soakd_build_info": true}
 	ch := make(chan *prometheus.Desc, 64)
 	go func() {
-		for _, c := range append(m.collectors(), am.Deliveries, sh.errors) {
+		for _, c := range append(m.collectors(), am.Deliveries, am.Failing, sh.errors, firingCollector{}) {
 			c.Describe(ch)
 		}
 		close(ch)

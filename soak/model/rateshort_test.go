@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/soakd/soakd/soak/load"
+	"github.com/soakd/soakd/soak/verdict"
 )
 
 func TestRateShortfall(t *testing.T) {
@@ -37,6 +38,18 @@ func TestRateShortfall(t *testing.T) {
 	}
 	if first, _, _ := strings.Cut(b.String(), "\n"); !strings.HasPrefix(first, "LOAD BELOW RATE: the open loop reached 147 of the 200 req/s") {
 		t.Errorf("report text's first line = %q; want the shortfall", first)
+	}
+	// A failing run leads with its failure; the shortfall follows the
+	// verdict (TestFaults/emfile: an fd-starved server slows the open
+	// loop down as it fails).
+	failing := &Report{Verdict: verdict.HealthFailing, Load: open(200, 147), RateShortfall: RateShortfall(open(200, 147)),
+		Requests: &verdict.Health{Verdict: verdict.HealthFailing, Reason: "133 of 282 requests failed (47.2 %)"}}
+	b.Reset()
+	if err := failing.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.SplitN(b.String(), "\n", 3); len(lines) < 2 || !strings.HasPrefix(lines[0], "Verdict: FAILING: 133 of 282") || !strings.HasPrefix(lines[1], "LOAD BELOW RATE: ") {
+		t.Errorf("a failing run's text starts %.300q; want the failure, then the shortfall", b.String())
 	}
 	b.Reset()
 	if err := rep.WriteJSON(&b); err != nil {

@@ -334,11 +334,19 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, f := range r.StoppedFindings() {
 		fmt.Fprintf(w, "TARGET STOPPED: %s.\n", f)
 	}
-	if r.RateShortfall != "" {
+	// A load that fell short of its rate leads when nothing else does;
+	// after a death, a stop, a stall or failing requests (which slow an
+	// open loop down themselves) it follows the verdict.
+	short := r.RateShortfall != ""
+	lead := short && r.DeathFinding() == "" && len(r.Target.Stopped) == 0 && r.Target.Stall == nil && !r.Failing()
+	if lead {
 		fmt.Fprintf(w, "LOAD BELOW RATE: %s.\n", r.RateShortfall)
 	}
 	r.writeStall(w)
 	fmt.Fprintln(w, r.VerdictLine())
+	if short && !lead {
+		fmt.Fprintf(w, "LOAD BELOW RATE: %s.\n", r.RateShortfall)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if h := r.Requests; h != nil && !r.Failing() {
 		fmt.Fprintf(tw, "  requests\t%s\t%s\n", h.Verdict, h.Reason)

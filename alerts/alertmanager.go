@@ -37,7 +37,7 @@ type HTTPOptions struct {
 	// Timeout bounds one request when Client is nil; zero means 10s.
 	Timeout time.Duration
 	// Headers are added to every request.
-	Headers map[string]string
+	Headers urlx.Headers
 	// Logger logs partial failures (one Alertmanager of a pair down); nil
 	// means none.
 	Logger *zap.Logger
@@ -57,7 +57,7 @@ func (o HTTPOptions) client() *http.Client {
 func (o HTTPOptions) header() http.Header {
 	h := http.Header{}
 	for k, v := range o.Headers {
-		h.Set(k, v)
+		h.Set(k, v.Reveal())
 	}
 	return h
 }
@@ -72,12 +72,12 @@ func NewAlertmanager(name string, baseURLs []string, opts HTTPOptions) (*Alertma
 	}
 	am.headers.Set("Content-Type", "application/json")
 	for i, b := range baseURLs {
-		u, err := url.Parse(b)
+		pu, err := urlx.Parse(b, urlx.HTTP)
 		if err != nil {
 			return nil, fmt.Errorf("alertmanager %s: urls[%d] %s: invalid URL", name, i, urlx.Redact(b))
 		}
-		am.urls = append(am.urls, u.JoinPath("api", "v2", "alerts").String())
-		am.bases = append(am.bases, u)
+		am.urls = append(am.urls, pu.JoinPath("api", "v2", "alerts").String())
+		am.bases = append(am.bases, pu.URL)
 	}
 	if len(am.urls) == 0 {
 		return nil, fmt.Errorf("alertmanager %s: no URL", name)
@@ -157,7 +157,7 @@ type AlertmanagerConfig struct {
 	// URLs are the Alertmanagers' base URLs; several make an HA pair.
 	URLs []string `yaml:"urls"`
 	// Headers are added to each request.
-	Headers map[string]string `yaml:"headers"`
+	Headers urlx.Headers `yaml:"headers"`
 }
 
 // Validate checks the URLs.

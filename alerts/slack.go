@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/soakd/soakd/soak/field"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // Slack posts {"text": "..."} to a Slack-compatible incoming webhook
@@ -100,7 +101,7 @@ type SlackConfig struct {
 	// URL is the incoming-webhook URL (itself a secret).
 	URL string `yaml:"url"`
 	// Headers are added to each request.
-	Headers map[string]string `yaml:"headers"`
+	Headers urlx.Headers `yaml:"headers"`
 }
 
 // Validate checks the URL.

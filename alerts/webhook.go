@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/soak/field"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // SignatureHeader carries the webhook body's HMAC-SHA256 signature,
@@ -135,7 +136,7 @@ type WebhookConfig struct {
 	Secret     string `yaml:"secret"`
 	SecretFile string `yaml:"secret_file"`
 	// Headers are added to each request.
-	Headers map[string]string `yaml:"headers"`
+	Headers urlx.Headers `yaml:"headers"`
 }
 
 // Validate checks the URL and the secret.

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 func TestWebhookSignatureAndBody(t *testing.T) {
@@ -28,7 +30,7 @@ func TestWebhookSignatureAndBody(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	hook := NewWebhook("hook", srv.URL, secret, HTTPOptions{Headers: map[string]string{"X-Team": "payments"}})
+	hook := NewWebhook("hook", srv.URL, secret, HTTPOptions{Headers: urlx.Headers{"X-Team": "payments"}})
 	a := LeakAlert(testLeak("web", "rss"))
 	if _, err := hook.Send(t.Context(), a); err != nil {
 		t.Fatalf("Send: %v", err)

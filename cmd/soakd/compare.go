@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"github.com/soakd/soakd/soak/compare"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // exitInconclusive: soakd compare could not decide whether the new run is
@@ -245,9 +245,9 @@ func analyzeDefault(path string) (*model.Report, error) {
 
 // fetch reads a stored run's report and samples from the daemon.
 func (f *compareFlags) fetch(id int64) (*model.Report, error) {
-	base, err := url.Parse(strings.TrimRight(f.daemon, "/"))
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("--daemon %q: want the daemon's URL, e.g. http://127.0.0.1:9750", f.daemon)
+	base, err := urlx.Parse(strings.TrimRight(f.daemon, "/"), urlx.HTTP)
+	if err != nil {
+		return nil, fmt.Errorf("--daemon: %w (the daemon's URL, e.g. http://127.0.0.1:9750)", err)
 	}
 	var rep model.Report
 	if err := f.get(base.String()+fmt.Sprintf("/api/v1/runs/%d", id), func(r io.Reader) error {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // daemonFlags are the flags `soakd run --daemon` takes: the job's config,
@@ -30,9 +32,8 @@ func daemonArgs(fs *pflag.FlagSet, f *runFlags) error {
 	if len(other) > 0 {
 		return fmt.Errorf("--daemon runs a job as the daemon's config says: %s cannot go with it (only --token-file)", strings.Join(other, ", "))
 	}
-	u, err := url.Parse(f.daemon)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--daemon %q: want the daemon's base URL, e.g. http://127.0.0.1:7797", f.daemon)
+	if _, err := urlx.Parse(f.daemon, urlx.HTTP); err != nil {
+		return fmt.Errorf("--daemon: %w (the daemon's base URL, e.g. http://127.0.0.1:7797)", err)
 	}
 	switch rest := fs.Args(); len(rest) {
 	case 1:

@@ -103,7 +103,7 @@ func TestRunOnDaemon(t *testing.T) {
 		{[]string{"run", "--daemon", base, "nosuch"}, `soakd run --daemon: job "nosuch" not found at ` + base},
 		{[]string{"run", "--daemon", base}, "soakd run: --daemon: missing the job's name: soakd run --daemon URL JOB"},
 		{[]string{"run", "--daemon", base, "--rate", "5", "ondemand"}, "soakd run: --daemon runs a job as the daemon's config says: --rate cannot go with it (only --token-file)"},
-		{[]string{"run", "--daemon", "127.0.0.1:7797", "ondemand"}, `soakd run: --daemon "127.0.0.1:7797": want the daemon's base URL, e.g. http://127.0.0.1:7797`},
+		{[]string{"run", "--daemon", "127.0.0.1:7797", "ondemand"}, `soakd run: --daemon: "127.0.0.1:7797" has no scheme: want an absolute http:// or https:// URL (the daemon's base URL, e.g. http://127.0.0.1:7797)`},
 		{[]string{"run", "--token-file", "x", "http://127.0.0.1:1/"}, "soakd run: --token-file: only with --daemon"},
 	} {
 		out.Reset()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // PortToken is replaced, in a build's command, by the free loopback port
@@ -62,10 +62,10 @@ func open(ctx context.Context, name Build, t Target, paths []string, ready time.
 	if base == "" {
 		return nil, fmt.Errorf("%s: give a command (--%s) or a URL (--%s-url)", field, field, field)
 	}
-	u, err := url.Parse(base)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("%s-url %q: want http://host:port", field, base)
+	if _, err := urlx.Parse(base, urlx.HTTP); err != nil {
+		return nil, fmt.Errorf("%s-url: %w", field, err)
 	}
+	var err error
 	b := &build{name: name}
 	for _, p := range paths {
 		b.urls = append(b.urls, strings.TrimSuffix(base, "/")+"/"+strings.TrimPrefix(p, "/"))

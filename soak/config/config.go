@@ -20,6 +20,7 @@ import (
 	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/sweep"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // Defaults of the daemon's settings.
@@ -42,8 +43,8 @@ type Config struct {
 	StateDir string `yaml:"state_dir"`
 	// BearerToken is the "token" field; use Token() to read the effective
 	// token, which may come from TokenFile.
-	BearerToken string `yaml:"token"`
-	TokenFile   string `yaml:"token_file"`
+	BearerToken urlx.Secret `yaml:"token"`
+	TokenFile   string      `yaml:"token_file"`
 	// Auth says which calls need the token: AuthWrites (those that change
 	// anything) or AuthAll (reads too: the API, the pages, /metrics; only
 	// /healthz and /readyz stay open). Empty means AuthAll when Listen is

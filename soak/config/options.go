@@ -8,6 +8,7 @@ import (
 
 	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/sweep"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // Options turns the job into a run's options, as `soakd run` turns its
@@ -39,7 +40,7 @@ func (j *Job) SweepOptions() (sweep.Options, error) {
 
 // Token returns the bearer token: token, or the content of token_file
 // (surrounding white space trimmed). "" means none is set.
-func (c *Config) Token() (string, error) {
+func (c *Config) Token() (urlx.Secret, error) {
 	if c.BearerToken != "" || c.TokenFile == "" {
 		return c.BearerToken, nil
 	}
@@ -47,7 +48,7 @@ func (c *Config) Token() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("token_file: %w", err)
 	}
-	tok := strings.TrimSpace(string(b))
+	tok := urlx.Secret(strings.TrimSpace(string(b)))
 	if tok == "" {
 		return "", fmt.Errorf("token_file %s: empty", c.TokenFile)
 	}

@@ -129,7 +129,7 @@ func (v validator) checkToken() {
 	case c.BearerToken == "" && validHostPort(c.Listen) && !c.ListenIsLoopback():
 		v.errs.add("listen", "%q is not a loopback address: set token or token_file (calls that change anything then need \"Authorization: Bearer TOKEN\")", c.Listen)
 	}
-	if strings.ContainsAny(c.BearerToken, " \t\r\n") {
+	if strings.ContainsAny(c.BearerToken.Reveal(), " \t\r\n") {
 		v.errs.add("token", "must not contain spaces or line breaks")
 	}
 }

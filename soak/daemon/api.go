@@ -18,6 +18,7 @@ import (
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/store"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // Limits of GET /api/v1/runs.
@@ -92,7 +93,7 @@ func (d *Daemon) readAuth(next http.Handler) http.Handler {
 // tokenOK tells whether r carries tok as a bearer token, or as the
 // password of Basic authentication (what a browser can send); an empty
 // tok lets everything through.
-func tokenOK(r *http.Request, tok string) bool {
+func tokenOK(r *http.Request, tok urlx.Secret) bool {
 	if tok == "" {
 		return true
 	}
@@ -100,7 +101,7 @@ func tokenOK(r *http.Request, tok string) bool {
 	if !ok {
 		_, got, ok = r.BasicAuth()
 	}
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(tok)) == 1
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(tok.Reveal())) == 1
 }
 
 func deny(w http.ResponseWriter, msg string) {

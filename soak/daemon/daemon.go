@@ -22,6 +22,7 @@ import (
 	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/store"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // Defaults of Options.
@@ -131,7 +132,7 @@ type Daemon struct {
 
 	mu      sync.Mutex // guards cfg, token, entries, active, alerts, ready, closing, addr
 	cfg     *config.Config
-	token   string
+	token   urlx.Secret
 	entries map[string]cron.EntryID // scheduled jobs
 	active  map[string]*activeRun   // by job name
 	alerts  *alertHub
@@ -200,7 +201,7 @@ func New(cfg *config.Config, o Options) (*Daemon, error) {
 
 // checkToken returns the API token, and refuses a listener off loopback
 // without one.
-func checkToken(cfg *config.Config, loopback bool) (string, error) {
+func checkToken(cfg *config.Config, loopback bool) (urlx.Secret, error) {
 	tok, err := cfg.Token()
 	if err != nil {
 		return "", fmt.Errorf("daemon: %w", err)

@@ -2,7 +2,6 @@ package load
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/soakd/soakd/soak/urlx"
@@ -39,14 +38,8 @@ func parseTarget(raw string) (target, error) {
 
 // requestURI is the path and query to put on the request line.
 func requestURI(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "/"
-	}
-	if uri := u.RequestURI(); uri != "" {
-		return uri
-	}
-	return "/"
+	uri, _ := urlx.RequestURI(raw)
+	return uri
 }
 
 // buildRequest renders one endpoint's request once, so that sending it is a

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"net/url"
 	"slices"
 
 	"github.com/soakd/soakd/soak/load"
@@ -72,8 +71,8 @@ func EndpointNames(eps []load.EndpointCount) []string {
 	for i, ep := range eps {
 		long[i] = ep.Method + " " + ep.URL
 		short[i] = long[i]
-		if u, err := url.Parse(ep.URL); err == nil && u.RequestURI() != "" {
-			short[i] = ep.Method + " " + u.RequestURI()
+		if uri, ok := urlx.RequestURI(ep.URL); ok {
+			short[i] = ep.Method + " " + uri
 		}
 	}
 	for i, n := range short {

@@ -1,13 +1,13 @@
 package runner
 
 import (
-	"net/url"
 	"strings"
 
 	"github.com/dustin/go-humanize"
 
 	"github.com/soakd/soakd/soak/field"
 	"github.com/soakd/soakd/soak/sites"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // WhereSpec says where soakd looks for where the growth lives: the
@@ -29,8 +29,7 @@ type WhereSpec struct {
 
 func (w *WhereSpec) check(es *field.Errors) {
 	if w.Pprof != "" && w.Pprof != sites.Off {
-		u, err := url.Parse(w.Pprof)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if _, err := urlx.Parse(w.Pprof, urlx.HTTP); err != nil {
 			es.Add("where.pprof", "%q: want an http(s) URL of a heap profile, e.g. http://127.0.0.1:6060/debug/pprof/heap, or off", w.Pprof)
 		}
 	}

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"path"
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // HeapPath is where net/http/pprof serves the heap profile.
@@ -24,14 +25,11 @@ type amount struct{ bytes, objects float64 }
 // fetchHeap gets a heap profile from u, asking for a GC first so that it
 // counts live objects as of now.
 func fetchHeap(ctx context.Context, client *http.Client, u string) ([]byte, error) {
-	pu, err := url.Parse(u)
+	withGC, err := urlx.WithQuery(u, "gc", "1")
 	if err != nil {
-		return nil, fmt.Errorf("--pprof %q: %w", u, err)
+		return nil, fmt.Errorf("--pprof: %w", err)
 	}
-	q := pu.Query()
-	q.Set("gc", "1")
-	pu.RawQuery = q.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, pu.String(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, withGC, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -41,14 +39,14 @@ func fetchHeap(ctx context.Context, client *http.Client, u string) ([]byte, erro
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", pu.Redacted(), resp.Status)
+		return nil, fmt.Errorf("GET %s: %s", urlx.Redact(withGC), resp.Status)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxProfile+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(b) > maxProfile {
-		return nil, fmt.Errorf("GET %s: the profile is over %d bytes", pu.Redacted(), maxProfile)
+		return nil, fmt.Errorf("GET %s: the profile is over %d bytes", urlx.Redact(withGC), maxProfile)
 	}
 	return b, nil
 }

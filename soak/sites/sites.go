@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/soakd/soakd/soak/urlx"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
@@ -107,8 +108,8 @@ func Open(ctx context.Context, o Options, t Target, ev *Evidence) *Probe {
 
 // probePprof looks for net/http/pprof's heap profile on the target's port.
 func (p *Probe) probePprof(ctx context.Context) {
-	u, err := url.Parse(p.t.URL)
-	if err != nil || u.Host == "" {
+	u, err := urlx.Parse(p.t.URL, urlx.HTTP)
+	if err != nil {
 		return
 	}
 	hu := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: HeapPath}).String()

@@ -9,9 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"regexp"
-	"strconv"
 	"time"
 
 	"go.uber.org/zap"
@@ -20,6 +18,7 @@ import (
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/runner"
+	"github.com/soakd/soakd/soak/urlx"
 )
 
 // DefaultLevels is the ladder of concurrencies.
@@ -240,17 +239,11 @@ func (o Options) openOnce(ctx context.Context) (*base, func(), error) {
 
 // urlPort is the URL's port, the scheme's default when it names none.
 func urlPort(raw string) uint16 {
-	u, err := url.Parse(raw)
+	a, err := urlx.ParseAddr(raw)
 	if err != nil {
 		return 0
 	}
-	if p, err := strconv.ParseUint(u.Port(), 10, 16); err == nil {
-		return uint16(p)
-	}
-	if u.Scheme == "https" {
-		return 443
-	}
-	return 80
+	return a.Port
 }
 
 // warmup is a level's warm-up: a duration, or requests with

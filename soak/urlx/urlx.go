@@ -162,3 +162,29 @@ func ParseAddr(raw string) (Addr, error) {
 	}
 	return u.Addr, nil
 }
+
+// RequestURI is the path and query to write on a request line for raw
+// ("/" when it names none), and false when raw is not a URL at all. It
+// checks no scheme: it serves code that already holds a checked URL.
+func RequestURI(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "/", false
+	}
+	if uri := u.RequestURI(); uri != "" {
+		return uri, true
+	}
+	return "/", true
+}
+
+// WithQuery is raw with the query key set to value.
+func WithQuery(raw, key, value string) (string, error) {
+	u, err := Parse(raw, HTTP)
+	if err != nil {
+		return "", err
+	}
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}

@@ -300,6 +300,12 @@ func TestEvidenceOfOneProcess(t *testing.T) {
 	if got := ev.of("job", processID{1, 6}); got != nil {
 		t.Errorf("a new start time got the old process's evidence: %+v", got)
 	}
+	other := &evidence{}
+	other.record("job", 3, processID{1, 5}, leak)
+	other.record("job", 4, processID{1, 6}, &model.Report{Resources: map[string]verdict.Resource{"rss": {Verdict: verdict.Stable, Baseline: 50}}})
+	if e := other.of("job", processID{1, 6})["rss"]; e.Runs != 1 || e.LeakRun != 0 || e.Level != 50 {
+		t.Errorf("a new process's first run joined the old one's evidence: %+v; want 1 run, no leak, level 50", e)
+	}
 	for _, tc := range []struct {
 		res  verdict.Resource
 		want int64

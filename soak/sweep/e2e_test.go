@@ -215,6 +215,12 @@ func TestSweepPerConnection(t *testing.T) {
 func TestSweepSerial(t *testing.T) {
 	srv := soaktest.StartServer(t, zooBinary(t), "--max-lifetime", "120", "--mode", "serial", "--delay-ms", "5")
 	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{1, 2, 4, 8}, level: 700 * time.Millisecond, timeout: 10 * time.Second})
+	// Under bench/busy.sh (a busy loop per core at nice -5) the server's
+	// thread waited for a core about two thirds of each request: 60 req/s
+	// where 5 ms a request allows 200, and one client alone 0.3 × 1/60 s.
+	// The machine set the pace, and the sweep says so (cpu, the target
+	// short of CPU): skipped, as for the other servers.
+	skipIfMachineFull(t, rep, sweep.CauseSerial)
 	wantCause(t, rep, sweep.CauseSerial)
 	if k := rep.Knee; k.Concurrency != 1 || !k.Confirmed || !strings.Contains(k.Reason, "one request at a time") {
 		t.Errorf("knee = %+v; want serial at 1 client, confirmed", k)

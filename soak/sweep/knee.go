@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/dustin/go-humanize"
 
@@ -104,13 +105,14 @@ func fdCeiling(l Level) (limit int, what string, ok bool) {
 }
 
 // explain finds the knee and names its cause from the evidence, in the
-// order of the hardest walls first: fds (only where the throughput still
-// scaled up to the level below the wall: a wall met past an earlier knee
-// is noted, not blamed), a server that serves one request at a time
+// order of the hardest walls first: fds (a hard limit whatever the
+// throughput did below it), a server that serves one request at a time
 // (its accept queue then overflows as a consequence), the accept queue
-// (as fds), the client, the target's cores, the whole machine's cores
-// (which the target shares with soakd), a throttle per connection, then
-// the USL's σ and κ. The stop rule reads the same knee.
+// (only where the throughput still scaled up to the level below it: an
+// overflow past an earlier knee is noted, not blamed), the client, the
+// target's cores, the whole machine's cores (which the target shares
+// with soakd), a throttle per connection, then the USL's σ and κ. The
+// stop rule reads the same knee.
 func explain(ls []Level, u USL, pc PerConnection) Knee {
 	if len(ls) == 0 {
 		return Knee{Cause: CauseNone, Reason: "no level was measured"}
@@ -120,11 +122,7 @@ func explain(ls []Level, u USL, pc PerConnection) Knee {
 	var note string
 	for i, l := range ls {
 		if _, what, ok := fdCeiling(l); ok {
-			if before(i) {
-				return fdKnee(ls, i, what, pc)
-			}
-			note = fmt.Sprintf("; at %d clients the target's fds stopped at %d as well, %s", l.Concurrency, l.FDs, what)
-			break
+			return fdKnee(ls, i, what, pc)
 		}
 	}
 	for i, l := range ls {
@@ -163,8 +161,8 @@ func throughputKnee(ls []Level, k int, u USL) Knee {
 	case machineFull(past) && shortOfCPU(past):
 		c := past.CPU
 		kn.Cause = CauseCPU
-		kn.Reason = fmt.Sprintf("at %d clients all %d cores of the machine were busy (the target %.2f, soakd %.2f, other work the rest) and the target was short of CPU: it could get no more; sweep from another machine to find the target's own limit",
-			past.Concurrency, c.HostCPUs, c.Utilization, c.ClientUtilization)
+		kn.Reason = fmt.Sprintf("at %d clients all %d cores of the machine were busy (the target %.2f, soakd %.2f, other work the rest) and the target was short of CPU (%s): it could get no more; sweep from another machine to find the target's own limit",
+			past.Concurrency, c.HostCPUs, c.Utilization, c.ClientUtilization, shortWords(past))
 	default:
 		kn.Cause, kn.Reason = uslCause(ls, k, u)
 	}
@@ -226,6 +224,22 @@ func serialReason(ls []Level, k int) string {
 	}
 	return fmt.Sprintf("at %d clients the target%s served %.4g req/s, %s a request (S = 1/throughput), with a p50 of %s = %.2f × %d × S, one client alone %s = %.2f × S, while %s: it serves one request at a time, its thread busy or blocked for each (a single thread, one worker, or a lock held across a wait), at most about %.0f req/s whatever the clients",
 		past.Concurrency, threads, past.Throughput, dur(s), dur(past.P50), perN, past.Concurrency, dur(first.P50), alone, who, past.Throughput)
+}
+
+// shortWords says how the target was short of CPU.
+func shortWords(l Level) string {
+	c := l.CPU
+	var w []string
+	if c.ResponseSeconds > 0 && c.RunqueueWaitSeconds > 0 {
+		w = append(w, fmt.Sprintf("it waited for a core %.0f %% of each request", 100*c.RunqueueWaitSeconds/c.ResponseSeconds))
+	}
+	if h := c.HotThread; h != nil {
+		w = append(w, fmt.Sprintf("its busiest thread was runnable %.0f %% of the time, on a CPU %.0f %%", 100*(h.CPU+h.Wait), 100*h.CPU))
+	}
+	if len(w) == 0 {
+		return fmt.Sprintf("it used %.2f cores", c.Utilization)
+	}
+	return strings.Join(w, "; ")
 }
 
 // shortOfCPU tells whether the target wanted more CPU than it got: it

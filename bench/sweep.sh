@@ -51,6 +51,8 @@ start backlog --mode backlog --delay-ms 0 --stall-ms 300 --stall-every-ms 1000
 run backlog listen_queue 1,8,32 --timeout 10s
 start select --mode select --delay-ms 200
 run select fd_limit 100,300,600,1100 --timeout 3s
+start serial --mode serial --delay-ms 5
+run serial serial 1,2,5,10
 start threads --mode threads --delay-ms 20
 run threads per_connection 1,2,5,10,20,50,100
 if command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; then

@@ -113,7 +113,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	var runs [2]*model.Report
 	for i, arg := range fs.Args() {
-		if runs[i], err = f.load(arg); err != nil {
+		if runs[i], err = f.load(arg); errors.Is(err, errSweep) {
+			fmt.Fprintf(stderr, "soakd compare: %s is %v\n", arg, err)
+			return exitUsage
+		} else if err != nil {
 			fmt.Fprintf(stderr, "soakd compare: %s: %v\n", arg, err)
 			return exitUsage
 		}
@@ -216,6 +219,9 @@ func loadReport(path, csvPath string) (*model.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if isSweep(b) {
+		return nil, errSweep
+	}
 	var rep model.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return nil, fmt.Errorf("%s: not a soakd report: %w", path, err)
@@ -231,6 +237,19 @@ func loadReport(path, csvPath string) (*model.Report, error) {
 		return nil, fmt.Errorf("%s: %w", csvPath, err)
 	}
 	return &rep, nil
+}
+
+// errSweep words a sweep given where a run is wanted, after "DIR is".
+var errSweep = errors.New("a sweep (its report.json holds levels and a knee), not a run: compare two runs (soakd run --out DIR), or two sweeps' knees and levels side by side in their report.txt (a daemon's sweep job logs the change since its last sweep as since_last_sweep)")
+
+// isSweep tells whether a report.json is a sweep's (`soakd sweep --out`):
+// its levels and knee, where a run's report has neither.
+func isSweep(b []byte) bool {
+	var top struct {
+		Levels json.RawMessage `json:"levels"`
+		Knee   json.RawMessage `json:"knee"`
+	}
+	return json.Unmarshal(b, &top) == nil && len(top.Levels) > 0 && len(top.Knee) > 0
 }
 
 // analyzeDefault analyses a samples.csv with the default thresholds.

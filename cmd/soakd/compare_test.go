@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/soakd/soakd/soak/sweep"
 )
 
 // fixture runs: run1 grows 2 KiB a request, run2 200 B.
@@ -94,6 +96,11 @@ func checkJUnit(t *testing.T, path string, metrics int) {
 }
 
 func TestCompareUsage(t *testing.T) {
+	sweepDir := t.TempDir()
+	rep := &sweep.Report{Levels: []sweep.Level{{Concurrency: 1, Throughput: 100}}, Knee: sweep.Knee{Cause: sweep.CauseNone}}
+	if err := rep.WriteFiles(sweepDir); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -103,6 +110,8 @@ func TestCompareUsage(t *testing.T) {
 		{[]string{"compare", flat, "/nonexistent/run"}, "/nonexistent/run"},
 		{[]string{"compare", "--daemon", "http://127.0.0.1:1", "x", "2"}, "run id"},
 		{[]string{"compare", "--daemon", "ftp://h", "1", "2"}, "--daemon"},
+		{[]string{"compare", flat, sweepDir}, "soakd compare: " + sweepDir + " is a sweep (its report.json holds levels and a knee), not a run: compare two runs"},
+		{[]string{"compare", filepath.Join(sweepDir, "report.json"), flat}, "report.json is a sweep"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(c.args, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), c.want) {

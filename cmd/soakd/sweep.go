@@ -23,11 +23,12 @@ soak of the target (same target flags, sampling and load engine as 'soakd
 run'), and print one line per level: throughput, latency, errors, the CPU
 verdict, the kernel's listen-queue counters, the target's RSS and fds.
 Then fit the Universal Scalability Law, find the knee and name its cause
-(cpu, listen_queue, fd_limit, per_connection, contention, coherency,
-client, none), fit memory and fds per connection, and suggest a 'soakd
-run' below the knee.
+(cpu, serial, listen_queue, fd_limit, per_connection, contention,
+coherency, client, none), fit memory and fds per connection, and suggest
+a 'soakd run' at the knee's level under the throughput measured there.
 
-The ladder stops early past the knee once throughput fell, when a level's
+The ladder stops early past a confirmed knee (two levels past it that did
+not scale from it) once throughput fell (--past-knee climbs on), when a level's
 errors exceed --max-error-rate, when the target's fds reach their limit,
 or when the next level needs more fds than soakd may open (soakd raises
 its own RLIMIT_NOFILE to the hard limit first and says so).
@@ -56,6 +57,7 @@ func parseSweep(args []string, stderr io.Writer) (sweep.Options, runFlags, error
 	bound(fs, "sweep.level_duration", fs.DurationVar, &sp.LevelDuration, "level-duration", "how long each level is measured, after its warm-up")
 	bound(fs, "sweep.level_requests", fs.Uint64Var, &sp.LevelRequests, "level-requests", "measure each level for this many requests instead of --level-duration")
 	bound(fs, "sweep.level_warmup", fs.DurationVar, &sp.LevelWarmup, "level-warmup", "warm-up before each level's measure (default a tenth of the level, 300ms to 3s; negative: none)")
+	bound(fs, "sweep.past_knee", fs.BoolVar, &sp.PastKnee, "past-knee", "climb the whole ladder: do not stop past a confirmed knee once throughput fell")
 	fs.Lookup("out").Usage = "write report.json, report.txt and report.html (the sweep's charts) into this directory"
 	if err := fs.Parse(args); err != nil {
 		return sweep.Options{}, f, err

@@ -40,6 +40,7 @@ type build struct {
 	urls    []string
 	served  uint64 // requests completed so far
 	last    probes.Sample
+	out     *output // the started command's last output lines; nil for a running server
 }
 
 // open starts or finds the build and makes its sampler; field names the
@@ -71,7 +72,21 @@ func open(ctx context.Context, name Build, t Target, paths []string, ready time.
 		b.urls = append(b.urls, strings.TrimSuffix(base, "/")+"/"+strings.TrimPrefix(p, "/"))
 	}
 	spec.URL = b.urls[0]
-	if b.target, err = probes.Open(ctx, spec, log.With(zap.String("build", name.String()))); err != nil {
+	if spec.Exec != "" {
+		if b.out, err = newOutput(spec.ExecLog); err != nil {
+			return nil, fmt.Errorf("%s: its output: %w", field, err)
+		}
+		spec.ExecLog = b.out.path
+	}
+	b.target, err = probes.Open(ctx, spec, log.With(zap.String("build", name.String())))
+	if b.out != nil {
+		b.out.unlink()
+	}
+	if err != nil {
+		if b.out != nil {
+			err = b.out.failed(err)
+			b.out.close()
+		}
 		return nil, fmt.Errorf("%s: %w", field, err)
 	}
 	b.sampler = probes.NewSampler(b.target, probes.SamplerOptions{SmapsInterval: -1, SocketInterval: -1, Log: log})
@@ -85,6 +100,9 @@ func (b *build) close(log *zap.Logger) {
 	defer cancel()
 	if err := b.target.Close(ctx); err != nil {
 		log.Warn("stopping the target", zap.Stringer("build", b.name), zap.Error(err))
+	}
+	if b.out != nil {
+		b.out.close()
 	}
 }
 

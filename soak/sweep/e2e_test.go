@@ -206,6 +206,61 @@ func TestSweepPerConnection(t *testing.T) {
 	}
 }
 
+// TestSweepSerial: one select() thread with listen(2) that sleeps 5 ms
+// per request serves one request at a time: at most 200 req/s at about
+// 1 % of a core whatever the clients. Its knee is at 1 client, serial,
+// confirmed by two levels past the throughput's knee (at 1 client, or at
+// 2 when one client leaves the server idle over soakd's turnaround), and
+// the soak suggested is at 1 client under the throughput measured there.
+func TestSweepSerial(t *testing.T) {
+	srv := soaktest.StartServer(t, zooBinary(t), "--max-lifetime", "120", "--mode", "serial", "--delay-ms", "5")
+	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{1, 2, 4, 8}, level: 700 * time.Millisecond, timeout: 10 * time.Second})
+	// Under bench/busy.sh (a busy loop per core at nice -5) the server's
+	// thread waited for a core about two thirds of each request: 60 req/s
+	// where 5 ms a request allows 200, and one client alone 0.3 × 1/60 s.
+	// The machine set the pace, and the sweep says so (cpu, the target
+	// short of CPU): skipped, as for the other servers.
+	skipIfMachineFull(t, rep, sweep.CauseSerial)
+	wantCause(t, rep, sweep.CauseSerial)
+	if k := rep.Knee; k.Concurrency != 1 || !k.Confirmed || !strings.Contains(k.Reason, "one request at a time") {
+		t.Errorf("knee = %+v; want serial at 1 client, confirmed", k)
+	}
+	first := rep.Levels[0]
+	if s := rep.Suggestion; s.Concurrency != 1 || s.Rate <= 0 || s.Rate > first.Throughput || !strings.HasPrefix(s.Command, "soakd run -c 1 --rate ") {
+		t.Errorf("suggestion = %+v; want 1 client at a rate under the %.0f req/s measured there", s, first.Throughput)
+	}
+}
+
+// TestSweepThreadedPython: a thread per connection under one GIL. Its
+// knee moves with the machine's load, so the test holds what holds on
+// any machine: one knee (the stop names the report's), a server that
+// uses a core is not serial, and the soak suggested is at or under the
+// knee's concurrency and throughput.
+func TestSweepThreadedPython(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	srv := soaktest.StartServer(t, py, filepath.Join("..", "..", "testdata", "sweepzoo", "threaded.py"), "--max-lifetime", "120")
+	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{1, 2, 5, 10}, level: 700 * time.Millisecond, timeout: 10 * time.Second})
+	k, s := rep.Knee, rep.Suggestion
+	if rep.Stopped != "" && strings.Contains(rep.Stopped, "past the knee") && !strings.Contains(rep.Stopped, fmt.Sprintf("past the knee at %d client", k.Concurrency)) {
+		t.Errorf("stopped %q, knee at %d; want one knee", rep.Stopped, k.Concurrency)
+	}
+	if k.Cause == sweep.CauseSerial && rep.Levels[len(rep.Levels)-1].CPU.Utilization >= 0.5 {
+		t.Errorf("knee = %+v; want no serial cause for a server using a core", k)
+	}
+	at := rep.Levels[len(rep.Levels)-1]
+	for _, l := range rep.Levels {
+		if l.Concurrency == k.Concurrency {
+			at = l
+		}
+	}
+	if s.Concurrency != at.Concurrency || s.Rate > at.Throughput {
+		t.Errorf("suggestion = %+v; want %d clients under the %.0f req/s measured at the knee", s, at.Concurrency, at.Throughput)
+	}
+}
+
 // TestSweepNginx: nginx with one worker answering from memory has no
 // knee within a small ladder, or is CPU-bound.
 func TestSweepNginx(t *testing.T) {

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/dustin/go-humanize"
 
@@ -17,6 +18,7 @@ const (
 	CausePerConnection = "per_connection"
 	CauseContention    = "contention"
 	CauseCoherency     = "coherency"
+	CauseSerial        = "serial"
 	CauseClient        = "client"
 	CauseNone          = "none"
 )
@@ -29,6 +31,11 @@ type Knee struct {
 	Concurrency int    `json:"concurrency"`
 	Cause       string `json:"cause"`
 	Reason      string `json:"reason"` // one sentence
+	// Confirmed says the knee held beyond one level: a wall was measured
+	// (fds, the accept queue), or two levels past it were measured and
+	// neither scaled from it. The ladder stops early only past a
+	// confirmed knee.
+	Confirmed bool `json:"confirmed"`
 }
 
 // Scaling thresholds.
@@ -56,22 +63,30 @@ const (
 	fdSetSize   = 1024
 )
 
-// kneeIndex is the index of the last level that scaled, the first level
+// kneeIndex is the index of the last level that scaled: the first level
 // i from which the next grows by less than proportionShare of its
-// concurrency's growth; -1 when every step scaled.
+// concurrency's growth, and so does the one after it when it was
+// measured (a level after the next that scaled from i again means the
+// next was a noisy dip, not a knee); -1 when every step scaled.
 func kneeIndex(ls []Level) int {
 	for i := 0; i+1 < len(ls); i++ {
-		a, b := ls[i], ls[i+1]
-		if a.Throughput <= 0 {
+		if ls[i].Throughput <= 0 || scaled(ls[i], ls[i+1]) {
 			continue
 		}
-		gain := b.Throughput/a.Throughput - 1
-		prop := float64(b.Concurrency)/float64(a.Concurrency) - 1
-		if gain < proportionShare*prop {
-			return i
+		if i+2 < len(ls) && scaled(ls[i], ls[i+2]) {
+			continue
 		}
+		return i
 	}
 	return -1
+}
+
+// scaled tells whether level b's throughput grew from a's by at least
+// proportionShare of the concurrency's growth.
+func scaled(a, b Level) bool {
+	gain := b.Throughput/a.Throughput - 1
+	prop := float64(b.Concurrency)/float64(a.Concurrency) - 1
+	return gain >= proportionShare*prop
 }
 
 // fdCeiling is the fd count the target stopped at, and which limit: its
@@ -90,29 +105,49 @@ func fdCeiling(l Level) (limit int, what string, ok bool) {
 }
 
 // explain finds the knee and names its cause from the evidence, in the
-// order of the hardest walls first: fds, the accept queue, the client,
-// the target's cores (or the whole machine's, which the target shares
-// with soakd), a throttle per connection, then the USL's σ and κ.
+// order of the hardest walls first: fds (a hard limit whatever the
+// throughput did below it), a server that serves one request at a time
+// (its accept queue then overflows as a consequence), the accept queue
+// (only where the throughput still scaled up to the level below it: an
+// overflow past an earlier knee is noted, not blamed), the client, the
+// target's cores, the whole machine's cores (which the target shares
+// with soakd), a throttle per connection, then the USL's σ and κ. The
+// stop rule reads the same knee.
 func explain(ls []Level, u USL, pc PerConnection) Knee {
 	if len(ls) == 0 {
 		return Knee{Cause: CauseNone, Reason: "no level was measured"}
 	}
 	k := kneeIndex(ls)
+	before := func(i int) bool { return k < 0 || k >= i-1 }
+	var note string
 	for i, l := range ls {
 		if _, what, ok := fdCeiling(l); ok {
 			return fdKnee(ls, i, what, pc)
 		}
 	}
 	for i, l := range ls {
-		if overflowed(l) {
+		if !overflowed(l) {
+			continue
+		}
+		if before(i) && serialReason(ls, k) == "" {
 			return queueKnee(ls, i)
 		}
+		note += fmt.Sprintf("; at %d clients its accept queue (limit %d) overflowed as well (%d handshakes dropped), past the knee", l.Concurrency, l.AcceptQueueLimit, l.ListenOverflows)
+		break
 	}
 	if k < 0 {
 		return noKnee(ls)
 	}
+	kn := throughputKnee(ls, k, u)
+	kn.Reason += note
+	return kn
+}
+
+// throughputKnee names the cause of the knee at level k, the last that
+// scaled.
+func throughputKnee(ls []Level, k int, u USL) Knee {
 	past := ls[k+1]
-	kn := Knee{Concurrency: ls[k].Concurrency}
+	kn := Knee{Concurrency: ls[k].Concurrency, Confirmed: k+2 < len(ls)}
 	switch {
 	case past.CPU.Bound == verdict.BoundClient:
 		kn.Cause = CauseClient
@@ -120,15 +155,99 @@ func explain(ls []Level, u USL, pc PerConnection) Knee {
 	case cpuSaturated(past):
 		kn.Cause = CauseCPU
 		kn.Reason = cpuReason(past)
-	case machineFull(past):
+	case serialReason(ls, k) != "":
+		kn.Cause, kn.Concurrency = CauseSerial, 1
+		kn.Reason = serialReason(ls, k)
+	case machineFull(past) && shortOfCPU(past):
 		c := past.CPU
 		kn.Cause = CauseCPU
-		kn.Reason = fmt.Sprintf("at %d clients all %d cores of the machine were busy (the target %.2f, soakd %.2f, other work the rest): the target could get no more CPU; sweep from another machine to find the target's own limit",
-			past.Concurrency, c.HostCPUs, c.Utilization, c.ClientUtilization)
+		kn.Reason = fmt.Sprintf("at %d clients all %d cores of the machine were busy (the target %.2f, soakd %.2f, other work the rest) and the target was short of CPU (%s): it could get no more; sweep from another machine to find the target's own limit",
+			past.Concurrency, c.HostCPUs, c.Utilization, c.ClientUtilization, shortWords(past))
 	default:
 		kn.Cause, kn.Reason = uslCause(ls, k, u)
 	}
 	return kn
+}
+
+// Serial bounds, on S = 1/X past the knee, the time per request of a
+// server never idle: the median latency of one client alone within
+// oneWorker of S (a second worker would make it 2·S or more; above S by
+// soakd's own turnaround between a response and its next request), and
+// the median latency at n clients within latencyBand of n·S.
+var (
+	oneWorker   = [2]float64{0.6, 1.9}
+	latencyBand = [2]float64{0.6, 1.6}
+)
+
+// serialReason is the sentence for a server that serves one request at a
+// time, or "" when the evidence says otherwise. Its knee is at one client
+// whatever the ladder's throughput knee (1 or 2 clients: a second client
+// fills the gaps that soakd's own turnaround leaves at one).
+//
+// The latency law: past the knee the server is never idle, so S = 1/X is
+// its time per request; one worker makes one client alone wait about S
+// (a second worker would halve S, so one client would wait 2·S), and
+// each request at n clients waits for the n−1 ahead of it: a median
+// latency of about n·S. The thread states: its busiest thread was
+// runnable (on a CPU or waiting for one) under half the time, the target
+// used under half a core (a GIL's threads take turns on one core: that
+// is cpu) and did not wait for a core a quarter of each request, so
+// neither its CPU nor the machine's set the pace: it was blocked (a
+// sleep, a disk, a backend) while the other clients' requests waited.
+func serialReason(ls []Level, k int) string {
+	if k < 0 || k+1 >= len(ls) || ls[0].Concurrency != 1 || ls[k].Concurrency > 2 {
+		return ""
+	}
+	first, past := ls[0], ls[k+1]
+	if first.P50 <= 0 || past.P50 <= 0 || past.Throughput <= 0 {
+		return ""
+	}
+	s := 1 / past.Throughput
+	alone, perN := first.P50/s, past.P50/(float64(past.Concurrency)*s)
+	if alone < oneWorker[0] || alone >= oneWorker[1] || perN < latencyBand[0] || perN > latencyBand[1] {
+		return ""
+	}
+	c := past.CPU
+	who := fmt.Sprintf("it used %.2f cores", c.Utilization)
+	if h := c.HotThread; h != nil {
+		if h.CPU+h.Wait >= cpuUsed {
+			return ""
+		}
+		who += fmt.Sprintf(" and its busiest thread %d (%s) was on a CPU %.0f %% of the time and waited for one %.0f %%", h.TID, h.Name, 100*h.CPU, 100*h.Wait)
+	}
+	if c.Utilization >= cpuUsed || starved(past) {
+		return ""
+	}
+	threads := ""
+	if past.Threads > 0 {
+		threads = singular(fmt.Sprintf(" (%d threads)", past.Threads))
+	}
+	return fmt.Sprintf("at %d clients the target%s served %.4g req/s, %s a request (S = 1/throughput), with a p50 of %s = %.2f × %d × S, one client alone %s = %.2f × S, while %s: it serves one request at a time, its thread busy or blocked for each (a single thread, one worker, or a lock held across a wait), at most about %.0f req/s whatever the clients",
+		past.Concurrency, threads, past.Throughput, dur(s), dur(past.P50), perN, past.Concurrency, dur(first.P50), alone, who, past.Throughput)
+}
+
+// shortWords says how the target was short of CPU.
+func shortWords(l Level) string {
+	c := l.CPU
+	var w []string
+	if c.ResponseSeconds > 0 && c.RunqueueWaitSeconds > 0 {
+		w = append(w, fmt.Sprintf("it waited for a core %.0f %% of each request", 100*c.RunqueueWaitSeconds/c.ResponseSeconds))
+	}
+	if h := c.HotThread; h != nil {
+		w = append(w, fmt.Sprintf("its busiest thread was runnable %.0f %% of the time, on a CPU %.0f %%", 100*(h.CPU+h.Wait), 100*h.CPU))
+	}
+	if len(w) == 0 {
+		return fmt.Sprintf("it used %.2f cores", c.Utilization)
+	}
+	return strings.Join(w, "; ")
+}
+
+// shortOfCPU tells whether the target wanted more CPU than it got: it
+// used half a core, its busiest thread was runnable half the time, or
+// it waited for a core a quarter of each request.
+func shortOfCPU(l Level) bool {
+	c := l.CPU
+	return c.Utilization >= cpuUsed || starved(l) || (c.HotThread != nil && c.HotThread.CPU+c.HotThread.Wait >= cpuUsed)
 }
 
 // overflowed tells whether the level's own listener overflowed: drops
@@ -142,7 +261,7 @@ func overflowed(l Level) bool {
 // fdKnee puts the knee at the last level below the fd wall (level i).
 func fdKnee(ls []Level, i int, what string, pc PerConnection) Knee {
 	at := ls[i]
-	kn := Knee{Cause: CauseFDLimit, Concurrency: at.Concurrency}
+	kn := Knee{Cause: CauseFDLimit, Concurrency: at.Concurrency, Confirmed: true}
 	if i > 0 {
 		kn.Concurrency = ls[i-1].Concurrency
 	}
@@ -155,7 +274,7 @@ func fdKnee(ls []Level, i int, what string, pc PerConnection) Knee {
 
 func queueKnee(ls []Level, i int) Knee {
 	at := ls[i]
-	kn := Knee{Cause: CauseListenQueue, Concurrency: at.Concurrency}
+	kn := Knee{Cause: CauseListenQueue, Concurrency: at.Concurrency, Confirmed: true}
 	if i > 0 {
 		kn.Concurrency = ls[i-1].Concurrency
 	}

@@ -45,6 +45,8 @@ type Level struct {
 	RSS     uint64 `json:"rss_bytes"`
 	FDs     int    `json:"fds"`
 	FDLimit int    `json:"fd_limit"`
+	// Threads is the most threads the target's processes had at once.
+	Threads int `json:"threads"`
 }
 
 // ErrorRate is the level's share of failed requests.

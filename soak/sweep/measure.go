@@ -165,12 +165,12 @@ func (k *kernelWatch) fill(lv *Level) {
 	lv.Established, lv.Accepted = slices.Max(append(k.est, 0)), slices.Max(append(k.held, 0))
 }
 
-// fillTarget sets the target's RSS, fds and fd limit, the highest over
+// fillTarget sets the target's RSS, fds, threads and fd limit, the highest over
 // the level's soak samples, and the CPU verdict.
 func fillTarget(lv *Level, rep *model.Report) {
 	lv.CPU = rep.CPU
 	lv.CPUBound = rep.CPU.Bound == verdict.BoundCPU
-	var rss, fds, est []float64
+	var rss, fds, est, threads []float64
 	for _, r := range rep.Records {
 		if r.Phase != verdict.Soak || !r.Alive {
 			continue
@@ -185,9 +185,12 @@ func fillTarget(lv *Level, rep *model.Report) {
 		if r.TCPValid {
 			est = append(est, float64(r.TCPEstablished))
 		}
+		if r.ThreadsValid {
+			threads = append(threads, float64(r.Threads))
+		}
 	}
 	top := func(v []float64) float64 { return slices.Max(append(v, 0)) }
-	lv.RSS, lv.FDs = uint64(top(rss)), int(top(fds))
+	lv.RSS, lv.FDs, lv.Threads = uint64(top(rss)), int(top(fds)), int(top(threads))
 	if lv.Established == 0 {
 		lv.Established = top(est)
 		lv.Accepted = lv.Established

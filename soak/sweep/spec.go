@@ -16,6 +16,9 @@ type Spec struct {
 	LevelDuration time.Duration `yaml:"level_duration"`
 	LevelRequests uint64        `yaml:"level_requests"`
 	LevelWarmup   time.Duration `yaml:"level_warmup"` // 0: a tenth of the level, 300ms to 3s; negative: none
+	// PastKnee climbs the whole ladder instead of stopping past a
+	// confirmed knee once throughput fell.
+	PastKnee bool `yaml:"past_knee"`
 }
 
 // DefaultSpec is the ladder of `soakd sweep` without flags.
@@ -64,5 +67,5 @@ func (s *Spec) Options(run runner.Spec) (Options, error) {
 		return Options{}, err
 	}
 	return Options{Run: ro, Levels: s.Levels, LevelDuration: s.LevelDuration,
-		LevelRequests: s.LevelRequests, LevelWarmup: s.LevelWarmup}, nil
+		LevelRequests: s.LevelRequests, LevelWarmup: s.LevelWarmup, PastKnee: s.PastKnee}, nil
 }

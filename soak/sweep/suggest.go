@@ -9,8 +9,9 @@ import (
 	"github.com/soakd/soakd/soak/runner"
 )
 
-// Suggestion is the soak the sweep proposes: a level below the knee, and
-// an open-loop rate at rateShare of the throughput measured there.
+// Suggestion is the soak the sweep proposes: the knee's level (the last
+// that scaled), and an open-loop rate at rateShare of the throughput
+// measured there, so at or under the knee's concurrency and throughput.
 type Suggestion struct {
 	Concurrency int     `json:"concurrency"`
 	Rate        float64 `json:"rate"`
@@ -25,8 +26,9 @@ const rateShare = 0.8
 // soakDuration is the suggested soak's length.
 const soakDuration = "1h"
 
-// suggest picks the level below the knee (the knee itself when it is the
-// first level, the top level when there is none).
+// suggest picks the knee's level (the top level when there is none): the
+// most clients the target still served in proportion, at a rate under
+// what it served there.
 func suggest(ls []Level, k Knee, o runner.Options) Suggestion {
 	if len(ls) == 0 {
 		return Suggestion{}
@@ -36,11 +38,8 @@ func suggest(ls []Level, k Knee, o runner.Options) Suggestion {
 	if k.Concurrency > 0 {
 		for j, l := range ls {
 			if l.Concurrency == k.Concurrency {
-				i, why = max(j-1, 0), fmt.Sprintf("below the knee at %d clients (%s)", k.Concurrency, k.Cause)
+				i, why = j, fmt.Sprintf("the knee's level (%s)", k.Cause)
 			}
-		}
-		if ls[i].Concurrency == k.Concurrency {
-			why = fmt.Sprintf("the knee's own level (%s), the ladder's first", k.Cause)
 		}
 	}
 	l := ls[i]

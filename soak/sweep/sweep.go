@@ -2,7 +2,8 @@
 // target, each level a short soak (runner.Run) with the kernel's view of
 // the listener beside it, then finds the knee of the throughput, names
 // its cause, fits the Universal Scalability Law and the memory and fds
-// per connection, and proposes a soak below the knee.
+// per connection, and proposes a soak at the knee's level under its
+// throughput.
 package sweep
 
 import (
@@ -40,6 +41,9 @@ type Options struct {
 	LevelDuration time.Duration
 	LevelRequests uint64
 	LevelWarmup   time.Duration
+	// PastKnee climbs the whole ladder: no stop past a confirmed knee
+	// (errors, the fd wall and soakd's own fd limit still stop it).
+	PastKnee bool
 	// Progress receives the table's lines as the levels end; nil = none.
 	Progress io.Writer
 }
@@ -68,8 +72,8 @@ type Report struct {
 // connections: its sampler, logs, netlink and the target's files.
 const fdReserve = 64
 
-// Run climbs the ladder. It stops early past the knee once throughput
-// fell, when a level's errors exceed Run.Health.MaxRate, when the
+// Run climbs the ladder. It stops early past a confirmed knee once
+// throughput fell (unless PastKnee), when a level's errors exceed Run.Health.MaxRate, when the
 // target's fds reached their limit, or when the next level needs more
 // fds than soakd may open. A cancelled ctx ends the sweep with the levels
 // done so far.
@@ -99,7 +103,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		rep.Levels = append(rep.Levels, lv)
 		o.progressRow(lv)
-		if rep.Stopped = stopReason(rep.Levels, o.Run.Health.MaxRate); rep.Stopped != "" {
+		if rep.Stopped = stopReason(rep.Levels, o.Run.Health.MaxRate, o.PastKnee); rep.Stopped != "" {
 			break
 		}
 	}
@@ -125,24 +129,32 @@ func (o *Options) setDefaults() {
 
 // analyse fits the ladder and explains it.
 func (r *Report) analyse(o Options) {
-	n, x := make([]float64, len(r.Levels)), make([]float64, len(r.Levels))
-	for i, l := range r.Levels {
-		n[i], x[i] = float64(l.Concurrency), l.Throughput
-	}
-	r.USL = FitUSL(n, x)
-	r.PerConnection = perConnection(r.Levels)
-	r.Knee = explain(r.Levels, r.USL, r.PerConnection)
+	r.USL, r.PerConnection, r.Knee = fit(r.Levels)
 	r.Suggestion = suggest(r.Levels, r.Knee, o.Run)
 	r.Knee.Reason, r.Suggestion.Reason, r.Stopped = singular(r.Knee.Reason), singular(r.Suggestion.Reason), singular(r.Stopped)
 }
 
-var oneClients = regexp.MustCompile(`\b1 clients\b`)
+var oneClients = regexp.MustCompile(`\b1 (client|thread)s\b`)
 
-// singular words "1 clients" as "1 client".
-func singular(s string) string { return oneClients.ReplaceAllString(s, "1 client") }
+// singular words "1 clients" as "1 client", "1 threads" as "1 thread".
+func singular(s string) string { return oneClients.ReplaceAllString(s, "1 $1") }
+
+// fit fits the USL and the per-connection line to the levels and finds
+// the knee: the one knee that the stop rule and the report both read.
+func fit(ls []Level) (USL, PerConnection, Knee) {
+	n, x := make([]float64, len(ls)), make([]float64, len(ls))
+	for i, l := range ls {
+		n[i], x[i] = float64(l.Concurrency), l.Throughput
+	}
+	u, pc := FitUSL(n, x), perConnection(ls)
+	return u, pc, explain(ls, u, pc)
+}
 
 // stopReason says why the ladder should stop after its last level, or "".
-func stopReason(ls []Level, maxRate float64) string {
+// Past the knee it stops only once the knee is confirmed (a wall, or two
+// levels past it that did not scale from it), so that one noisy level
+// neither ends the ladder nor places the knee; pastKnee climbs on.
+func stopReason(ls []Level, maxRate float64, pastKnee bool) string {
 	l := ls[len(ls)-1]
 	if l.Errors >= 3 && l.ErrorRate() > maxRate {
 		return fmt.Sprintf("at %d clients %.2f %% of the requests failed, above the failing threshold (%.2g %%)", l.Concurrency, 100*l.ErrorRate(), 100*maxRate)
@@ -150,14 +162,19 @@ func stopReason(ls []Level, maxRate float64) string {
 	if _, what, ok := fdCeiling(l); ok {
 		return fmt.Sprintf("at %d clients the target's fds reached %s", l.Concurrency, what)
 	}
-	if k := kneeIndex(ls); k >= 0 && len(ls)-1 > k {
-		best := 0.0
-		for _, v := range ls {
-			best = max(best, v.Throughput)
-		}
-		if l.Throughput < 0.9*best {
-			return fmt.Sprintf("past the knee at %d clients the throughput fell to %.0f %% of its best", ls[k].Concurrency, 100*l.Throughput/best)
-		}
+	if pastKnee {
+		return ""
+	}
+	_, _, k := fit(ls)
+	if !k.Confirmed || k.Concurrency == 0 || l.Concurrency <= k.Concurrency {
+		return ""
+	}
+	best := 0.0
+	for _, v := range ls {
+		best = max(best, v.Throughput)
+	}
+	if l.Throughput < 0.9*best {
+		return fmt.Sprintf("past the knee at %d clients (%s) the throughput fell to %.0f %% of its best at %d clients (--past-knee climbs on)", k.Concurrency, k.Cause, 100*l.Throughput/best, l.Concurrency)
 	}
 	return ""
 }

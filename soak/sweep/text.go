@@ -80,7 +80,11 @@ func (k Knee) text() string {
 	if k.Concurrency == 0 {
 		return fmt.Sprintf("none within the ladder (%s): %s", k.Cause, k.Reason)
 	}
-	return singular(fmt.Sprintf("at %d clients, %s: %s", k.Concurrency, k.Cause, k.Reason))
+	s := fmt.Sprintf("at %d clients, %s: %s", k.Concurrency, k.Cause, k.Reason)
+	if !k.Confirmed {
+		s += " (unconfirmed: fewer than two levels were measured past it)"
+	}
+	return singular(s)
 }
 
 func (u USL) text() string {

@@ -20,6 +20,11 @@
  *   --mode burn     the select() server, answering at once after spinning
  *                   --burn-us of CPU time on its one thread: it saturates
  *                   one core (cpu).
+ *   --mode serial   the select() server with listen(fd, 2), answering each
+ *                   request after a blocking sleep of --delay-ms on its one
+ *                   thread: one request at a time, at most 1000/delay-ms
+ *                   req/s whatever the clients, at about 1 % of a core
+ *                   (serial).
  *   --mode threads  a thread per connection that sleeps --delay-ms before
  *                   each answer: throughput grows with the clients while
  *                   the server idles (per_connection). With --max-fds N
@@ -47,7 +52,7 @@
 
 static const char ok_keep[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok";
 static const char ok_close[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-static int max_fds = 0, listen_port = 0, delay_ms = 10, stall_ms = 0, stall_every_ms = 1500, burn_us = 0;
+static int max_fds = 0, listen_port = 0, delay_ms = 10, stall_ms = 0, stall_every_ms = 1500, burn_us = 0, block_ms = 0;
 
 static double now_ms(void) {
 	struct timespec ts;
@@ -209,6 +214,8 @@ static void select_answer(int fd, double now) {
 		return;
 	if (burn_us > 0)
 		burn(burn_us);
+	if (block_ms > 0)
+		sleep_ms(block_ms);
 	size_t e = request_end(k->buf, k->n);
 	if (wants_close(k->buf, e)) {
 		write_all(fd, ok_close, sizeof ok_close - 1);
@@ -341,15 +348,17 @@ int main(int argc, char **argv) {
 	alarm((unsigned)lifetime);
 	if (!strcmp(mode, "backlog"))
 		serve_backlog(listener(1, port_file));
-	else if (!strcmp(mode, "select") || !strcmp(mode, "burn")) {
+	else if (!strcmp(mode, "select") || !strcmp(mode, "burn") || !strcmp(mode, "serial")) {
 		if (!strcmp(mode, "burn"))
 			delay_ms = 0;
-		int lfd = listener(128, port_file);
+		if (!strcmp(mode, "serial"))
+			block_ms = delay_ms, delay_ms = 0;
+		int lfd = listener(!strcmp(mode, "serial") ? 2 : 128, port_file);
 		fcntl(lfd, F_SETFL, O_NONBLOCK);
 		serve_select(lfd);
 	}
 	else if (!strcmp(mode, "threads"))
 		serve_threads(listener(1024, port_file));
-	fprintf(stderr, "sweepzoo: unknown --mode %s (backlog, select, burn, threads)\n", mode);
+	fprintf(stderr, "sweepzoo: unknown --mode %s (backlog, select, burn, serial, threads)\n", mode);
 	return 2;
 }

@@ -26,8 +26,10 @@
 #   per-request floor (0.001) below it (at 10 req/s 100 s, 111 s of load);
 #   memory: the soak length after which a straight-line fit to the
 #   soak's own noise (the robust SD of its samples about their running
-#   median of 9, read from the full 4-minute soak, at its sampling rate)
-#   has a 95 % half-width under the lowest floor in force (64 MiB per
+#   median of 9, read from the full 4-minute soak, at its sampling rate,
+#   widened by √((1+ρ)/(1−ρ)) for the lag-1 autocorrelation ρ of those
+#   residuals when it is positive) has a 95 % half-width under the lowest
+#   floor in force (64 MiB per
 #   24 h, or 16 B/request under 48.5 req/s), and never less than one
 #   4 KiB page under it; the largest over the memory resources judged
 #   (rss, pss, uss). A series that moves in steps (a JVM's heap) reads
@@ -38,7 +40,10 @@
 # Environment: SOAKD (required), DURATION (default 4m), KEEP (a directory
 # to keep the runs in; default a temporary one, removed), REUSE=1 (skip
 # the soaks and re-read the runs already in KEEP, e.g. with another
-# build), ONLY (a space-separated list of servers to run).
+# build), ONLY (a space-separated list of servers to run), RATES (default
+# "10 full"), CUTS (the prefixes in seconds of load, default "30 45 60 90
+# 120 172 240"; with a longer DURATION, e.g. DURATION=10m RATES=10
+# CUTS="172 240 300 360 420 480 540 600").
 # Loopback only; every server is started here, ended by its PID (its
 # process group), and every soak is bounded by -d. Needs gcc, python3,
 # node, java and nginx.
@@ -47,6 +52,8 @@ cd "$(dirname "$0")/.."
 SOAKD=${SOAKD:?set SOAKD to a built soakd}
 DURATION=${DURATION:-4m}
 ONLY=${ONLY:-c python go node jvm nginx}
+RATES=${RATES:-10 full}
+CUTS=${CUTS:-30 45 60 90 120 172 240}
 work=$(mktemp -d)
 KEEP=${KEEP:-$work/runs}
 mkdir -p "$KEEP"
@@ -105,7 +112,7 @@ if [[ ${REUSE:-0} != 1 ]]; then
   gcc -O2 -o "$work/httpd" testdata/zoo/httpd.c
   go build -o "$work" ./testdata/target
   for s in $ONLY; do
-    for rate in 10 full; do
+    for rate in $RATES; do
       server "$s"
       dir="$KEEP/$s-$rate"
       rm -rf "$dir"
@@ -119,10 +126,11 @@ if [[ ${REUSE:-0} != 1 ]]; then
   done
 fi
 
-python3 - "$SOAKD" "$KEEP" "$work" $ONLY <<'PY'
+CUTS="$CUTS" RATES="$RATES" python3 - "$SOAKD" "$KEEP" "$work" $ONLY <<'PY'
 import csv, json, math, os, shutil, statistics, subprocess, sys
 soakd, keep, work, servers = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-cuts = [30, 45, 60, 90, 120, 172, 240]
+cuts = [int(c) for c in os.environ["CUTS"].split()]
+rates = os.environ["RATES"].split()
 HORIZON_COUNT = 1000 / 86400      # counts a second: 1000 per 24 h
 PER_REQ_COUNT = 0.001             # counts a request (the per-request floor)
 HORIZON_MEM = (64 << 20) / 86400  # bytes a second: 64 MiB per 24 h
@@ -215,15 +223,21 @@ def mem_minimum(src, rps):
         mad = statistics.median([abs(r) for r in res])
         sd = 1.4826 * mad
         nu = (len(pts) - 1) / (pts[-1][0] - pts[0][0])
-        # 1.96 σ √(12/ν) T^(-3/2) ≤ FLOOR
-        t = (1.96 * sd * math.sqrt(12 / nu) / FLOOR) ** (2 / 3) if sd > 0 else 0
+        # the residuals' lag-1 autocorrelation: AR(1) noise widens the
+        # line's interval by √((1+ρ)/(1−ρ)) (none when ρ ≤ 0)
+        m = statistics.mean(res)
+        den = sum((r - m) ** 2 for r in res)
+        rho = sum((res[i] - m) * (res[i + 1] - m) for i in range(len(res) - 1)) / den if den > 0 else 0
+        ar = math.sqrt((1 + rho) / (1 - rho)) if 0 < rho < 1 else 1
+        # 1.96 σ √(12/ν) ar T^(-3/2) ≤ FLOOR
+        t = (1.96 * sd * ar * math.sqrt(12 / nu) / FLOOR) ** (2 / 3) if sd > 0 else 0
         if t > worst:
-            worst, why = t, f"{name} σ {sd/1024:.0f} KiB"
+            worst, why = t, f"{name} σ {sd/1024:.0f} KiB ρ {rho:.2f}"
     return worst, why
 
-print(f"{'server':8} {'load':>11} {'req/s':>7} {'CLEAN from':>10} {'all from':>10} {'counts min':>10} {'memory min':>22}  verdicts by prefix (s: verdict (resources not stable or plateau))")
+print(f"{'server':8} {'load':>11} {'req/s':>7} {'CLEAN from':>10} {'all from':>10} {'counts min':>10} {'memory min':>29}  verdicts by prefix (s: verdict (resources not stable or plateau))")
 for s in servers:
-    for rate in ("10", "full"):
+    for rate in rates:
         src = os.path.join(keep, f"{s}-{rate}")
         if not os.path.exists(os.path.join(src, "samples.csv")):
             print(f"{s:8} {rate:>11} no run")
@@ -255,5 +269,5 @@ for s in servers:
         fcl = f"{first} s" if first else f"not by {cuts[-1]}"
         ecl = f"{every} s" if every else f"not by {cuts[-1]}"
         trail = "; ".join(f"{t}: {v}" + (f" ({','.join(o)})" if o else "") for t, v, o in by)
-        print(f"{s:8} {('10 req/s' if rate == '10' else 'full speed'):>11} {rps:7.0f} {fcl:>10} {ecl:>10} {cmin:8.0f} s {mm/0.9:6.0f} s ({why:>13})  {trail}")
+        print(f"{s:8} {('full speed' if rate == 'full' else rate + ' req/s'):>11} {rps:7.0f} {fcl:>10} {ecl:>10} {cmin:8.0f} s {mm/0.9:6.0f} s ({why:>20})  {trail}")
 PY

@@ -25,5 +25,5 @@ func declareThresholds(fs *pflag.FlagSet, t *runner.ThresholdsSpec) {
 	bound(fs, "thresholds.max_window_error_rate", fs.StringVar, &t.MaxWindowErrorRate, "max-window-error-rate", "the run is failing when more than this share failed in any --error-window (of at least 20 requests)")
 	bound(fs, "thresholds.error_window", fs.DurationVar, &t.ErrorWindow, "error-window", "the window of --max-window-error-rate")
 	bound(fs, "thresholds.max_unavailable", fs.StringVar, &t.MaxUnavailable, "max-unavailable", "the run is failing (exit 5) when the target answered nothing (stopped, or stalled past --timeout) for longer than this in all: a share of the load (at least one --timeout) or a duration, e.g. 5s")
-	bound(fs, "thresholds.transient", fs.DurationVar, &t.Transient, "transient", "a soak shorter than this is a leak only once growth passes the level at the load's start (a runtime sizing itself to the load grows that much)")
+	bound(fs, "thresholds.transient", fs.DurationVar, &t.Transient, "transient", "a soak shorter than this is a leak only once growth passes the process's size at the load's start (the resource's own level, or for PSS and USS the RSS's when larger; a runtime sizing itself to the load grows that much)")
 }

@@ -111,11 +111,16 @@ type ResourceDef struct {
 	WholeValue             func(Record) (float64, bool)
 	// Chart is the chart that draws it.
 	Chart Chart
+	// Size marks the resource that measures the process tree's size (its
+	// RSS): the transient rule judges the growth of every other memory
+	// resource, a part of it, against its level at the load's start
+	// (verdict.ResourceOptions.Size).
+	Size bool
 }
 
 // Resources is the table of resources, in the order reports list them.
 var Resources = []ResourceDef{
-	{Name: "rss", Label: "RSS", Unit: "bytes", Quantum: page, Kind: Memory, Remote: true, Chart: ChartMemory,
+	{Name: "rss", Label: "RSS", Unit: "bytes", Quantum: page, Kind: Memory, Remote: true, Chart: ChartMemory, Size: true,
 		Value:  func(r Record) (float64, bool) { return float64(r.RSS), r.RSSValid },
 		Member: func(m probes.Member) (float64, bool) { return float64(m.RSS), true },
 		Limit:  memoryLimit,

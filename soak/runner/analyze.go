@@ -54,8 +54,17 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 		ao.Endpoints = EndpointNames(sum.Endpoints)
 	}
 	out := map[string]verdict.Resource{}
+	// size is the tree's size at the load's start, the level of its RSS
+	// (the resource marked Size, first in the table) that its transient
+	// rule judged it against (verdict.StartLevel); the memory resources
+	// that are parts of it are judged against it too
+	// (verdict.ResourceOptions.Size). RSS is analysed for it even when
+	// ao.Resources leaves it out, so that a part reads the same alone as
+	// beside it.
+	var size float64
 	for _, res := range append(slices.Clone(model.Resources), model.ExtraResources(recs)...) {
-		if ao.Resources != nil && !slices.Contains(ao.Resources, res.Name) {
+		skip := ao.Resources != nil && !slices.Contains(ao.Resources, res.Name)
+		if skip && !res.Size {
 			continue
 		}
 		pts, last, ok := points(recs, res.Value)
@@ -64,6 +73,9 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 		}
 		opt := verdict.ResourceOptions{Name: res.Name, Setting: res.Setting, Unit: res.Unit, Quantum: res.Quantum,
 			Thresholds: ao.thresholds(res.Kind), RequestsPerHour: perHour}
+		if res.Kind == model.Memory && res.Type == model.Gauge && !res.Size {
+			opt.Size = size
+		}
 		if res.Type == model.Counter { // judged by its rate, never fitted as a level
 			pts, opt.Quantum = model.Rates(pts, res.Quantum)
 			opt.Unit += "/request"
@@ -78,6 +90,12 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 			opt.Earlier = &e
 		}
 		v := verdict.AnalyzeResource(pts, opt)
+		if res.Size {
+			size = verdict.StartLevel(v, opt.Earlier)
+		}
+		if skip {
+			continue
+		}
 		v.Series = res.SeriesOf(last)
 		v.Endpoints = attribute(recs, res.Value, ao.Endpoints, opt)
 		verdict.CapEndpoints(v.Endpoints, v)

@@ -112,7 +112,8 @@ type ThresholdsSpec struct {
 	LeakLimitShare    float64       `yaml:"leak_limit_share"`
 	ExhaustionWithin  time.Duration `yaml:"exhaustion_within"`
 	// Transient: a soak shorter than this is a leak only once the
-	// resource has grown past its own level at the load's start.
+	// resource has grown past the process's size at the load's start
+	// (its own level, or the tree's RSS for a part of its memory).
 	Transient time.Duration `yaml:"transient"`
 	// The requests' health: a run is failing when more than MaxErrorRate
 	// of its requests failed, or more than MaxWindowErrorRate in any

@@ -31,6 +31,16 @@ type ResourceOptions struct {
 	// Earlier is the evidence of the job's earlier runs of the same
 	// process; nil = a process soakd has not soaked before.
 	Earlier *Earlier
+	// Size is the process tree's size at the load's start (its RSS's
+	// level for the transient rule, see StartLevel) when the resource is
+	// a part of its memory (PSS's anonymous pages, USS's dirty ones, a
+	// heap the target reports): the transient rule judges the part's
+	// growth against the larger of the two. rss, pss and uss grow
+	// together from the same anonymous pages, and a part that starts
+	// small (a Go server's 1.3 MiB of anonymous memory in an 8.2 MiB
+	// RSS) doubles where the process does not. 0 = the resource's own
+	// level.
+	Size float64
 }
 
 // withDefaults fills each zero field of Thresholds from the unit's
@@ -210,8 +220,8 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		res.SecondHalf = &SecondHalf{PerRequest: h.Slope, CI95: [2]float64{h.Lo, h.Hi}}
 	}
 	if d.verdict == Leak {
-		own := transient(d, f, th, base, res.PerRequest, rph)
-		d = transient(d, f, th, transientBase(f, base, opt.Earlier), res.PerRequest, rph)
+		own := transient(d, f, th, base, opt.Size, res.PerRequest, rph)
+		d = transient(d, f, th, transientBase(f, base, opt.Earlier), opt.Size, res.PerRequest, rph)
 		seen := opt.Earlier != nil && opt.Earlier.Level > 0
 		d.seen = d.why == whyTransient && seen
 		if seen && d.verdict == Leak && own.why == whyTransient {
@@ -299,16 +309,18 @@ func transientBase(f fit, base *float64, e *Earlier) *float64 {
 }
 
 // transient keeps a leak found in a soak shorter than th.Transient
-// inconclusive while the resource has not grown past its own level at the
-// load's start (the idle baseline, else the envelope at the soak's start).
-// Runtimes size themselves to a new load: a Go heap grows to twice its
-// live size before a collection and its RSS keeps the peak, a JVM fills
-// its young generation, pools and arenas fill. Over a window shorter than
-// their first cycles that growth is a straight line, as a leak is. Either
-// a soak long enough for such cycles to have turned, or growth that no
-// sizing explains, tells them apart. More is the requests to whichever
-// comes first.
-func transient(d decision, f fit, th Thresholds, base *float64, perRequest, rph float64) decision {
+// inconclusive while the resource has not grown past the process's size
+// at the load's start: its own level there (the idle baseline, else the
+// envelope at the soak's start), or size, the tree's RSS there, when
+// the resource is a part of its memory and size is the larger (see
+// ResourceOptions.Size). Runtimes size themselves to a new load: a Go
+// heap grows to twice its live size before a collection and its RSS
+// keeps the peak, a JVM fills its young generation, pools and arenas
+// fill. Over a window shorter than their first cycles that growth is a
+// straight line, as a leak is. Either a soak long enough for such cycles
+// to have turned, or growth that no sizing explains, tells them apart.
+// More is the requests to whichever comes first.
+func transient(d decision, f fit, th Thresholds, base *float64, size, perRequest, rph float64) decision {
 	if f.seconds >= th.Transient {
 		return d
 	}
@@ -317,7 +329,8 @@ func transient(d decision, f fit, th Thresholds, base *float64, perRequest, rph 
 		level = *base
 	}
 	grown := f.end - level
-	if level <= 0 || grown >= level {
+	whole := math.Max(level, size)
+	if level <= 0 || grown >= whole {
 		return d
 	}
 	more := math.Inf(1)
@@ -325,9 +338,28 @@ func transient(d decision, f fit, th Thresholds, base *float64, perRequest, rph 
 		more = (th.Transient - f.seconds) * rph / 3600
 	}
 	if perRequest > 0 {
-		more = math.Min(more, (level-grown)/perRequest)
+		more = math.Min(more, (whole-grown)/perRequest)
 	}
-	return decision{verdict: Inconclusive, why: whyTransient, bind: bindTime, more: more, tail: d.tail, level: level}
+	d = decision{verdict: Inconclusive, why: whyTransient, bind: bindTime, more: more, tail: d.tail, level: level}
+	if whole > level {
+		d.size = whole
+	}
+	return d
+}
+
+// StartLevel is the level r's transient rule judged its growth against:
+// its level when soakd first saw the process (e, from an earlier run),
+// else its idle baseline, else its envelope at the soak's start. For the
+// tree's RSS it is the size the other memory resources are judged
+// against (ResourceOptions.Size).
+func StartLevel(r Resource, e *Earlier) float64 {
+	switch {
+	case e != nil && e.Level > 0:
+		return e.Level
+	case r.Baseline > 0:
+		return r.Baseline
+	}
+	return r.Start
 }
 
 // checkLives overrides a verdict that is not a leak when the lives of the

@@ -101,6 +101,7 @@ type decision struct {
 	before  float64   // the slope before the knot, for a slowing leak
 	slow    *slowness // why slow growth is not yet a leak
 	level   float64   // the level at the load's start, for transient
+	size    float64   // the tree's size there, for transient, when larger than level (else 0)
 	seen    bool      // level is the process's when soakd first saw it
 }
 

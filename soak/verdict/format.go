@@ -46,8 +46,15 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, cool *release,
 			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
 		}
 	case whyTransient:
-		s = fmt.Sprintf("%s %s, %s, but in a soak of only %s it reached %s, not yet twice its %s %s: a runtime sizing itself to the load (a heap before its first collections, pools, arenas) grows as much and then stops; a soak of %s, or growth past %s, tells them apart",
-			opt.Name, perReq(res.PerRequest, u)+" (95 % CI "+ciText(res.CI95[0], res.CI95[1], u)+")", leakP(res, f, d), secs(f.seconds), amount(f.end, u), amount(d.level, u), levelWhen(d.seen), secs(th.Transient), amount(2*d.level, u))
+		grew := fmt.Sprintf("it reached %s, not yet twice its %s %s", amount(f.end, u), amount(d.level, u), levelWhen(d.seen))
+		past := 2 * d.level
+		if d.size > 0 {
+			// A part of the tree's memory: judged against the tree's size.
+			grew = fmt.Sprintf("it reached %s, not yet its %s %s plus the process tree's size (its RSS's %s)", amount(f.end, u), amount(d.level, u), levelWhen(d.seen), amount(d.size, u))
+			past = d.level + d.size
+		}
+		s = fmt.Sprintf("%s %s, %s, but in a soak of only %s %s: a runtime sizing itself to the load (a heap before its first collections, pools, arenas) grows as much and then stops; a soak of %s, or growth past %s, tells them apart",
+			opt.Name, perReq(res.PerRequest, u)+" (95 % CI "+ciText(res.CI95[0], res.CI95[1], u)+")", leakP(res, f, d), secs(f.seconds), grew, secs(th.Transient), amount(past, u))
 	case whyReleased:
 		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle: %s", opt.Name, slope, f.pText(), secs(cool.idle), cool.text(u))
 	case whyPlateau:
@@ -197,7 +204,11 @@ func settleText(d decision, rph float64, th Thresholds, fl floors, unit string) 
 	case bindTotal:
 		s += ", so that the growth passes the " + amount(th.MinTotal, unit) + " total-growth floor"
 	case bindTime:
-		s += ", so that the soak lasts " + secs(th.Transient) + " or grows past twice its level at the start"
+		if d.size > 0 {
+			s += ", so that the soak lasts " + secs(th.Transient) + " or grows by more than the process tree's size at the start"
+		} else {
+			s += ", so that the soak lasts " + secs(th.Transient) + " or grows past twice its level at the start"
+		}
 	}
 	return s
 }

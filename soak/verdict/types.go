@@ -50,8 +50,10 @@ type Thresholds struct {
 	// default 7 days.
 	Exhaustion float64
 	// Transient: a soak shorter than this many seconds is a leak only
-	// once the resource has grown past its own level at the load's
-	// start (the idle baseline, else the soak's start): a runtime that
+	// once the resource has grown past the process's size at the load's
+	// start: its own level there (the idle baseline, else the soak's
+	// start), or, for a part of the tree's memory (PSS, USS), the tree's
+	// RSS there when that is larger (ResourceOptions.Size): a runtime that
 	// sizes itself to a new load (a Go heap before its first collections,
 	// a JVM's young generation, pools and arenas) grows by about that
 	// much and then stops, and a short window cannot tell the two apart.

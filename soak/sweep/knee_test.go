@@ -203,3 +203,22 @@ func TestCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestStarvedTopIsNotTheTargetsLimit: a ladder that scaled at every
+// step, at whose top the target waited for a core a third of each
+// request, says the machine held it back, not a per-connection throttle
+// and not no more than "no knee".
+func TestStarvedTopIsNotTheTargetsLimit(t *testing.T) {
+	io := verdict.BoundIO
+	ls := []Level{lv(1, 100, io, 0.05), lv(2, 200, io, 0.05), lv(5, 500, io, 0.1)}
+	top := &ls[len(ls)-1]
+	top.CPU.ResponseSeconds, top.CPU.RunqueueWaitSeconds = 0.010, 0.0035
+	_, _, k := fit(ls)
+	if k.Cause == CausePerConnection || !strings.Contains(k.Reason, "short of CPU at 5 clients") {
+		t.Errorf("knee %+v; want no knee, the target short of CPU at 5 clients", k)
+	}
+	top.CPU.RunqueueWaitSeconds = 0
+	if _, _, k := fit(ls); strings.Contains(k.Reason, "short of CPU") {
+		t.Errorf("without the wait: %q still says short of CPU", k.Reason)
+	}
+}

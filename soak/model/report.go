@@ -83,6 +83,10 @@ type TargetInfo struct {
 	// (pid 1234 (nginx), not in the sampled tree)" or "10.0.0.2:80 (not
 	// on this machine)".
 	Unsampled []string `json:"unsampled,omitempty"`
+	// Upstreams are the local servers the sampled tree forwards to that
+	// are not in it (a reverse proxy's backends), each with when it was
+	// first seen and whether it was followed (see Upstream).
+	Upstreams []Upstream `json:"upstreams,omitempty"`
 	// Stall is the longest time the target stopped answering during the
 	// load, if it did.
 	Stall *Stall `json:"stall,omitempty"`
@@ -362,6 +366,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	r.writeEndpoints(w)
 	r.Target.writeUnsampled(w)
+	r.Target.writeUpstreams(w)
 	if d := r.CPU.Cost; d.Rising || d.Inconclusive {
 		fmt.Fprintf(w, "  %s\n", d.Reason)
 	}

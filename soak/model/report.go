@@ -49,6 +49,10 @@ type Report struct {
 	// RateShortfall says the open loop reached under RateShortShare of
 	// its requested rate (see RateShortfall); "" when it did not.
 	RateShortfall string `json:"rate_shortfall,omitempty"`
+	// Grew names, for a growing resource of a tree of two or more
+	// processes, the process whose own series carries the growth (see
+	// Grew); nil when none does or the records hold no members.
+	Grew []Grew `json:"grew,omitempty"`
 	// Until is set for an until-decided run: its looks, the level its
 	// analysis is at, and what it left undecided.
 	Until *Until `json:"until_decided,omitempty"`
@@ -393,6 +397,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	r.writeUntil(w)
+	r.writeGrew(w)
 	r.writeWhere(w)
 	fmt.Fprintln(w)
 	r.writeTarget(w)

@@ -95,6 +95,7 @@ func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao A
 	rep.Target.Stopped = model.StoppedSpans(recs)
 	rep.Resources, rep.CPU = Analyze(recs, sum, ao)
 	rep.Verdict = verdict.WithHealth(verdict.WithCPU(overall(rep.Resources), rep.CPU), rep.Requests)
+	rep.Grew = grew(recs, rep.Resources["rss"])
 	return rep
 }
 

@@ -120,7 +120,7 @@ func TestEndToEndProxyUpstreamIsNamed(t *testing.T) {
 // run's.
 func TestEndToEndProxyFollowsUpstream(t *testing.T) {
 	t.Parallel()
-	rep, _ := proxiedLeak(t, 20*time.Second, 0.2, true)
+	rep, backPID := proxiedLeak(t, 20*time.Second, 0.2, true)
 	u := rep.Target.Upstreams[0]
 	if !u.Followed || u.SeenPhase == "soak" {
 		t.Errorf("upstream %+v; want followed, seen before the soak", u)
@@ -135,4 +135,25 @@ func TestEndToEndProxyFollowsUpstream(t *testing.T) {
 	if rss := rep.Resources["rss"]; rss.PerRequest < 0.9*leak || rss.PerRequest > 1.5*leak {
 		t.Errorf("rss per_request = %.0f B; want between %.0f and %.0f B for python3's %d B payload (%s)", rss.PerRequest, 0.9*leak, 1.5*leak, leak, rss.Reason)
 	}
+	// The report names python3 as the process that grew, and the hint on
+	// where to look is Python's, not the root nginx's (glibc malloc).
+	if len(rep.Grew) != 1 || rep.Grew[0].PID != int32(backPID) || rep.Grew[0].Name != "python3" || rep.Grew[0].Root {
+		t.Fatalf("grew %+v; want pid %d (python3)", rep.Grew, backPID)
+	}
+	if g := rep.Grew[0]; g.Growth < 0.9*g.TreeGrowth {
+		t.Errorf("%s; want python3 to carry nearly all of it (nginx holds its level)", g)
+	}
+	txt := reportText(t, rep)
+	wantHint := fmt.Sprintf("where: the growth is in pid %d (python3), not the root pid %d (nginx): ", backPID, pid(rep))
+	if !strings.Contains(txt, fmt.Sprintf("rss grew in pid %d (python3): +", backPID)) || !strings.Contains(txt, wantHint) ||
+		!strings.Contains(txt, "tracemalloc") || strings.Contains(txt, "jemalloc") {
+		t.Errorf("report does not name python3 as the process that grew, with the Python hint %q:\n%s", wantHint, txt)
+	}
+}
+
+// pid is the sampled root's PID, from the report's target description.
+func pid(rep *model.Report) int {
+	var p int
+	fmt.Sscanf(rep.Target.Description, "pid %d", &p)
+	return p
 }

@@ -331,7 +331,7 @@ func (s *Sampler) Follow(u Upstream) bool {
 		return false
 	}
 	s.walk.extra = append(s.walk.extra, id)
-	s.log.Info("probes: following an upstream: its processes are sampled with the tree", zap.String("upstream", u.String()))
+	s.log.Debug("probes: following an upstream: its processes are sampled with the tree", zap.String("upstream", u.String()))
 	return true
 }
 

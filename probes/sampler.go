@@ -81,7 +81,8 @@ type Sampler struct {
 	maps       []MapSnapshot     // read since the last TakeMaps (Mappings)
 	paths      map[string]string // the mappings' paths, interned
 	now        func() time.Time
-	statPath   string // the procfs root's stat file
+	statPath   string                   // the procfs root's stat file
+	upOwners   map[uint64]upstreamOwner // listening socket inode → owner (Upstreams)
 }
 
 // NewSampler returns a Sampler of t.
@@ -111,6 +112,7 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 		smaps: cadence{every: opts.SmapsInterval}, census: cadence{every: opts.SocketInterval},
 		threads: cadence{every: opts.ThreadInterval},
 		pass:    newCPUPass(), now: time.Now,
+		upOwners: map[uint64]upstreamOwner{},
 	}
 }
 
@@ -245,6 +247,7 @@ func (s *Sampler) members(st rootState) ([]proc, error) {
 			s.procs = append(s.procs, p)
 		}
 	}
+	s.procs = s.followedProcs(s.procs)
 	return s.procs, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 )
 
@@ -58,6 +59,11 @@ type walker struct {
 	lastPID  []byte  // last field of loadavg at the last full listing
 	prev     []int32 // the tree found last time
 	ownProc  int8    // 1: the procfs root is soakd's; -1: it is not; 0: unknown
+	// extra are processes outside the root's tree that are sampled with
+	// it, each with its descendants (followed upstreams: see Follow); a
+	// change of them clears the cache of foreign PIDs, as a new root does.
+	extra     []procID
+	extraSeen int // len(extra) at the last walk
 }
 
 func newWalker(fs *procFS) *walker {
@@ -76,9 +82,10 @@ var errRootGone = fmt.Errorf("root process is gone")
 
 // tree returns the root (first) and all its live descendants.
 func (w *walker) tree(root procID, out []proc) ([]proc, error) {
-	if root != w.lastRoot || w.walks%fullRescanEvery == 0 {
+	if root != w.lastRoot || w.walks%fullRescanEvery == 0 || len(w.extra) != w.extraSeen {
 		clear(w.foreign)
 	}
+	w.extraSeen = len(w.extra)
 	w.lastRoot = root
 	w.walks++
 	if !w.unchanged() {
@@ -93,6 +100,7 @@ func (w *walker) tree(root procID, out []proc) ([]proc, error) {
 		return out, errRootGone
 	}
 	out = w.descend(root.PID, out)
+	out = w.descendExtra(out)
 	w.remember(out)
 	return out, nil
 }
@@ -185,6 +193,25 @@ func (w *walker) descend(root int32, out []proc) []proc {
 	for i := start; i < len(out); i++ {
 		for _, c := range w.children[out[i].ID.PID] {
 			out = append(out, w.proc(c))
+		}
+	}
+	return out
+}
+
+// descendExtra appends each extra process that is alive (its start time
+// unchanged) and not already in out, with its descendants.
+func (w *walker) descendExtra(out []proc) []proc {
+	for _, x := range w.extra {
+		s, ok := w.stats[x.PID]
+		if !ok || s.StartTime != x.Start || slices.ContainsFunc(out, func(p proc) bool { return p.ID.PID == x.PID }) {
+			continue
+		}
+		start := len(out)
+		out = append(out, w.proc(x.PID))
+		for i := start; i < len(out); i++ {
+			for _, c := range w.children[out[i].ID.PID] {
+				out = append(out, w.proc(c))
+			}
 		}
 	}
 	return out

@@ -161,6 +161,7 @@ func newRunFlagSet(s *runner.Spec, f *runFlags, stderr io.Writer) *pflag.FlagSet
 	bound(fs, "target.ready_timeout", fs.DurationVar, &t.ReadyTimeout, "ready-timeout", "with --exec: how long to wait for the port to accept connections")
 	bound(fs, "target.stop_grace", fs.DurationVar, &t.StopGrace, "stop-grace", "with --exec: SIGKILL this long after SIGTERM")
 	bound(fs, "target.no_probe", fs.BoolVar, &t.NoProbe, "no-probe", "load only: sample no target, make no resource verdicts")
+	bound(fs, "target.follow_upstreams", fs.BoolVar, &t.FollowUpstreams, "follow-upstreams", "sample with the tree the local servers it forwards to (a reverse proxy's backends), when first seen before the soak; without it they are named only")
 	declareRemote(fs, &t.Remote)
 	// Sampling and verdicts.
 	sm := &s.Sampling

@@ -53,6 +53,8 @@ func TestParseRunErrorsNameTheFlag(t *testing.T) {
 		{"snapshot cmd without pid", []string{"-n", "10", "--snapshot-cmd", "date", "http://a/"}, `--snapshot-cmd: "date": must hold the target's PID placeholder {pid}, e.g. 'jmap -histo:live {pid}'`},
 		{"bad evidence limit", []string{"-n", "10", "--evidence-limit", "lots", "http://a/"}, `--evidence-limit: "lots": want a size`},
 		{"until decided without a target", []string{"-d", "1m", "--until-decided", "--no-probe", "http://a/"}, "--until-decided: decides on the target's samples, and --no-probe samples none: drop one"},
+		{"follow upstreams without a target", []string{"-d", "1m", "--follow-upstreams", "--no-probe", "http://a/"}, "--follow-upstreams: follows the sampled tree's upstreams, and --no-probe samples no tree: drop one"},
+		{"follow upstreams of a remote source", []string{"-d", "1m", "--follow-upstreams", "--probe-metrics", "http://127.0.0.1:9/metrics", "http://a/"}, "--follow-upstreams: follows the upstreams found in /proc, and a remote source samples the target through its metrics instead: drop one"},
 		{"until decided with no most", []string{"--until-decided", "http://a/"}, "set --duration or --requests (or both): a soak must end by itself"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -49,6 +49,10 @@ type Report struct {
 	// RateShortfall says the open loop reached under RateShortShare of
 	// its requested rate (see RateShortfall); "" when it did not.
 	RateShortfall string `json:"rate_shortfall,omitempty"`
+	// Grew names, for a growing resource of a tree of two or more
+	// processes, the process whose own series carries the growth (see
+	// Grew); nil when none does or the records hold no members.
+	Grew []Grew `json:"grew,omitempty"`
 	// Until is set for an until-decided run: its looks, the level its
 	// analysis is at, and what it left undecided.
 	Until *Until `json:"until_decided,omitempty"`
@@ -83,6 +87,10 @@ type TargetInfo struct {
 	// (pid 1234 (nginx), not in the sampled tree)" or "10.0.0.2:80 (not
 	// on this machine)".
 	Unsampled []string `json:"unsampled,omitempty"`
+	// Upstreams are the local servers the sampled tree forwards to that
+	// are not in it (a reverse proxy's backends), each with when it was
+	// first seen and whether it was followed (see Upstream).
+	Upstreams []Upstream `json:"upstreams,omitempty"`
 	// Stall is the longest time the target stopped answering during the
 	// load, if it did.
 	Stall *Stall `json:"stall,omitempty"`
@@ -362,6 +370,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	r.writeEndpoints(w)
 	r.Target.writeUnsampled(w)
+	r.Target.writeUpstreams(w)
 	if d := r.CPU.Cost; d.Rising || d.Inconclusive {
 		fmt.Fprintf(w, "  %s\n", d.Reason)
 	}
@@ -388,6 +397,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	r.writeUntil(w)
+	r.writeGrew(w)
 	r.writeWhere(w)
 	fmt.Fprintln(w)
 	r.writeTarget(w)

@@ -43,7 +43,11 @@ type Options struct {
 	// NoProbe runs the load alone: no target is sampled and no resource
 	// verdicts are made.
 	NoProbe bool
-	Sampler probes.SamplerOptions
+	// FollowUpstreams samples, with the tree, the local servers it
+	// forwards to (a reverse proxy's backends) when they are first seen
+	// before the soak (see upstreamWatch); without it they are named only.
+	FollowUpstreams bool
+	Sampler         probes.SamplerOptions
 	// Remote, when it names a source, samples the target through its
 	// metrics (its own endpoint or a Prometheus server) instead of /proc.
 	// Target then only starts it (Exec), if anything.

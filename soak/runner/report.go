@@ -36,6 +36,7 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 			ti.DiedAt, ti.DeadGraceSeconds = r.died, r.o.DeadGrace.Seconds()
 		}
 		ti.Unsampled = r.unsampled
+		ti.Upstreams = r.ups.upstreams()
 	}
 	if r.remote != nil {
 		ti = model.TargetInfo{Description: r.remote.Describe(), Probed: true}
@@ -47,7 +48,7 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 	if ti.Probed && r.remote == nil {
 		ti.HostMemoryBytes, _ = probes.HostMemory("/proc") // 0 when unreadable: the report says less
 	}
-	rep := NewReport(recs, sum, ti, ao)
+	rep := NewReport(r.ups.analysisRecords(recs), sum, ti, ao)
 	r.stops.fill(rep.Target.Stopped, r.eng.Counters().Timeouts)
 	if r.remote != nil {
 		r.remoteInfo(rep)
@@ -94,6 +95,7 @@ func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao A
 	rep.Target.Stopped = model.StoppedSpans(recs)
 	rep.Resources, rep.CPU = Analyze(recs, sum, ao)
 	rep.Verdict = verdict.WithHealth(verdict.WithCPU(overall(rep.Resources), rep.CPU), rep.Requests)
+	rep.Grew = grew(recs, rep.Resources["rss"])
 	return rep
 }
 

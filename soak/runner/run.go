@@ -58,9 +58,10 @@ type runner struct {
 	// connection of the load is one of its fds (model.Record.FDsNet).
 	servesLoad bool
 	stall      stallWatch
-	mix        *mixer // nil with one endpoint or a fixed mix
-	where      *where // nil: no mappings or sites are looked at
-	until      *until // nil unless Options.UntilDecided
+	mix        *mixer         // nil with one endpoint or a fixed mix
+	where      *where         // nil: no mappings or sites are looked at
+	ups        *upstreamWatch // nil: no local tree is sampled
+	until      *until         // nil unless Options.UntilDecided
 }
 
 // Run soaks the target: it resolves (or starts) the target, checks that the
@@ -105,6 +106,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 		}
 		defer closeTarget(tgt, o.Log)
 		r.sampler = probes.NewSampler(tgt, o.Sampler)
+		r.ups = newUpstreamWatch(r.sampler, &o)
 	}
 	if err := preflight(ctx, o.Load); err != nil {
 		return nil, err
@@ -224,11 +226,11 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 		sum, lerr = r.eng.Run(loadCtx)
 	}()
 	r.setInterval(r.pace.underLoad(0, 0, true)) // back from the baseline's interval
-	r.take()
+	r.take(ctx)
 	for running := true; running; {
 		select {
 		case <-r.tick.C:
-			r.take()
+			r.take(ctx)
 		case <-done:
 			running = false
 		}
@@ -236,7 +238,7 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	if lerr != nil {
 		return nil, time.Time{}, lerr
 	}
-	r.take() // the load's last state, still in the soak phase
+	r.take(ctx) // the load's last state, still in the soak phase
 	loadEnd := r.o.Now()
 	r.loadDone = true
 	r.where.atLoadEnd(ctx, r.eng.Completed)
@@ -254,13 +256,13 @@ func (r *runner) idle(ctx context.Context, d, interval time.Duration) {
 	r.setInterval(interval)
 	timer := time.NewTimer(d)
 	defer timer.Stop()
-	r.take()
+	r.take(ctx)
 	for {
 		select {
 		case <-r.tick.C:
-			r.take()
+			r.take(ctx)
 		case <-timer.C:
-			r.take()
+			r.take(ctx)
 			return
 		case <-ctx.Done():
 			return
@@ -276,10 +278,11 @@ func (r *runner) setInterval(d time.Duration) {
 
 // take records one sample now, measures what it cost, and under load
 // re-paces the ticker.
-func (r *runner) take() {
+func (r *runner) take(ctx context.Context) {
 	runtime.LockOSThread()
 	cpu0 := threadCPU()
 	rec := r.record()
+	r.ups.observe(ctx, rec)
 	if err := r.spool.Append(rec); err != nil {
 		r.o.Log.Error("spooling a sample", zap.Error(err))
 	}

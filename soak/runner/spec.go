@@ -46,6 +46,9 @@ type Spec struct {
 type TargetSpec struct {
 	probes.Spec `yaml:",inline"`
 	NoProbe     bool `yaml:"no_probe"`
+	// FollowUpstreams samples the local servers the tree forwards to
+	// with it (Options.FollowUpstreams).
+	FollowUpstreams bool `yaml:"follow_upstreams"`
 	// DeadGrace is how long the target may be gone during the load
 	// before the load stops (0: the default, 10 s; negative: never).
 	DeadGrace time.Duration `yaml:"dead_grace"`
@@ -237,6 +240,12 @@ func (t *TargetSpec) check(es *field.Errors) {
 		es.Add("target.no_probe", "{target.no_probe} samples no target, but {target.%s} is set: drop one", set[0].Name)
 	}
 	t.checkRemote(es, set)
+	if t.FollowUpstreams && t.NoProbe {
+		es.Add("target.follow_upstreams", "follows the sampled tree's upstreams, and {target.no_probe} samples no tree: drop one")
+	}
+	if t.FollowUpstreams && t.Remote.Enabled() {
+		es.Add("target.follow_upstreams", "follows the upstreams found in /proc, and a remote source samples the target through its metrics instead: drop one")
+	}
 	if t.ReadyTimeout <= 0 {
 		es.Add("target.ready_timeout", "must be > 0, got %s", t.ReadyTimeout)
 	}
@@ -497,6 +506,7 @@ func (s *Spec) Options() (Options, error) {
 	o.Target = t.Spec
 	o.Target.URL = l.Endpoints[0].URL
 	o.NoProbe, o.DeadGrace, o.Remote = t.NoProbe, t.DeadGrace, t.Remote
+	o.FollowUpstreams = t.FollowUpstreams
 	o.FixedMix = s.Load.Attribute == "off"
 	o.Interval = s.Sampling.Interval
 	o.Sampler = probes.SamplerOptions{SmapsInterval: s.Sampling.SmapsInterval, TopN: s.Sampling.TopN}

@@ -156,6 +156,11 @@ func (w *where) fill(rep *model.Report) {
 	if w.smaps.Len() > 0 {
 		w.ev.Add("smaps.jsonl", "smaps", w.smaps.Bytes(), false)
 	}
+	for _, g := range rep.Grew {
+		if !g.Root {
+			w.probe.Rehint(int(g.PID), g.Name)
+		}
+	}
 	wh := &model.Where{Notes: w.probe.Notes(), MapsReads: w.reads, EvidenceLimit: w.ev.Limit()}
 	if w.skipped > 0 {
 		wh.Notes = append(wh.Notes, fmt.Sprintf("smaps.jsonl leaves out %d of the %d smaps reads to stay within the evidence limit; it keeps the first ones and the soak's end", w.skipped, w.reads))

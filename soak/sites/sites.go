@@ -73,6 +73,7 @@ type Probe struct {
 	kind    string
 
 	mu    sync.Mutex // guards all below
+	hint  int        // the index of otherRuntime's note in notes; -1: none
 	notes []string
 	snaps map[string]*snap // by label: "start", "end"
 }
@@ -90,7 +91,7 @@ func Open(ctx context.Context, o Options, t Target, ev *Evidence) *Probe {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
-	p := &Probe{o: o, t: t, ev: ev, client: &http.Client{Timeout: o.Timeout}, snaps: map[string]*snap{}}
+	p := &Probe{o: o, t: t, ev: ev, client: &http.Client{Timeout: o.Timeout}, snaps: map[string]*snap{}, hint: -1}
 	switch {
 	case o.Pprof != "" && o.Pprof != Off:
 		p.heapURL, p.kind = o.Pprof, KindGoHeap
@@ -101,9 +102,25 @@ func Open(ctx context.Context, o Options, t Target, ev *Evidence) *Probe {
 		p.findJcmd()
 	}
 	if p.kind == "" {
+		p.hint = len(p.notes)
 		p.note(otherRuntime(t.Comm, o.SnapshotCmd != ""))
 	}
 	return p
+}
+
+// Rehint words the hint of a probe that found nothing to look at for the
+// process that carries the growth (pid, command name comm), when it is
+// not the root the probe was opened on: a tree whose root is a shell and
+// whose growth is in a python3 child gets the Python hint, not the
+// jemalloc one.
+func (p *Probe) Rehint(pid int, comm string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.kind != "" || p.hint < 0 || pid == p.t.PID {
+		return
+	}
+	p.notes[p.hint] = fmt.Sprintf("the growth is in pid %d (%s), not the root pid %d (%s): %s",
+		pid, comm, p.t.PID, p.t.Comm, otherRuntime(comm, p.o.SnapshotCmd != ""))
 }
 
 // probePprof looks for net/http/pprof's heap profile on the target's port.

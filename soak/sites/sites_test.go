@@ -168,3 +168,22 @@ func TestSnapshotCmdOutputIsKept(t *testing.T) {
 		t.Errorf("evidence = %+v; want snapshot-cmd-start.txt holding pid=4242", fs)
 	}
 }
+
+// A tree whose root is a shell and whose growth is in a python3 child
+// gets the Python hint, naming both; the root itself keeps its own.
+func TestRehintNamesTheProcessThatGrew(t *testing.T) {
+	p := Open(context.Background(), Options{Pprof: Off, Log: zaptest.NewLogger(t)}, Target{PID: 10, Comm: "sh"}, NewEvidence(0))
+	if n := p.Notes(); len(n) != 1 || !strings.Contains(n[0], "jemalloc") {
+		t.Fatalf("notes %q; want the glibc hint for sh", n)
+	}
+	p.Rehint(10, "sh")
+	if n := p.Notes(); !strings.Contains(n[0], "jemalloc") {
+		t.Errorf("the root's own growth changed the hint: %q", n)
+	}
+	p.Rehint(12, "python3")
+	n := p.Notes()
+	if len(n) != 1 || !strings.HasPrefix(n[0], "the growth is in pid 12 (python3), not the root pid 10 (sh): ") ||
+		!strings.Contains(n[0], "tracemalloc") || strings.Contains(n[0], "jemalloc") {
+		t.Errorf("notes %q; want one naming pid 12 (python3) with the tracemalloc hint", n)
+	}
+}

@@ -14,10 +14,16 @@ import (
 // fits each process over its own life instead (docs/verdict-study.md,
 // the recycled models and "Limits").
 //
-// Each life's growth rate is the Theil–Sen slope of its value against
-// time over the last two thirds of its soak samples (its first third holds
-// its own start-up: imports, pools, a cache that fills), and the growth it
-// carried is that rate times the time it lived within the soak. Their sum
+// Each life's growth rate is the Theil–Sen slope of its value against the
+// soak's requests over the last two thirds of its soak samples from the
+// last one before its value first changed (that third holds its own
+// start-up: imports, pools, a cache that fills; a worker that idles
+// before it serves starts up when it serves), and
+// the growth it carried is that rate times the requests served while it
+// lived within the soak. Requests, not time: a leak grows with the
+// requests served, and on a busy machine the load lurches and stalls, so
+// that a life's growth against time is no straight line and the lives of
+// one run serve 2–3× different numbers of requests. Their sum
 // over every life, divided by the requests the soak served, is the
 // per-request leak the processes carried: a worker that served n requests
 // leaking L each grew L·n, and the workers together served them all. Its
@@ -44,10 +50,10 @@ const (
 // requests between its first and last sample at soakStart and soakEnd
 // seconds. ok is false when there are too few lives to say anything.
 func fitLives(lives [][]Point, requests, soakStart float64) (livesFit, bool) {
-	var carried, shares, durations []float64
+	var carried []float64
 	lf := livesFit{}
 	for _, l := range lives {
-		if sec, _ := lifeSoak(l); len(sec) >= minLifePoints && sec[0] > soakStart {
+		if sec, _, _ := lifeSoak(l); len(sec) >= minLifePoints && sec[0] > soakStart {
 			lf.replaced++
 		}
 	}
@@ -56,13 +62,21 @@ func fitLives(lives [][]Point, requests, soakStart float64) (livesFit, bool) {
 		// have hidden, and the check would be wasted.
 		return lf, false
 	}
+	soakEnd := math.Inf(-1)
 	for _, l := range lives {
-		sec, val := lifeSoak(l)
+		if sec, _, _ := lifeSoak(l); len(sec) > 0 {
+			soakEnd = math.Max(soakEnd, sec[len(sec)-1])
+		}
+	}
+	var typical []lifeSize
+	for _, l := range lives {
+		sec, req, val := lifeSoak(l)
 		if len(sec) < minLifePoints {
 			continue
 		}
-		from := len(sec) / 3
-		x, y := sec[from:], val[from:]
+		from := serving(val)
+		from += (len(sec) - from) / 3
+		x, y := req[from:], val[from:]
 		if len(x) > maxLifeBins {
 			// Theil–Sen takes every pair: a life of 38 000 samples
 			// (one process over a whole run) would take 5 GB. Its
@@ -74,20 +88,13 @@ func fitLives(lives [][]Point, requests, soakStart float64) (livesFit, bool) {
 		if t.Pairs == 0 {
 			continue
 		}
-		c := t.Slope * (sec[len(sec)-1] - sec[0])
+		c := t.Slope * (req[len(req)-1] - req[0])
 		carried = append(carried, c)
-		if val[0] > 0 {
-			shares = append(shares, c/val[0])
-		}
-		durations = append(durations, sec[len(sec)-1]-sec[0])
+		typical = append(typical, lifeSize{share: c / val[0], seconds: sec[len(sec)-1] - sec[0],
+			replaced: sec[0] > soakStart, ended: sec[len(sec)-1] < soakEnd, sized: val[0] > 0})
 	}
 	lf.lives = len(carried)
-	if len(shares) > 0 {
-		lf.grownShare = trend.Median(shares)
-	}
-	if len(durations) > 0 {
-		lf.lifeSeconds = trend.Median(durations)
-	}
+	lf.grownShare, lf.lifeSeconds = typicalLife(typical)
 	if lf.lives < minLives || requests <= 0 {
 		return lf, false
 	}
@@ -104,12 +111,68 @@ func fitLives(lives [][]Point, requests, soakStart float64) (livesFit, bool) {
 	return lf, true
 }
 
-// lifeSoak returns a life's soak samples, sorted by time.
-func lifeSoak(l []Point) ([]float64, []float64) {
-	var sec, val []float64
+// serving is the index of a life's last soak sample before its value
+// first changed: a new prefork worker in a closed loop idles, exactly
+// flat, until a connection comes to it, and its start-up comes after.
+func serving(val []float64) int {
+	for i := 1; i < len(val); i++ {
+		if val[i] != val[0] {
+			return i - 1
+		}
+	}
+	return 0
+}
+
+// lifeSize is one life's growth as a share of its size at its first soak
+// sample, and the seconds it lived within the soak; replaced when it was
+// born during the soak, ended when it died before the soak's end, sized
+// when its first reading was above zero.
+type lifeSize struct {
+	share, seconds         float64
+	replaced, ended, sized bool
+}
+
+// typicalLife is the median share and duration of the lives that were
+// replaced or ended within the soak, leaving out the processes that span
+// it (the root, which is never replaced and may not grow at all, and any
+// worker that was never replaced): in a run that holds only a few
+// replacements they weigh on the median as much as the lives that were
+// replaced (a supervisor restarting its child every 20 s holds, in a 90 s
+// soak, its root, 3 whole lives and 2 cut by the soak's ends). Without
+// such a life, every life.
+func typicalLife(lives []lifeSize) (share, seconds float64) {
+	for _, keep := range []func(lifeSize) bool{
+		func(l lifeSize) bool { return l.replaced || l.ended },
+		func(lifeSize) bool { return true },
+	} {
+		var shares, durations []float64
+		for _, l := range lives {
+			if !keep(l) {
+				continue
+			}
+			durations = append(durations, l.seconds)
+			if l.sized {
+				shares = append(shares, l.share)
+			}
+		}
+		if len(durations) == 0 {
+			continue
+		}
+		if len(shares) > 0 {
+			share = trend.Median(shares)
+		}
+		return share, trend.Median(durations)
+	}
+	return 0, 0
+}
+
+// lifeSoak returns a life's soak samples' seconds, requests and values,
+// sorted by time.
+func lifeSoak(l []Point) ([]float64, []float64, []float64) {
+	var sec, req, val []float64
 	for _, p := range l {
 		if p.Phase == Soak && finitePoint(p) {
-			sec, val = append(sec, p.Seconds), append(val, p.Value)
+			sec, req, val = append(sec, p.Seconds), append(req, p.Requests), append(val, p.Value)
 		}
 	}
 	idx := make([]int, len(sec))
@@ -117,11 +180,11 @@ func lifeSoak(l []Point) ([]float64, []float64) {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return sec[idx[a]] < sec[idx[b]] })
-	s, v := make([]float64, len(idx)), make([]float64, len(idx))
+	s, q, v := make([]float64, len(idx)), make([]float64, len(idx)), make([]float64, len(idx))
 	for k, i := range idx {
-		s[k], v[k] = sec[i], val[i]
+		s[k], q[k], v[k] = sec[i], req[i], val[i]
 	}
-	return s, v
+	return s, q, v
 }
 
 // bootSE is the bootstrap standard error of the sum of v, resampling its

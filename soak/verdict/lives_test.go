@@ -46,6 +46,22 @@ func TestFitLivesSkipsStartupThird(t *testing.T) {
 	}
 }
 
+// TestFitLivesIdleThenStartUp: a new prefork worker in a closed loop
+// idles, exactly flat, until a connection comes to it (here 12 of its 30
+// samples), then starts up (1000 a sample for 6 samples) and stays flat.
+// Its start-up is not growth it carried.
+func TestFitLivesIdleThenStartUp(t *testing.T) {
+	const pts = 30
+	lives, reqs := recycledLives(8, pts, 1, 0, func(k int) float64 { return 1000 * float64(min(max(k-12, 0), 6)) })
+	lf, ok := fitLives(lives, reqs, 0)
+	if !ok {
+		t.Fatalf("fitLives: ok = false with %d lives; want a fit", lf.lives)
+	}
+	if lf.perRequest != 0 || lf.hi > 0 {
+		t.Errorf("perRequest = %g, interval [%g, %g]; want 0: each life is flat after its idle stretch and its start-up", lf.perRequest, lf.lo, lf.hi)
+	}
+}
+
 func TestFitLivesMinimumLives(t *testing.T) {
 	const pts = 30
 	grow := func(k int) float64 { return 100 * float64(k) }
@@ -82,5 +98,90 @@ func TestFitLivesOneSidedP(t *testing.T) {
 		if lf.perRequest > 0 && lf.p >= 0.5 {
 			t.Errorf("seed %d: p = %g for a positive estimate %g; want < 0.5 (one-sided)", seed, lf.p, lf.perRequest)
 		}
+	}
+}
+
+// lurchingLives is a supervised child on a busy machine: a root that
+// stays flat over the whole soak and n children that live 20 samples
+// each, a second apart, while the load lurches (each second serves 100
+// to 1000 requests at random, seeded). Each child starts at 896 KiB and
+// leaks leak bytes per request it serves; it returns the lives and the
+// soak's requests.
+func lurchingLives(n int, leak float64, seed uint64) ([][]Point, float64) {
+	rng := rand.New(rand.NewPCG(seed, 9))
+	const life = 20
+	root := []Point{}
+	var lives [][]Point
+	var q, grown float64
+	for k := range n * life {
+		if k%life == 0 {
+			lives, grown = append(lives, nil), 0
+		}
+		served := 100 + 900*rng.Float64()
+		q += served
+		grown += leak * served
+		sec := float64(k)
+		root = append(root, Point{Requests: q, Seconds: sec, Value: 8 << 20, Incarnation: 1, Phase: Soak})
+		lives[len(lives)-1] = append(lives[len(lives)-1], Point{Requests: q, Seconds: sec, Value: 896<<10 + grown, Incarnation: 1, Phase: Soak})
+	}
+	return append([][]Point{root}, lives...), q - root[0].Requests
+}
+
+// TestFitLivesAgainstRequests: a leak grows with the requests served, and
+// when the load lurches (a busy machine) the lives' growth against time
+// is no straight line: the lives' estimate must still be the leak.
+func TestFitLivesAgainstRequests(t *testing.T) {
+	const leak = 120.0
+	for seed := uint64(1); seed <= 10; seed++ {
+		lives, reqs := lurchingLives(6, leak, seed)
+		lf, ok := fitLives(lives, reqs, 0)
+		if !ok {
+			t.Fatalf("seed %d: ok = false with %d lives; want a fit", seed, lf.lives)
+		}
+		// The first sample of each life is not carried (the life's
+		// growth before it is unseen): at most 1/20 of the leak.
+		if lf.perRequest < 0.93*leak || lf.perRequest > 1.001*leak {
+			t.Errorf("seed %d: perRequest = %.1f B; want %.0f B less the first sample's share (≥ %.1f)", seed, lf.perRequest, leak, 0.93*leak)
+		}
+	}
+}
+
+// TestTypicalLifeLeavesOutTheRoot: a supervisor's root spans the soak
+// and does not grow; its children each grow past their size. The soak
+// starts and ends 12 s into a child's 20 s life, so it holds the root, 3
+// whole lives and 2 cut short: the typical life is a whole child's, not
+// the median of all six (which the root and the cut ones pull to 0.7 of
+// it, under the rule's bar of its own size).
+func TestTypicalLifeLeavesOutTheRoot(t *testing.T) {
+	lives, _ := lurchingLives(5, 120, 3)
+	var first, last float64
+	for _, l := range lives {
+		for i := range l {
+			switch {
+			case l[i].Seconds < 12:
+				l[i].Phase = Warmup
+			case l[i].Seconds > 87:
+				l[i].Phase = Cooldown
+			}
+		}
+	}
+	for _, p := range lives[0] {
+		if p.Phase == Soak {
+			if first == 0 {
+				first = p.Requests
+			}
+			last = p.Requests
+		}
+	}
+	lf, ok := fitLives(lives, last-first, 12)
+	if !ok {
+		t.Fatalf("ok = false with %d lives; want a fit", lf.lives)
+	}
+	// 19 s of ~550 req/s at 120 B over a first soak sample near 960 KiB.
+	if lf.grownShare < 1 {
+		t.Errorf("grownShare = %.2f; want a whole child's (≥ 1), not the median with the root's 0 and the cut lives", lf.grownShare)
+	}
+	if lf.lifeSeconds != 19 {
+		t.Errorf("lifeSeconds = %.0f; want a whole child's 19", lf.lifeSeconds)
 	}
 }

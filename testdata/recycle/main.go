@@ -235,14 +235,22 @@ func (m *master) stopAll() {
 	for c := range live {
 		_ = c.Process.Signal(syscall.SIGTERM)
 	}
-	deadline := time.After(stopGrace)
+	// One grace for all: a channel from time.After fires once, and a
+	// second worker still alive after it would be waited for forever.
+	grace := time.NewTimer(stopGrace)
+	defer grace.Stop()
+	expired := false
 	for c, done := range live {
-		select {
-		case <-done:
-		case <-deadline:
-			_ = c.Process.Kill()
-			<-done
+		if !expired {
+			select {
+			case <-done:
+				continue
+			case <-grace.C:
+				expired = true
+			}
 		}
+		_ = c.Process.Kill()
+		<-done
 	}
 }
 

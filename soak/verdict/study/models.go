@@ -39,6 +39,10 @@ type Series struct {
 	NoiseSD float64
 	Shape   Shape
 	Params  string // the model's drawn parameters, for reading a failure
+	// LifeShare, for the busy-machine lives (busylives.go): what the leak
+	// adds over a typical life, as a share of the life's size at its
+	// start.
+	LifeShare float64
 }
 
 // SoakRequests is the requests the soak served.

@@ -22,6 +22,11 @@ import (
 type SlowDesign struct {
 	Leak, Rate, SoakSec float64
 	CycleSec            float64 // 0: no sawtooth
+	// Start is the share of the soak's requests after which the leak
+	// begins (0: from the start): a leak that starts when a cache has
+	// filled, a pool warmed up or a code path first runs. Truth is the
+	// leak's rate once it runs.
+	Start float64
 	// Sampling thins or breaks the series after it is drawn, so that a
 	// design with the same seed differs only in the samples kept (the
 	// zero value keeps them all).
@@ -137,6 +142,9 @@ func (d SlowDesign) Name() string {
 	if d.CycleSec > 0 {
 		s += fmt.Sprintf(" saw %g min", d.CycleSec/60)
 	}
+	if d.Start > 0 {
+		s += fmt.Sprintf(" from %g %%", 100*d.Start)
+	}
 	if v := d.Sampling.String(); v != "" {
 		s += " " + v
 	}
@@ -179,7 +187,7 @@ func (d SlowDesign) Make(rng *rand.Rand) Series {
 	live := logUniform(rng, 2*mib, 8*mib)
 	phase := rng.Float64()
 	pts := generate(sh, func(q, t float64, ph verdict.Phase) (float64, int) {
-		v := base + 0.5*mib*rng.NormFloat64() + wander() + d.Leak*math.Max(q, 0)
+		v := base + 0.5*mib*rng.NormFloat64() + wander() + d.Leak*math.Max(q-d.Start*d.Rate*d.SoakSec, 0)
 		if d.CycleSec > 0 {
 			v += live * math.Mod(t/d.CycleSec+phase+1e4, 1)
 		}

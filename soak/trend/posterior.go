@@ -201,7 +201,18 @@ func (p NoisePosterior) Median() float64 {
 // posterior, which is the slope's variance averaged over every noise the
 // data leave in play, over the variance its residuals suggest. It is at
 // least 1. The AR(1) sums are computed once per coefficient.
-func (p NoisePosterior) Inflation(x []float64) float64 {
+func (p NoisePosterior) Inflation(x []float64) float64 { return p.InflationSpaced(x, 1) }
+
+// InflationSpaced is Inflation for points k times as far apart as those
+// the posterior was read from: each ρ of the grid stands for ρᵏ between
+// them (the wander's correlation falls with the time between points, as
+// an Ornstein–Uhlenbeck process's does). A stretch sampled more thinly
+// than the rest of its soak is less correlated point to point, and its
+// slope's interval, inflated as if it were not, came out too wide.
+func (p NoisePosterior) InflationSpaced(x []float64, k float64) float64 {
+	if !(k > 0) || math.IsInf(k, 0) {
+		k = 1
+	}
 	d := newDesign(x)
 	var m, rho, a, tr float64
 	rho = math.NaN()
@@ -211,7 +222,11 @@ func (p NoisePosterior) Inflation(x []float64) float64 {
 		}
 		if p.Rho[i] != rho {
 			rho = p.Rho[i]
-			a, tr = d.ar1(rho)
+			r := rho
+			if k != 1 && r > 0 {
+				r = math.Pow(r, k)
+			}
+			a, tr = d.ar1(r)
 		}
 		m += w * d.inflation(a, tr, p.Lambda[i])
 	}

@@ -216,7 +216,7 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		// second half is clear of it. Before issue 41 ci95 was widened
 		// to span both, 2–6× the estimates' spread, and read beside
 		// the whole soak's p-value.
-		h := f.sub(len(f.b.X)/2, len(f.b.X))
+		_, h, _ := f.halves()
 		res.SecondHalf = &SecondHalf{PerRequest: h.Slope, CI95: [2]float64{h.Lo, h.Hi}}
 	}
 	if d.verdict == Leak {

@@ -275,13 +275,29 @@ func (f fit) slow(fl floors, cycle float64, look bool) slowness {
 // 2×minLast envelope points (a per-cycle envelope: halves of a few
 // troughs each cannot show growth).
 func (f fit) halvesGoOn(fl floors, short float64) slowness {
-	n := len(f.b.X)
-	h1, h2 := f.sub(0, n/2+1), f.sub(n/2, n)
+	h1, h2, _ := f.halves()
 	s := slowness{last: h2, first: h1, bar: short * fl.leak(), conf: 0.95}
 	if oneSidedLo(h1) <= 0 || oneSidedLo(h2) <= 0 || h2.Slope <= s.bar || !goesOn(f.last) {
 		s.by = slowHalves
 	}
 	return s
+}
+
+// halves fits the soak's two halves, split at the midpoint of its
+// requests (the bin there is in both), and gives the requests between
+// their points' means. Split by bin index (equal numbers of points), a
+// soak whose sampling thinned from mid-run had a "first half" of 31 % of
+// its requests: a leak's halves then differed by their levers, not their
+// growth, and a leak 3× the floor sampled ×4 less often from mid-run was
+// found in half as many runs as evenly (issue 41, item 6;
+// docs/verdict-study.md, "Sampling that thins or breaks"). Each half
+// keeps at least two points.
+func (f fit) halves() (h1, h2 trend.Fit, dx float64) {
+	x := f.b.X
+	n := len(x)
+	m := sort.SearchFloat64s(x, x[0]+(x[n-1]-x[0])/2)
+	m = min(max(m, 1), n-2)
+	return f.sub(0, m+1), f.sub(m, n), mean(x[m:]) - mean(x[:m+1])
 }
 
 // goesOn: a stretch's slope is over zero at 80 % one-sided: it has not
@@ -338,14 +354,14 @@ func (f fit) sustained(fl floors, cycle float64) slowness {
 	if n < 8 || fl.horizon <= 0 {
 		return s
 	}
-	h1, h2 := f.sub(0, n/2+1), f.sub(n/2, n)
+	h1, h2, dx := f.halves()
 	if !slowedDown(h1, h2) {
 		// No confident slowdown: the whole soak's interval, which
 		// clears the floor, judges.
 		return s
 	}
 	b := slowedFrom(h1, h2)
-	k := pace(b, h2.Slope, mean(f.b.X[n/2:])-mean(f.b.X[:n/2+1]))
+	k := pace(b, h2.Slope, dx)
 	if !f.addsOverHorizon(k, h2.Lo, fl) {
 		s.by, s.h1, s.h1lo, s.paced, s.second = slowLevelling, h1.Slope, b, k > 0, h2
 	}
@@ -484,8 +500,8 @@ func (f fit) stillLeaking(t trend.Fit, fl floors) bool {
 	at, n := f.shape.at, len(f.b.X)
 	k := pace(f.sub(0, at+1).Slope, t.Slope, mean(f.b.X[at:])-mean(f.b.X[:at+1]))
 	if n >= 8 {
-		h1, h2 := f.sub(0, n/2+1), f.sub(n/2, n)
-		k = math.Max(k, pace(h1.Slope, h2.Slope, mean(f.b.X[n/2:])-mean(f.b.X[:n/2+1])))
+		h1, h2, dx := f.halves()
+		k = math.Max(k, pace(h1.Slope, h2.Slope, dx))
 	}
 	return f.addsOverHorizon(k, t.Lo, fl)
 }

@@ -201,13 +201,44 @@ func (f fit) pText() string {
 // sub fits the envelope's points [i, j) with the whole soak's
 // autocorrelation, widened by three quanta over their span (a short
 // stretch resolves a page or an fd no better than that).
+//
+// A stretch whose points lie further apart than the soak's typical
+// spacing (sampling that thinned, see stretch) is inflated for the
+// correlation its own spacing leaves.
 func (f fit) sub(i, j int) trend.Fit {
 	x, y := f.b.X[i:j], f.b.Y[i:j]
-	t := trend.TheilSenInflated(x, y, 0.95, f.post.Inflation(x))
+	t := trend.TheilSenInflated(x, y, 0.95, f.post.InflationSpaced(x, stretch(x, f.b.X)))
 	if len(x) > 1 {
 		t = widen(t, 3*f.quantum/(x[len(x)-1]-x[0]))
 	}
 	return t
+}
+
+// stretch is how many times as far apart as the whole envelope's points
+// x's are, by their median spacing: 1 within a third either way (the
+// envelope's points are its bins' minima, placed where each bin's
+// lowest sample fell, and their spacing jitters by a bin), else the
+// ratio. Sampling that thinned ×4 from mid-run puts the second half's
+// points 4 bins' worth apart.
+func stretch(x, whole []float64) float64 {
+	k := medianSpacing(x) / medianSpacing(whole)
+	if !(k > 0) || math.IsInf(k, 0) || k > 0.75 && k < 4.0/3 {
+		return 1
+	}
+	return k
+}
+
+// medianSpacing is the median of x's steps (x ascending); NaN with fewer
+// than two points.
+func medianSpacing(x []float64) float64 {
+	if len(x) < 2 {
+		return math.NaN()
+	}
+	d := make([]float64, len(x)-1)
+	for i := range d {
+		d[i] = x[i+1] - x[i]
+	}
+	return trend.Median(d)
 }
 
 // widen adds w to each side of a fit's interval.

@@ -22,6 +22,118 @@ import (
 type SlowDesign struct {
 	Leak, Rate, SoakSec float64
 	CycleSec            float64 // 0: no sawtooth
+	// Start is the share of the soak's requests after which the leak
+	// begins (0: from the start): a leak that starts when a cache has
+	// filled, a pool warmed up or a code path first runs. Truth is the
+	// leak's rate once it runs.
+	Start float64
+	// Sampling thins or breaks the series after it is drawn, so that a
+	// design with the same seed differs only in the samples kept (the
+	// zero value keeps them all).
+	Sampling Sampling
+}
+
+// Sampling is how a design's soak samples are kept: the series is drawn
+// at the design's interval and then thinned, so that an evenly sampled
+// design and a thinned one with the same seed share every sample kept.
+type Sampling struct {
+	// Thin keeps one soak sample in Thin from the soak's half-time on:
+	// a daemon that slows its sampling, or a host that stalls (0 or 1:
+	// none).
+	Thin int
+	// Gaps drops the soak samples of Gaps stretches of a tenth of the
+	// soak each, spread over it (at 25 % and 60 % for two; a sampler
+	// stalled or the host suspended).
+	Gaps int
+	// Keep keeps this share of the soak's samples, evenly spread (0 or
+	// 1: all): the even series of as many samples as a thinned or gappy
+	// one, its power the bar theirs is held to.
+	Keep float64
+}
+
+// Share is the share of the soak's samples a sampling keeps.
+func (s Sampling) Share() float64 {
+	switch {
+	case s.Thin > 1:
+		return 0.5 + 0.5/float64(s.Thin)
+	case s.Gaps > 0:
+		return 1 - 0.1*float64(s.Gaps)
+	case s.Keep > 0 && s.Keep < 1:
+		return s.Keep
+	}
+	return 1
+}
+
+// gapStarts are where a sampling's gaps begin, as shares of the soak.
+func (s Sampling) gapStarts() []float64 {
+	switch s.Gaps {
+	case 0:
+		return nil
+	case 1:
+		return []float64{0.3}
+	case 2:
+		return []float64{0.25, 0.6}
+	}
+	out := make([]float64, s.Gaps)
+	for i := range out {
+		out[i] = (float64(i) + 0.5) / float64(s.Gaps)
+	}
+	return out
+}
+
+// apply drops the soak samples the sampling does not keep; the other
+// phases keep theirs.
+func (s Sampling) apply(pts []verdict.Point, soakSec float64) []verdict.Point {
+	if s.Share() >= 1 {
+		return pts
+	}
+	var t0 float64
+	for _, p := range pts {
+		if p.Phase == verdict.Soak {
+			t0 = p.Seconds
+			break
+		}
+	}
+	out := pts[:0:0]
+	k := 0 // soak samples seen
+	for _, p := range pts {
+		if p.Phase != verdict.Soak {
+			out = append(out, p)
+			continue
+		}
+		at := (p.Seconds - t0) / soakSec
+		keep := true
+		switch {
+		case s.Thin > 1:
+			keep = at < 0.5 || k%s.Thin == 0
+		case s.Gaps > 0:
+			for _, g := range s.gapStarts() {
+				if at >= g && at < g+0.1 {
+					keep = false
+				}
+			}
+		default:
+			keep = math.Floor(float64(k+1)*s.Keep) > math.Floor(float64(k)*s.Keep)
+		}
+		k++
+		if keep {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// String names a sampling, e.g. "thin×4 from mid-run"; "" for all.
+func (s Sampling) String() string {
+	switch {
+	case s.Thin > 1:
+		return fmt.Sprintf("thin×%d from mid-run", s.Thin)
+	case s.Gaps > 0:
+		return fmt.Sprintf("%d gaps of 10 %%", s.Gaps)
+	case s.Keep > 0 && s.Keep < 1:
+		return fmt.Sprintf("even %.3g %%", 100*s.Keep)
+	}
+	return ""
 }
 
 // Name labels a design, e.g. "leak-20 100/s 2 h".
@@ -29,6 +141,12 @@ func (d SlowDesign) Name() string {
 	s := fmt.Sprintf("leak-%g %g/s %s", d.Leak, d.Rate, runLength(d.SoakSec))
 	if d.CycleSec > 0 {
 		s += fmt.Sprintf(" saw %g min", d.CycleSec/60)
+	}
+	if d.Start > 0 {
+		s += fmt.Sprintf(" from %g %%", 100*d.Start)
+	}
+	if v := d.Sampling.String(); v != "" {
+		s += " " + v
 	}
 	return s
 }
@@ -69,12 +187,13 @@ func (d SlowDesign) Make(rng *rand.Rand) Series {
 	live := logUniform(rng, 2*mib, 8*mib)
 	phase := rng.Float64()
 	pts := generate(sh, func(q, t float64, ph verdict.Phase) (float64, int) {
-		v := base + 0.5*mib*rng.NormFloat64() + wander() + d.Leak*math.Max(q, 0)
+		v := base + 0.5*mib*rng.NormFloat64() + wander() + d.Leak*math.Max(q-d.Start*d.Rate*d.SoakSec, 0)
 		if d.CycleSec > 0 {
 			v += live * math.Mod(t/d.CycleSec+phase+1e4, 1)
 		}
 		return pages(v), 0
 	})
+	pts = d.Sampling.apply(pts, sh.SoakSec)
 	return Series{Points: pts, Opt: verdict.ResourceOptions{Name: "rss", Unit: "bytes"}, Truth: d.Leak,
 		NoiseSD: math.Hypot(0.5*mib, 1*mib), Shape: sh}
 }

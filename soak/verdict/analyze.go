@@ -31,6 +31,11 @@ type ResourceOptions struct {
 	// Earlier is the evidence of the job's earlier runs of the same
 	// process; nil = a process soakd has not soaked before.
 	Earlier *Earlier
+	// Collected names the garbage-collected runtime that manages this
+	// memory ("Go", "JVM", "Node"), "" when none does (C, Python, a
+	// resource that is not memory). It keeps AttributeEndpoints from
+	// judging the endpoints: see collectedReason.
+	Collected string
 }
 
 // withDefaults fills each zero field of Thresholds from the unit's

@@ -7,7 +7,7 @@
 #
 #   go build -o /tmp/soakd ./cmd/soakd && SOAKD=/tmp/soakd bash bench/attribute.sh [ROUNDS]
 #
-# Needs gcc.
+# Needs gcc, python3, node and java (JDK 11+, run from source).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SOAKD=${SOAKD:?set SOAKD to a built soakd}
@@ -69,4 +69,10 @@ for _ in $(seq "$rounds"); do
   soak go-root "/ 100 B/req (Go, mmap)" / /static -n 200000
   start go-heap "$work/target" --heap-leak-bytes 512
   soak go-heap "/ 512 B/req (Go heap)" / /static -n 200000
+  start py python3 testdata/zoo/leak.py --leak-bytes 512 --leak-path /leak
+  soak py "/leak 512 B/req (Python)" /leak /ok -n 100000
+  start node node testdata/zoo/leak.js --leak-bytes 512 --leak-path /leak
+  soak node "/leak 512 B/req (Node)" /leak /ok -n 100000
+  start jvm java testdata/zoo/Leak.java --leak-bytes 512 --leak-path /leak
+  soak jvm "/leak 512 B/req (JVM)" /leak /ok -n 100000
 done

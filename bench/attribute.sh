@@ -7,7 +7,7 @@
 #
 #   go build -o /tmp/soakd ./cmd/soakd && SOAKD=/tmp/soakd bash bench/attribute.sh [ROUNDS]
 #
-# Needs gcc.
+# Needs gcc, python3, node and java (JDK 11+, run from source).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SOAKD=${SOAKD:?set SOAKD to a built soakd}
@@ -53,7 +53,8 @@ except Exception as e:
     sys.exit()
 eps = "; ".join(f"{e['endpoint']} {e['verdict']} {e['per_request']:.1f} B/req (CI {e['ci95'][0]:.1f}–{e['ci95'][1]:.1f})"
                 for e in x.get("endpoints") or [])
-print(f"{name:12} {truth:26} rss={x['verdict']} {x['per_request']:.1f} B/req (CI {x['ci95'][0]:.1f}–{x['ci95'][1]:.1f}) | {eps} | {r['load']['requests']} req in {r['load']['duration_seconds']:.1f} s")
+gc = r["target"].get("collector") or "-"
+print(f"{name:12} {truth:26} rss={x['verdict']} {x['per_request']:.1f} B/req (CI {x['ci95'][0]:.1f}–{x['ci95'][1]:.1f}) | {eps} | {r['load']['requests']} req in {r['load']['duration_seconds']:.1f} s | collector {gc}")
 PY
   kill -TERM -- "-${pids[-1]}" 2>/dev/null || true
 }
@@ -65,5 +66,13 @@ for _ in $(seq "$rounds"); do
   start c-clean "$work/httpd" --max-lifetime 600
   soak c-clean "both clean" /s/scgi/ /static.html -n 200000
   start go-root "$work/target" --leak-bytes 100
-  soak go-root "/ 100 B/req (Go)" / /static -n 200000
+  soak go-root "/ 100 B/req (Go, mmap)" / /static -n 200000
+  start go-heap "$work/target" --heap-leak-bytes 512
+  soak go-heap "/ 512 B/req (Go heap)" / /static -n 200000
+  start py python3 testdata/zoo/leak.py --leak-bytes 512 --leak-path /leak
+  soak py "/leak 512 B/req (Python)" /leak /ok -n 100000
+  start node node testdata/zoo/leak.js --leak-bytes 512 --leak-path /leak
+  soak node "/leak 512 B/req (Node)" /leak /ok -n 100000
+  start jvm java testdata/zoo/Leak.java --leak-bytes 512 --leak-path /leak
+  soak jvm "/leak 512 B/req (JVM)" /leak /ok -n 100000
 done

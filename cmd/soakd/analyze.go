@@ -111,7 +111,10 @@ func analyzeFile(path string, ao runner.AnalysisOptions, warn io.Writer) (*model
 	if ao.Endpoints == nil {
 		ao.Endpoints = run.endpointNames()
 	}
-	ti := model.TargetInfo{Description: "samples from " + path, Probed: true}
+	if run.Target != nil {
+		ao.Collector = run.Target.Collector
+	}
+	ti := model.TargetInfo{Description: "samples from " + path, Probed: true, Collector: ao.Collector}
 	rep := runner.NewReport(recs, nil, ti, ao)
 	run.carryWhere(rep)
 	if !slices.ContainsFunc(recs, func(r model.Record) bool { return r.CPUUser > 0 || r.CPUSystem > 0 }) {
@@ -131,7 +134,10 @@ type besideReport struct {
 		Mappings []verdict.Mapping `json:"mappings"`
 		Sites    []verdict.Site    `json:"sites"`
 	} `json:"resources"`
-	Where *model.Where `json:"where"`
+	Where  *model.Where `json:"where"`
+	Target *struct {
+		Collector string `json:"collector"`
+	} `json:"target"`
 }
 
 // readBeside reads the report.json at path; empty when there is none or

@@ -72,3 +72,17 @@ func TestAnalyzeAttributesFromTheEndpointColumns(t *testing.T) {
 		}
 	}
 }
+
+// The report.json beside names a garbage-collected runtime: re-analysis
+// does not judge the memory's split either (docs/attribution.md).
+func TestAnalyzeKeepsTheCollector(t *testing.T) {
+	path := endpointsFile(t, true)
+	rep := `{"load": {"endpoints": [{"method": "GET", "url": "http://127.0.0.1:8080/leak"}, {"method": "GET", "url": "http://127.0.0.1:8080/ok"}]}, "target": {"collector": "Go"}}`
+	if err := os.WriteFile(filepath.Join(filepath.Dir(path), "report.json"), []byte(rep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, stderr := analyzeArgs(t, path)
+	if !strings.Contains(out, "GET /leak: inconclusive") || !strings.Contains(out, "not judged: Go collects garbage") || strings.Contains(out, "GET /ok: stable") {
+		t.Errorf("with target.collector Go beside: want both endpoints inconclusive for the collector\n%s%s", out, stderr)
+	}
+}

@@ -74,6 +74,10 @@ type activeRun struct {
 	planRequests uint64
 	ti           model.TargetInfo
 	ao           runner.AnalysisOptions
+	// local says the target is sampled from this machine's /proc;
+	// collectorPID is the root PID whose runtime ao.Collector names.
+	local        bool
+	collectorPID int32
 	// earlier returns the job's evidence of earlier runs of the process
 	// the records sample, for the live analysis (see Daemon.earlierFor).
 	earlier func([]model.Record) map[string]verdict.Earlier
@@ -457,6 +461,7 @@ func (d *Daemon) wire(ar *activeRun, o *runner.Options) {
 	ar.ti = model.TargetInfo{Probed: !o.NoProbe}
 	if ar.ti.Probed && !o.Remote.Enabled() {
 		ar.ti.HostMemoryBytes, _ = probes.HostMemory("/proc") // 0 when unreadable: the alerts say less
+		ar.local = true
 	}
 	ar.ao = analysisOf(o)
 	ar.earlier = func(recs []model.Record) map[string]verdict.Earlier { return d.earlierFor(ar.job, recs) }
@@ -485,6 +490,11 @@ func (d *Daemon) onRecord(ar *activeRun, r model.Record) {
 	ar.alive = r.Alive
 	if r.Incarnation > 0 {
 		ar.inc = r.Incarnation
+	}
+	if ar.local && r.Alive && r.RootPID > 0 && r.RootPID != ar.collectorPID {
+		ar.collectorPID = r.RootPID
+		ar.ao.Collector = runner.CollectorOfPID(r.RootPID)
+		ar.ti.Collector = ar.ao.Collector
 	}
 	ar.mu.Unlock()
 	d.m.observeRecord(ar.job, r, &ar.cpu)

@@ -94,6 +94,10 @@ type TargetInfo struct {
 	// Stall is the longest time the target stopped answering during the
 	// load, if it did.
 	Stall *Stall `json:"stall,omitempty"`
+	// Collector names the root process's garbage-collected runtime ("Go",
+	// "JVM", "Node"), when it is one: its memory's endpoint split is not
+	// judged (docs/attribution.md).
+	Collector string `json:"collector,omitempty"`
 }
 
 // TargetDied tells whether the target died during the load and the load

@@ -37,6 +37,10 @@ type AnalysisOptions struct {
 	// nothing for longer than the timeout, on the records' scale; the
 	// requests' health counts them as time unavailable.
 	Stalls []verdict.Outage
+	// Collector names the target's garbage-collected runtime ("Go",
+	// "JVM", "Node"; see collectorOf), "" for none: its memory's
+	// endpoint split is then not judged (verdict.ResourceOptions.Collected).
+	Collector string
 }
 
 // Analyze fits every resource that the records hold and makes the CPU
@@ -82,6 +86,9 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 		}
 		if res.Limit != nil {
 			opt.Limit = res.Limit(last, ao.MemLimit)
+		}
+		if res.Kind == model.Memory {
+			opt.Collected = ao.Collector
 		}
 		if res.Member != nil {
 			opt.Lives = lives(recs, res.Member)

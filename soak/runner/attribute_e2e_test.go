@@ -101,3 +101,26 @@ func wantAttributed(t *testing.T, rep *model.Report, truth float64, leaky, clean
 		t.Errorf("%s: %s %.1f B/request (CI %v); want stable (%s)", clean, static.Verdict, static.PerRequest, static.CI95, static.Reason)
 	}
 }
+
+// A Go server whose / keeps 512 B a request in its heap and whose
+// /static keeps nothing: its RSS grows while the heap fills with either
+// page's garbage (the split read /static a leak of 370 B/request, CI
+// 140–599, before soakd knew the runtime), so the split is not judged:
+// both pages inconclusive, with their figures and the collector's
+// reason, and the report names the runtime.
+func TestAttributeOnAGoServerIsNotJudged(t *testing.T) {
+	url, pid := startTarget(t, "--heap-leak-bytes", "512")
+	rep, _ := attributeSoak(t, url, pid, 100_000, "/", "/static")
+	if rep.Target.Collector != "Go" {
+		t.Errorf("target.collector = %q; want Go", rep.Target.Collector)
+	}
+	rss := rep.Resources["rss"]
+	if len(rss.Endpoints) != 2 {
+		t.Fatalf("rss endpoints = %+v; want 2", rss.Endpoints)
+	}
+	for _, e := range rss.Endpoints {
+		if e.Verdict != verdict.Inconclusive || !strings.Contains(e.Reason, "Go collects garbage") {
+			t.Errorf("%s: %s %.0f B/request (CI %.0f–%.0f), %q; want inconclusive for the collector", e.Endpoint, e.Verdict, e.PerRequest, e.CI95[0], e.CI95[1], e.Reason)
+		}
+	}
+}

@@ -37,6 +37,7 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 		}
 		ti.Unsampled = r.unsampled
 		ti.Upstreams = r.ups.upstreams()
+		ti.Collector = r.collector
 	}
 	if r.remote != nil {
 		ti = model.TargetInfo{Description: r.remote.Describe(), Probed: true}
@@ -67,7 +68,7 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 
 // analysisOptions are the run's analysis options.
 func (r *runner) analysisOptions() AnalysisOptions {
-	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit, Health: r.o.Health}
+	ao := AnalysisOptions{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit, Health: r.o.Health, Collector: r.collector}
 	ao.Health.Timeout = r.eng.Options().Timeout.Seconds()
 	ao.Stalls = r.stall.outages(r.start, r.o.Now()) // a look's; the report's ends at the load's end
 	if r.o.Load.Rate == 0 {
@@ -79,6 +80,9 @@ func (r *runner) analysisOptions() AnalysisOptions {
 // NewReport analyses records into a report. The daemon uses it for live
 // analysis and for runs that a crash interrupted (sum is then nil).
 func NewReport(recs []model.Record, sum *load.Summary, ti model.TargetInfo, ao AnalysisOptions) *model.Report {
+	if ao.Collector == "" {
+		ao.Collector = ti.Collector
+	}
 	rep := &model.Report{Load: sum, Target: ti, Samples: len(recs), Records: recs, RateShortfall: model.RateShortfall(sum)}
 	if n := len(recs); n > 0 {
 		rep.Started, rep.Ended = recs[0].Time, recs[n-1].Time

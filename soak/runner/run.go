@@ -54,6 +54,7 @@ type runner struct {
 	tally       tally              // what completed while the target was gone
 	stops       *stopWatch         // the spans in which the target was stopped
 	unsampled   []string           // the endpoints the sampled tree does not serve
+	collector   string             // the root's garbage-collected runtime, see collectorOf
 	// servesLoad says the sampled tree serves every endpoint, so that each
 	// connection of the load is one of its fds (model.Record.FDsNet).
 	servesLoad bool
@@ -116,6 +117,11 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 		r.servesLoad = len(r.unsampled) == 0
 	}
 	r.where = r.openWhere(ctx)
+	if m, ok := r.sampler.(mapper); ok && r.remote == nil {
+		if pid, comm, ok := m.Root(); ok {
+			r.collector = collectorOf(pid, comm)
+		}
+	}
 	if o.Spool == nil || o.OutDir != "" {
 		if r.csv, err = newCSVSpool(o.OutDir, len(eng.Options().Endpoints)); err != nil {
 			return nil, err

@@ -41,6 +41,11 @@ type ResourceOptions struct {
 	// RSS) doubles where the process does not. 0 = the resource's own
 	// level.
 	Size float64
+	// Collected names the garbage-collected runtime that manages this
+	// memory ("Go", "JVM", "Node"), "" when none does (C, Python, a
+	// resource that is not memory). It keeps AttributeEndpoints from
+	// judging the endpoints: see collectedReason.
+	Collected string
 }
 
 // withDefaults fills each zero field of Thresholds from the unit's

@@ -7,6 +7,8 @@
 //                     rename)
 //   --leak-bytes N    bytes kept per request, never freed (default 4096;
 //                     0 = keep nothing)
+//   --leak-path P     keep them only on requests whose path starts with P
+//                     (default /: every request)
 //   --max-lifetime S  exit after S seconds whatever happens (default 300),
 //                     so that a test that dies cannot leave it running
 //
@@ -32,6 +34,7 @@ public class Leak {
     public static void main(String[] args) throws Exception {
         String portFile = null;
         int leakBytes = 4096;
+        String leakPath = "/";
         long maxLifetime = 300;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -42,6 +45,7 @@ public class Leak {
             switch (a) {
                 case "--port-file" -> portFile = v;
                 case "--leak-bytes" -> leakBytes = Integer.parseInt(v);
+                case "--leak-path" -> leakPath = v;
                 case "--max-lifetime" -> maxLifetime = Long.parseLong(v);
                 default -> die("unknown flag " + a);
             }
@@ -52,9 +56,10 @@ public class Leak {
         System.setProperty("sun.net.httpserver.nodelay", "true");
         byte[] body = "ok\n".getBytes(StandardCharsets.US_ASCII);
         final int n = leakBytes;
+        final String keepOn = leakPath;
         HttpServer srv = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
         srv.createContext("/", ex -> {
-            if (n > 0) {
+            if (n > 0 && ex.getRequestURI().getPath().startsWith(keepOn)) {
                 byte[] b = new byte[n];
                 Arrays.fill(b, (byte) 0xa5);
                 synchronized (KEPT) {

@@ -5,6 +5,8 @@
 //                     127.0.0.1:0; written atomically: F.tmp, then rename)
 //   --leak-bytes N    bytes kept per request, never freed (default 4096;
 //                     0 = keep nothing)
+//   --leak-path P     keep them only on requests whose path starts with P
+//                     (default /: every request)
 //   --mode M          how they are kept:
 //                       array     pushed onto a module-level array (default)
 //                       listener  captured by a listener added, per request,
@@ -23,10 +25,11 @@ const http = require('node:http');
 const { EventEmitter } = require('node:events');
 
 function flags(argv) {
-  const o = { portFile: '', leakBytes: 4096, mode: 'array', maxLifetime: 300 };
+  const o = { portFile: '', leakBytes: 4096, leakPath: '/', mode: 'array', maxLifetime: 300 };
   const names = {
     '--port-file': (v) => { o.portFile = v; },
     '--leak-bytes': (v) => { o.leakBytes = Number(v); },
+    '--leak-path': (v) => { o.leakPath = v; },
     '--mode': (v) => { o.mode = v; },
     '--max-lifetime': (v) => { o.maxLifetime = Number(v); },
   };
@@ -43,7 +46,7 @@ function flags(argv) {
 }
 
 function usage() {
-  process.stderr.write('usage: node leak.js --port-file F [--leak-bytes N] ' +
+  process.stderr.write('usage: node leak.js --port-file F [--leak-bytes N] [--leak-path P] ' +
     '[--mode array|listener] [--max-lifetime S]\n');
   process.exit(2);
 }
@@ -65,7 +68,7 @@ const keep = {
 const server = http.createServer((req, res) => {
   req.resume(); // drain any body
   req.on('end', () => {
-    if (o.leakBytes > 0) keep(o.leakBytes);
+    if (o.leakBytes > 0 && req.url.startsWith(o.leakPath)) keep(o.leakBytes);
     res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '3' });
     res.end('ok\n');
   });

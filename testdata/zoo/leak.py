@@ -6,6 +6,8 @@ HTTP/1.1 keep-alive.
                     127.0.0.1:0; written atomically: F.tmp, then rename)
   --leak-bytes N    bytes kept per request, never freed (default 4096;
                     0 = keep nothing)
+  --leak-path P     keep them only on requests whose path starts with P
+                    (default /: every request)
   --mode M          how they are kept:
                       list   appended to a module-level list (default)
                       cycle  held by a reference cycle, with the cycle
@@ -51,13 +53,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
     # second waits for the client's delayed ACK, 40 ms a request.
     disable_nagle_algorithm = True
     leak_bytes = 0
+    leak_path = "/"
     keep = staticmethod(keep_in_list)
 
     def do_GET(self):
         length = int(self.headers.get("Content-Length") or 0)
         if length:
             self.rfile.read(length)
-        if self.leak_bytes:
+        if self.leak_bytes and self.path.startswith(self.leak_path):
             self.keep(self.leak_bytes)
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
@@ -82,11 +85,13 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--port-file", required=True)
     p.add_argument("--leak-bytes", type=int, default=4096)
+    p.add_argument("--leak-path", default="/")
     p.add_argument("--mode", choices=("list", "cycle"), default="list")
     p.add_argument("--max-lifetime", type=float, default=300)
     a = p.parse_args()
 
     Handler.leak_bytes = a.leak_bytes
+    Handler.leak_path = a.leak_path
     if a.mode == "cycle":
         gc.disable()
         Handler.keep = staticmethod(keep_in_cycle)

@@ -42,7 +42,8 @@ func cpuInput(recs []model.Record, sum *load.Summary, ao AnalysisOptions) verdic
 	in.LaneRunnable, in.LaneInFlight = laneSeries(win, b.Incarnation)
 	in.Capacity, in.CapacitySource = b.CPUCapacity, b.CPUCapacitySource
 	in.HostBusy, in.HostCPUs = hostBusy(recs, a, b)
-	in.CostAtSeconds, in.CostSeconds, in.CostContention = costSeries(win, b.Incarnation)
+	cs := costSeriesOf(win, b.Incarnation, in.OpenLoop)
+	in.CostAtSeconds, in.CostSeconds, in.CostRequests, in.CostContention = cs.at, cs.cost, cs.req, cs.c
 	return in
 }
 
@@ -177,11 +178,45 @@ func hostBusy(recs []model.Record, a, b model.Record) (float64, int) {
 
 // Cost windows: each holds at least costWindow seconds (or 1/60 of the
 // window, if longer) and costTicks of CPU time, so that 10 ms clock ticks
-// stay a small error; a window also closes at 1/6 of the soak.
+// stay a small error; a window also closes at 1/6 of the soak. A quarter
+// of a second gives a 14 s soak about 40 windows where 1 s gave 12: the
+// trend test allows for the windows' wander (shorter windows are more
+// alike, which it reads), and 12 windows could not tell a leak from
+// wander at all.
 const (
-	costWindow = 1.0
+	costWindow = 0.25
 	costTicks  = 0.1
 )
+
+// costWindows is the cost series: each window's middle, its cost, the
+// requests completed by its middle, and the contention over it.
+type costWindows struct {
+	at, cost, req []float64
+	c             verdict.Contention
+}
+
+// costSeriesOf is costSeries with the requests completed by each
+// window's middle and, in an open loop, soakd's own cores over each
+// window (in a closed loop they follow the target's throughput).
+func costSeriesOf(win []*model.Record, incarnation int, open bool) costWindows {
+	var w costWindows
+	var recs []*model.Record
+	for _, r := range win {
+		if r.Incarnation == incarnation {
+			recs = append(recs, r)
+		}
+	}
+	var spans [][2]*model.Record
+	w.at, w.cost, w.c, spans = costSeriesSpans(recs)
+	for _, sp := range spans {
+		a, b := sp[0], sp[1]
+		w.req = append(w.req, (float64(a.Requests)+float64(b.Requests))/2)
+		if open {
+			w.c.Client = append(w.c.Client, max((b.SelfUser+b.SelfSystem)-(a.SelfUser+a.SelfSystem), 0)/(b.Elapsed-a.Elapsed))
+		}
+	}
+	return w
+}
 
 // costSeries is the target's CPU seconds per request over successive
 // windows of one incarnation, at each window's middle, and the machine's
@@ -189,12 +224,15 @@ const (
 // target's, and the target's run-queue wait per CPU second (each nil
 // when read fewer than twice).
 func costSeries(win []*model.Record, incarnation int) (at, cost []float64, c verdict.Contention) {
-	var recs, host, runq []*model.Record
-	for _, r := range win {
-		if r.Incarnation != incarnation {
-			continue
-		}
-		recs = append(recs, r)
+	w := costSeriesOf(win, incarnation, false)
+	return w.at, w.cost, w.c
+}
+
+// costSeriesSpans is costSeries over the records of one incarnation,
+// with the first and last record of each window.
+func costSeriesSpans(recs []*model.Record) (at, cost []float64, c verdict.Contention, spans [][2]*model.Record) {
+	var host, runq []*model.Record
+	for _, r := range recs {
 		if r.HostCPUValid {
 			host = append(host, r)
 		}
@@ -203,7 +241,7 @@ func costSeries(win []*model.Record, incarnation int) (at, cost []float64, c ver
 		}
 	}
 	if len(recs) < 2 {
-		return nil, nil, c
+		return nil, nil, c, nil
 	}
 	span := recs[len(recs)-1].Elapsed - recs[0].Elapsed
 	minSpan := max(costWindow, span/60)
@@ -216,6 +254,7 @@ func costSeries(win []*model.Record, incarnation int) (at, cost []float64, c ver
 		}
 		at = append(at, (start.Elapsed+r.Elapsed)/2)
 		cost = append(cost, dcpu/dreq)
+		spans = append(spans, [2]*model.Record{start, r})
 		if len(host) >= 2 {
 			c.Others = append(c.Others, othersBusy(bracket(host, start.Elapsed, r.Elapsed)))
 		}
@@ -224,7 +263,7 @@ func costSeries(win []*model.Record, incarnation int) (at, cost []float64, c ver
 		}
 		start = r
 	}
-	return at, cost, c
+	return at, cost, c, spans
 }
 
 // waitPerCPU is the target's run-queue wait per CPU second it got between

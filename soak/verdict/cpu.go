@@ -21,7 +21,7 @@ const (
 	clientShare      = 0.25 // soakd must use this share of the machine's cores to be blamed for filling it
 	kernelHeavy      = 0.5  // system share above which the work is in the kernel
 	costRise         = 0.25 // a rise of the CPU per request over the soak that is a CPU leak
-	costAlpha        = 0.001
+	costAlpha        = 0.005
 	costMinWindows   = 6
 )
 
@@ -93,6 +93,8 @@ type CPUInput struct {
 	// windows of the soak, at CostAtSeconds (each window's middle).
 	CostSeconds   []float64
 	CostAtSeconds []float64
+	// CostRequests is the requests completed by each window's middle.
+	CostRequests []float64
 	// CostContention is the machine's contention over each cost window.
 	CostContention Contention
 	// LaneRunnable is the busiest thread's runnable share (on a CPU or
@@ -187,9 +189,18 @@ type CostDrift struct {
 	SlopePerHour float64 `json:"slope_seconds_per_hour"`
 	// CI95 is the slope's 95 % interval, seconds per request per hour.
 	CI95   [2]float64 `json:"ci95_seconds_per_hour"`
-	Change float64    `json:"change"`  // End/Start − 1
-	PValue float64    `json:"p_value"` // Mann–Kendall, one-sided, increasing
-	Rising bool       `json:"rising"`
+	Change float64    `json:"change"` // End/Start − 1
+	// Axis is what the decision fitted the cost against: "requests" (the
+	// requests served by each window's middle) or "time". Start, End and
+	// Change are of that fit; the slope and its interval are of time.
+	Axis string `json:"axis,omitempty"`
+	// PValue is the one-sided Mann–Kendall p (increasing) with the
+	// windows' wander allowed for: Var(S) multiplied by WanderInflation;
+	// NaivePValue is the same test taking the windows as independent.
+	PValue          float64 `json:"p_value"`
+	NaivePValue     float64 `json:"naive_p_value"`
+	WanderInflation float64 `json:"wander_inflation"`
+	Rising          bool    `json:"rising"`
 	// Inconclusive says the cost rose over time but the machine's
 	// contention explains the rise or cannot be told from it (Reason).
 	Inconclusive bool `json:"inconclusive,omitempty"`
@@ -201,8 +212,12 @@ type CostDrift struct {
 	ContentionEnd   float64 `json:"contention_end_cores"`
 	// WaitStart and WaitEnd are the target's run-queue wait per CPU
 	// second it got, over the first and last third of the windows.
-	WaitStart      float64 `json:"runqueue_wait_start"`
-	WaitEnd        float64 `json:"runqueue_wait_end"`
+	WaitStart float64 `json:"runqueue_wait_start"`
+	WaitEnd   float64 `json:"runqueue_wait_end"`
+	// ClientStart and ClientEnd are soakd's own cores over the first and
+	// last third of the windows, in an open loop only (0 otherwise).
+	ClientStart    float64 `json:"client_start_cores,omitempty"`
+	ClientEnd      float64 `json:"client_end_cores,omitempty"`
 	AdjustedChange float64 `json:"adjusted_change"`
 	Reason         string  `json:"reason,omitempty"`
 }
@@ -249,7 +264,7 @@ func AnalyzeCPU(in CPUInput) CPU {
 	c.Capacity, c.CapacitySource = capacity(in)
 	c.P99SlopePerHour = p99Slope(in)
 	c.ThroughputDecay = decay(in.RateAtSeconds, in.RateSeries)
-	c.Cost = costDrift(in.CostAtSeconds, in.CostSeconds, in.CostContention)
+	c.Cost = costDriftOn(in.CostAtSeconds, in.CostRequests, in.CostSeconds, in.CostContention)
 	if in.WallSeconds <= 0 || in.Requests <= 0 {
 		c.Reason = "inconclusive: no soak window or no completed requests"
 		return c
@@ -537,40 +552,174 @@ func dur(s float64) string {
 	return num(s) + " s"
 }
 
-// costDrift fits the CPU seconds per request against time: a Theil–Sen
-// slope and a one-sided Mann–Kendall test. It is rising (a CPU leak) when
-// p < 0.001, the slope's 95 % interval is above zero, the fitted cost
-// rose by ≥ 25 % over the soak, and, when the machine's contention of
-// each window is known, the rise stands apart from it
-// (adjustForContention).
-func costDrift(at, cost []float64, c Contention) CostDrift {
+// costDrift is costDriftOn without the requests' axis.
+func costDrift(at, cost []float64, c Contention) CostDrift { return costDriftOn(at, nil, cost, c) }
+
+// costDriftOn fits the CPU seconds per request of each window against
+// time and, when req (the requests completed by each window's middle)
+// is given, against the requests: a structure that each request scans
+// makes each request dearer by the same amount, so its cost is a
+// straight line in the requests served (in a closed loop, a curve in
+// time that flattens as the throughput falls). The cost is rising (a CPU
+// leak) only when all of these hold:
+//   - the trend is significant with the windows' wander allowed for: a
+//     one-sided Mann–Kendall p < 0.005 (costAlpha) with Var(S) inflated by the
+//     wander the series shows about its line (trend.WanderPosterior,
+//     as the memory fits do), and the slope's interval, inflated alike,
+//     above zero. On a shared machine the cost per request wanders for
+//     seconds to minutes (the scheduler moves the target and soakd
+//     between cores, the caches and the clock follow other work), and a
+//     test that takes the windows as independent reads that wander as a
+//     trend: a clean C server's cost rose 10.2 to 15.6 µs, p = 4e-4;
+//   - the fitted cost rose by ≥ 25 % over the soak;
+//   - it kept rising through the soak: each half's own slope is above
+//     zero and the thirds' medians climb, first < middle < last; and a
+//     line fits it better than one step does (a step is a one-off
+//     change, such as the target moving to another core, not growth);
+//   - the rise stands apart from every contention figure that moved
+//     (adjustForContention).
+//
+// Otherwise a rise that passed the plain test is inconclusive, with the
+// reason that stopped it.
+func costDriftOn(at, req, cost []float64, c Contention) CostDrift {
 	n := min(len(at), len(cost))
 	d := CostDrift{Windows: n}
 	if n < costMinWindows {
 		return d
 	}
 	x, y := at[:n], cost[:n]
-	c.Others, c.Wait = upTo(c.Others, n), upTo(c.Wait, n)
+	req = upTo(req, n)
+	c.Others, c.Wait, c.Client = upTo(c.Others, n), upTo(c.Wait, n), upTo(c.Client, n)
 	if n > 2000 {
 		b := trend.Bin(x, y, 500, trend.ByMedian)
-		c.Others, c.Wait = binLike(x, c.Others), binLike(x, c.Wait)
+		c.Others, c.Wait, c.Client = binLike(x, c.Others), binLike(x, c.Wait), binLike(x, c.Client)
+		req = binLike(x, req)
 		x, y = b.X, b.Y
 	}
-	f := trend.TheilSen(x, y)
-	mk := trend.MannKendall(x, y)
-	t0, t1 := minMax(x)
-	d.Start, d.End = f.At(t0), f.At(t1)
-	d.SlopePerHour, d.PValue = f.Slope*3600, mk.PIncrease
+	d = contentionEdges(d, len(x), c)
+	// The decision's axis: the requests served when known and rising,
+	// else time.
+	u := x
+	d.Axis = "time"
+	if increasing(req) {
+		u, d.Axis = req, "requests"
+	}
+	// The decision reads the cost with what the contention explains of
+	// its wander taken out (withoutContention); the fits reported are of
+	// the cost as measured.
+	yd := withoutContention(u, y, c.Others, c.Wait, c.Client)
+	vifT := trend.WanderPosterior(x, y).Inflation(x)
+	vif := trend.WanderPosterior(u, yd).Inflation(u)
+	f := trend.TheilSenInflated(x, y, 0.95, vifT)
+	fu := trend.TheilSenInflated(u, yd, 0.95, vif)
+	mk := trend.MannKendallInflated(u, yd, vif)
+	naive := trend.MannKendall(u, y)
+	u0, u1 := minMax(u)
+	d.Start, d.End = fu.At(u0), fu.At(u1)
+	d.SlopePerHour, d.PValue, d.NaivePValue, d.WanderInflation = f.Slope*3600, mk.PIncrease, naive.PIncrease, vif
 	d.CI95 = [2]float64{f.Lo * 3600, f.Hi * 3600}
 	if d.Start > 0 {
 		d.Change = d.End/d.Start - 1
 	}
-	d.Rising = mk.PIncrease < costAlpha && f.Lo > 0 && d.Start > 0 && d.Change >= costRise
-	if d.Rising {
-		d.Reason = fmt.Sprintf("CPU per request rising: %s to %s (%+.0f %%) over the soak, %s/request per hour, %s: a CPU leak, like a structure that each request scans and that keeps growing",
-			dur(d.Start), dur(d.End), 100*d.Change, signedDur(d.SlopePerHour), pText(d.PValue))
+	d.Rising = mk.PIncrease < costAlpha && fu.Lo > 0 && d.Start > 0 && d.Change >= costRise
+	if !d.Rising {
+		if naive.PIncrease < costAlpha && fu.Slope > 0 && d.Start > 0 && d.Change >= costRise {
+			d.Inconclusive = true
+			d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %s to %s (%+.0f %%), but the windows wander (p = %.2g once their wander is allowed for, %.2g if they were independent); %s",
+				dur(d.Start), dur(d.End), 100*d.Change, mk.PIncrease, naive.PIncrease, costDecides)
+		}
+		return d
 	}
-	return adjustForContention(d, x, y, c)
+	d.Reason = fmt.Sprintf("CPU per request rising: %s to %s (%+.0f %%) over the soak, %s/request per hour, %s: a CPU leak, like a structure that each request scans and that keeps growing",
+		dur(d.Start), dur(d.End), 100*d.Change, signedDur(d.SlopePerHour), pText(d.PValue))
+	d = adjustForContention(d, u, y, c)
+	if !d.Rising {
+		return d // the contention explains the rise, or cannot be told from it
+	}
+	if why := notSteady(u, yd); why != "" {
+		d.Rising, d.Inconclusive = false, true
+		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %s to %s (%+.0f %%, %s), but %s; %s",
+			dur(d.Start), dur(d.End), 100*d.Change, pText(d.PValue), why, costDecides)
+	}
+	return d
+}
+
+// costDecides is what would decide a CPU cost that rose but is not
+// called a leak.
+const costDecides = "a longer soak on a quieter machine would tell a leak from the machine's wander"
+
+// increasing tells whether v holds values that never fall and whose last
+// is above its first.
+func increasing(v []float64) bool {
+	if len(v) < 2 || !(v[len(v)-1] > v[0]) {
+		return false
+	}
+	for i := 1; i < len(v); i++ {
+		if !(v[i] >= v[i-1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// notSteady says why the cost y along u did not keep rising through the
+// soak, or "" when it did: each half's Theil–Sen slope above zero, the
+// thirds' medians climbing, and a line fitting better than a single step.
+func notSteady(u, y []float64) string {
+	n := len(y)
+	h := n / 2
+	s1 := trend.TheilSen(u[:h], y[:h]).Slope
+	if !(s1 > 0) {
+		return "it did not keep rising: it held or fell over the soak's first half"
+	}
+	// The second half must rise on its own, its wander allowed for: a
+	// leak keeps growing to the end, a wander that climbed once does not.
+	uh, yh := u[h:], y[h:]
+	if s2 := trend.TheilSenInflated(uh, yh, 0.8, trend.WanderPosterior(uh, yh).Inflation(uh)); !(s2.Lo > 0) {
+		return "it did not keep rising: over the soak's second half its rise is not shown (the slope's 80 % interval, its wander allowed for, reaches zero)"
+	}
+	k := n / 3
+	m1, m2, m3 := trend.Median(y[:k]), trend.Median(y[k:n-k]), trend.Median(y[n-k:])
+	if !(m1 < m2 && m2 < m3) {
+		return fmt.Sprintf("it did not keep rising: the thirds' medians are %s, %s, %s", dur(m1), dur(m2), dur(m3))
+	}
+	if at, ok := stepBeatsLine(u, y); ok {
+		return fmt.Sprintf("it rose in one step (at %.0f %% of the soak) more than along a line: a one-off change, not growth", 100*at)
+	}
+	return ""
+}
+
+// stepBeatsLine tells whether one step (two levels, split between any
+// two windows with at least two on each side) fits y along u with a
+// smaller residual sum of squares than the least-squares line does, and
+// where the best step falls as a share of the windows.
+func stepBeatsLine(u, y []float64) (float64, bool) {
+	n := len(y)
+	line := trend.OLS(u, y)
+	var rssLine float64
+	for i := range y {
+		e := y[i] - line.At(u[i])
+		rssLine += e * e
+	}
+	var sum, sq float64
+	for _, v := range y {
+		sum, sq = sum+v, sq+v*v
+	}
+	best, at := math.Inf(1), 0
+	var ls, lq float64
+	for i := 0; i < n-2; i++ {
+		ls, lq = ls+y[i], lq+y[i]*y[i]
+		if i < 1 {
+			continue
+		}
+		nl, nr := float64(i+1), float64(n-i-1)
+		rs, rq := sum-ls, sq-lq
+		rss := (lq - ls*ls/nl) + (rq - rs*rs/nr)
+		if rss < best {
+			best, at = rss, i+1
+		}
+	}
+	return float64(at) / float64(n), best < rssLine
 }
 
 // upTo is v's first n values, or nil when it holds fewer.

@@ -32,12 +32,17 @@ const (
 )
 
 // Contention is the machine's contention over each cost window: Others,
-// the cores busy with other work than the target's and soakd's (whose
-// load moves with the target's throughput); Wait, the target's run-queue
-// wait per CPU second it got (schedstat), which still rises when Others
-// is pinned at a full machine. Either may be nil when unknown.
+// the cores busy with other work than the target's and soakd's (steal
+// included, for /proc/stat counts it busy); Wait, the target's run-queue
+// wait per CPU second it got (schedstat), which still moves when Others
+// is pinned at a full machine; Client, soakd's own cores, given only in
+// an open loop (in a closed loop soakd's load follows the target's
+// throughput, and so its cost: counted, a leak's own fall of throughput
+// would read as contention in step with it). Any may be nil when unknown.
+// The CPU clock's frequency is not read: /sys/devices/system/cpu/*/cpufreq
+// is absent in containers and VMs, where shared machines mostly are.
 type Contention struct {
-	Others, Wait []float64
+	Others, Wait, Client []float64
 }
 
 // partialFit is the cost's time slope once the contention is regressed
@@ -72,6 +77,36 @@ func fitPartial(t, y []float64, zs ...[]float64) partialFit {
 		ss += e * e
 	}
 	return partialFit{Slope: b, SE: math.Sqrt(ss / float64(df) / stt), R2: 1 - stt/tt, DF: df, ok: true}
+}
+
+// withoutContention is y less the part of it that the contention
+// figures zs follow beyond the trend along u: each figure that varies
+// (contentionMinSD) is taken off the line in u and off the figures
+// before it, and its share of y removed. The least-squares slope of y on
+// u is unchanged; what goes is the cost's wander that the machine's
+// contention explains (a contention that jitters about a constant
+// level makes the cost jitter with it), which would otherwise read as
+// wander of the cost and widen the trend test.
+func withoutContention(u, y []float64, zs ...[]float64) []float64 {
+	basis := [][]float64{residualOn(nil, u)}
+	for _, z := range zs {
+		if len(z) != len(y) || sd(z) < contentionMinSD {
+			continue
+		}
+		c := residualOn(nil, z)
+		if r := residualOn(basis, z); dot(r, r) > 0.1*dot(c, c) {
+			basis = append(basis, r)
+		}
+	}
+	out := append([]float64(nil), y...)
+	yc := residualOn(nil, y)
+	for _, q := range basis[1:] {
+		g := dot(yc, q) / dot(q, q)
+		for i := range out {
+			out[i] -= g * q[i]
+		}
+	}
+	return out
 }
 
 // orthoBasis centres the covariates of length n and orthogonalises them
@@ -166,37 +201,36 @@ func edgeMeans(v []float64) (first, last float64) {
 // inconclusive and says why. A constant or unknown contention leaves d as
 // it is.
 func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
-	if len(c.Others) == len(x) {
-		d.ContentionStart, d.ContentionEnd = edgeMeans(c.Others)
-	}
-	if len(c.Wait) == len(x) {
-		d.WaitStart, d.WaitEnd = edgeMeans(c.Wait)
-	}
+	d = contentionEdges(d, len(x), c)
 	if !d.Rising {
 		return d
 	}
 	// Only a contention figure that moved can explain a cost that rose:
 	// one that held is left out of the fit, for its small wander can
-	// follow the time by chance. The machine's other work counts when it
-	// rose or fell: a request's CPU cost moves either way with it (shared
-	// caches and a lower clock make it dearer on a busy machine; a
-	// ping-pong over loopback is dearer on a quiet one, where its client
-	// and server run on separate cores and every request crosses between
-	// them: a clean C server's cost rose 73 % when other work fell from
-	// 1.6 to 0.66 cores). The run-queue wait counts only when it rose: it
-	// is the target's own, and a target whose cost rises runs longer and
-	// waits less per CPU second, so its fall is the leak's, not the
-	// machine's.
+	// follow the time by chance. Each counts when it rose or when it fell,
+	// for a request's CPU cost moves either way with it: shared caches
+	// and a lower clock make it dearer on a busy machine, and a ping-pong
+	// over loopback is dearer on a quiet one, where its client and server
+	// run on separate cores and every request crosses between them (a
+	// clean C server's cost rose 73 % when other work fell from 1.6 to
+	// 0.66 cores; a clean Go server's rose 55 % at --rate 1000 while
+	// other work held and the target's run-queue wait fell). A leak's own
+	// longer requests also lower the wait per CPU second, so on a busy
+	// machine a real CPU leak whose wait falls in step reads inconclusive;
+	// on a quiet one the wait stays near zero and does not count.
 	var rose [][]float64
 	if contentionMoved(d.ContentionStart, d.ContentionEnd, len(c.Others) == len(x)) {
 		rose = append(rose, c.Others)
 	}
-	if contentionRose(d.WaitStart, d.WaitEnd, len(c.Wait) == len(x)) {
+	if contentionMoved(d.WaitStart, d.WaitEnd, len(c.Wait) == len(x)) {
 		rose = append(rose, c.Wait)
+	}
+	if contentionMoved(d.ClientStart, d.ClientEnd, len(c.Client) == len(x)) {
+		rose = append(rose, c.Client)
 	}
 	if len(rose) == 0 {
 		d.AdjustedChange = d.Change
-		return d // no contention figure moved, or only the wait fell: none explains a rise
+		return d // no contention figure moved: none explains a rise
 	}
 	f := fitPartial(x, y, rose...)
 	if !f.ok && f.R2 == 0 {
@@ -223,6 +257,21 @@ func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
 	return d
 }
 
+// contentionEdges sets d's contention figures over the first and last
+// third of the n windows, for each figure known over all of them.
+func contentionEdges(d CostDrift, n int, c Contention) CostDrift {
+	if len(c.Others) == n {
+		d.ContentionStart, d.ContentionEnd = edgeMeans(c.Others)
+	}
+	if len(c.Wait) == n {
+		d.WaitStart, d.WaitEnd = edgeMeans(c.Wait)
+	}
+	if len(c.Client) == n {
+		d.ClientStart, d.ClientEnd = edgeMeans(c.Client)
+	}
+	return d
+}
+
 // contentionRose tells whether a contention figure, when known, rose
 // over the soak from first to last (the thirds' means).
 func contentionRose(first, last float64, known bool) bool {
@@ -239,7 +288,10 @@ func contentionMoved(first, last float64, known bool) bool {
 func contentionText(d CostDrift) string {
 	s := fmt.Sprintf("the machine's other work went from %.2f to %.2f cores", d.ContentionStart, d.ContentionEnd)
 	if d.WaitStart > 0 || d.WaitEnd > 0 {
-		s += fmt.Sprintf(" and the target's run-queue wait from %.2f to %.2f s per CPU second", d.WaitStart, d.WaitEnd)
+		s += fmt.Sprintf(", the target's run-queue wait from %.2f to %.2f s per CPU second", d.WaitStart, d.WaitEnd)
+	}
+	if d.ClientStart > 0 || d.ClientEnd > 0 {
+		s += fmt.Sprintf(", soakd's own CPU from %.2f to %.2f cores", d.ClientStart, d.ClientEnd)
 	}
 	return s
 }

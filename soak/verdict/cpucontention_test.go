@@ -102,7 +102,10 @@ func TestCostDriftUnderContention(t *testing.T) {
 		{name: "constant cost, a steady ramp of contention", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.05, slow: linearSlow}},
 		{name: "constant cost, a full machine, run-queue wait 0.3 to 1.8 s per CPU second", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, saturated: true}},
 		{name: "+50 %, a full machine, run-queue wait 0.3 to 1.8 s per CPU second", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, rise: 0.5, saturated: true}, leak: true},
-		{name: "+50 %, constant contention", c: contended{n: 30, z0: 0.5, z1: 0.5, jitter: 0.3, slow: linearSlow, rise: 0.5}, leak: true},
+		// The contention's jitter is taken out of the cost before the
+		// trend test (withoutContention), and what is left still wanders
+		// a little: 89.5 % found, the rest inconclusive; held to ≥ 85 %.
+		{name: "+50 %, constant contention", c: contended{n: 30, z0: 0.5, z1: 0.5, jitter: 0.3, slow: linearSlow, rise: 0.5}, leak: true, minFind: 0.85},
 		{name: "+50 %, no other work", c: contended{n: 30, slow: linearSlow, rise: 0.5}, leak: true},
 		{name: "+50 %, contention 0.3 to 1.8 cores", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, rise: 0.5}, leak: true},
 		// The machine quietens: other work falls, and a cost that is
@@ -112,8 +115,10 @@ func TestCostDriftUnderContention(t *testing.T) {
 		{name: "constant cost, contention 1.8 to 0.3 cores, dearer on a quiet machine", c: contended{n: 30, z0: 1.8, z1: 0.3, jitter: 0.3, slow: quietSlow}},
 		{name: "constant cost, a steady fall of contention, dearer on a quiet machine", c: contended{n: 30, z0: 1.8, z1: 0.3, jitter: 0.05, slow: quietSlow}},
 		// A leak while the machine quietens: here the contention's own
-		// effect (−29 %) hides half of a +100 % rise.
-		{name: "+100 %, contention 1.8 to 0.3 cores", c: contended{n: 30, z0: 1.8, z1: 0.3, jitter: 0.3, slow: linearSlow, rise: 1}, leak: true},
+		// effect (−29 %) hides half of a +100 % rise, and since the trend
+		// test allows for wander (issue 42) 55.5 % are found, the rest
+		// inconclusive, never not rising; held to ≥ 50 %.
+		{name: "+100 %, contention 1.8 to 0.3 cores", c: contended{n: 30, z0: 1.8, z1: 0.3, jitter: 0.3, slow: linearSlow, rise: 1}, leak: true, minFind: 0.5},
 		// Here it adds +53 % in step with the time to a +50 % rise: the
 		// two are told apart only by the contention's wander, and 87.5 %
 		// of the leaks are found (the rest inconclusive, never stable);
@@ -194,12 +199,15 @@ func TestCostDriftContentionThatHeldExplainsNothing(t *testing.T) {
 	}
 }
 
-// A run-queue wait that fell steadily follows the time as closely as a
-// rise; it must not make a contention that barely rose look collinear
-// with the time. The CI run of TestEndToEndCPUCostPerRequestRising read
-// "cannot tell" with other work 0.45 to 0.52 cores and the wait falling
-// from 0.72 to 0.50 s per CPU second, the cost up 106 %.
-func TestCostDriftFallingWaitIsLeftOut(t *testing.T) {
+// A run-queue wait that fell counts as a contention that moved (issue
+// 42: a rise is a leak only when it survives every contention figure
+// that rose and every one that fell). The CI run of
+// TestEndToEndCPUCostPerRequestRising on a busy machine read other work
+// 0.45 to 0.52 cores and the wait falling from 0.72 to 0.50 s per CPU
+// second, the cost up 106 %: the wait fell in step with the time, so
+// that run now reads inconclusive, naming the wait; on a quiet machine
+// the wait stays near zero and does not count.
+func TestCostDriftFallingWaitCounts(t *testing.T) {
 	const n = 11
 	at, cost := make([]float64, n), make([]float64, n)
 	others, wait := make([]float64, n), make([]float64, n)
@@ -211,8 +219,14 @@ func TestCostDriftFallingWaitIsLeftOut(t *testing.T) {
 		wait[i] = 0.72 - 0.22*f + 0.01*math.Cos(float64(3*i))
 	}
 	d := costDrift(at, cost, Contention{Others: others, Wait: wait})
-	if !d.Rising || d.Inconclusive {
-		t.Errorf("got %+v; want rising: the wait fell and the other work barely rose", d)
+	if d.Rising || !d.Inconclusive || !strings.Contains(d.Reason, "run-queue wait from 0.70 to 0.52") {
+		t.Errorf("got %+v; want inconclusive, naming the wait that fell", d)
+	}
+	for i := range wait {
+		wait[i] = 0.01 // a quiet machine
+	}
+	if d := costDrift(at, cost, Contention{Others: others, Wait: wait}); !d.Rising {
+		t.Errorf("quiet machine: got %+v; want rising", d)
 	}
 }
 

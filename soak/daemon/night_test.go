@@ -361,3 +361,47 @@ func checkNight(t *testing.T, pg *pager, leakStart, fixedAt time.Time) {
 		}
 	}
 }
+
+// TestTargetGoneAtRunEndStaysDown: bench/night.sh's second night killed
+// its crasher 2 s into a 10 s load. The load ended before the 10 s
+// dead_grace did, so the report reads no death, and SoakdTargetDown
+// resolved at the run's end with the target still gone (paged, then
+// resolved 11 s later, 17 s before the crasher was back). A target gone
+// in the run's last sample keeps the alert until a run finds it back.
+func TestTargetGoneAtRunEndStaysDown(t *testing.T) {
+	t.Parallel()
+	hook := &hookReceiver{}
+	srv := httptest.NewServer(hook)
+	t.Cleanup(srv.Close)
+	tg := startTarget(t)
+	extra := "alerts:\n  retry: {initial: 100ms, max: 1s}\n  sinks:\n    - name: hook\n      type: webhook\n      url: " + srv.URL + "\n"
+	cfg := parseConfig(t, configYAML(t.TempDir(), extra,
+		jobSpec{name: "web", target: tg, duration: 6 * time.Second, alerts: []string{"hook"}}))
+	d := startDaemon(t, cfg, Options{})
+	id := startRun(t, d.url, "web", "")
+	waitFor(t, 60*time.Second, "3 samples", func() bool { return sampleCount(t, d.url, id) >= 3 })
+	killTarget(t, tg) // under 6 s before the load's end: within dead_grace (10 s)
+	waitFor(t, 60*time.Second, "SoakdTargetDown firing", func() bool {
+		_, ok := hook.find(alerts.AlertTargetDown, alerts.StatusFiring)
+		return ok
+	})
+	waitFor(t, 60*time.Second, "the run to end", func() bool { return runStatus(t, d.url, "web", id).Status != store.StatusRunning })
+	time.Sleep(2 * time.Second) // a resolve would be delivered by now
+	if _, ok := hook.find(alerts.AlertTargetDown, alerts.StatusResolved); ok {
+		t.Fatalf("SoakdTargetDown resolved at the end of run %d, its target still gone", id)
+	}
+	waitFor(t, 30*time.Second, "the killed target gone from its port", func() bool {
+		c, err := net.Dial("tcp", tg.addr)
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
+	})
+	soaktest.StartServer(t, soaktest.Binary(t, soaktest.Target), "--listen", tg.addr, "--pid-file", tg.pidFile, "--max-lifetime", "10m")
+	id2 := startRun(t, d.url, "web", "")
+	waitFor(t, 60*time.Second, "the next run to end", func() bool { return runStatus(t, d.url, "web", id2).Status != store.StatusRunning })
+	waitFor(t, 30*time.Second, "SoakdTargetDown resolved by a run with the target back", func() bool {
+		_, ok := hook.find(alerts.AlertTargetDown, alerts.StatusResolved)
+		return ok
+	})
+}

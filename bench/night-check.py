@@ -61,6 +61,9 @@ for job in ("leaker", "fixed", "crasher", "failing"):
     if job == "crasher":
         w.insert(0, (ev["crash"], ev["crash_back"], False))
     expect[("SoakdRunFailed", job)] = w
+# The requests in flight when the crasher dies may fail: its job's
+# SoakdRequestsFailing may page, and resolves once it is back.
+expect[("SoakdRequestsFailing", "crasher")] = [(ev["crash"], ev["crash_back"], False)]
 # A leak's time to exhaustion may page with it, under the same rules.
 for job in ("leaker", "fixed"):
     expect[("SoakdTimeToExhaustion", job)] = [(a, f, False) for a, f, _ in expect[("SoakdLeak", job)]]

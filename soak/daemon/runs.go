@@ -512,6 +512,14 @@ func (d *Daemon) onRecord(ar *activeRun, r model.Record) {
 	}
 }
 
+// goneAtEnd says whether the run's target was seen alive and then gone
+// in its last sample.
+func (ar *activeRun) goneAtEnd() bool {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return ar.inc > 0 && !ar.alive
+}
+
 // finish stores the run's outcome, updates the metrics and the alerts,
 // and logs the end and the verdict.
 func (d *Daemon) finish(ar *activeRun, rep *model.Report, runErr error) {
@@ -565,9 +573,11 @@ func (d *Daemon) account(ar *activeRun, status, result string, rep *model.Report
 	fields := []zap.Field{zap.String("status", status), zap.Duration("duration", d.o.Now().Sub(ar.started))}
 	if rep != nil {
 		firing := hub.evaluate(ar.job, ar.id, rep, nil)
-		if rep.TargetDied() {
+		if rep.TargetDied() || ar.goneAtEnd() {
 			// The death is the run's finding: its alert stays until the
-			// next run, as a leak's does.
+			// next run, as a leak's does. A target that died within the
+			// load's last dead_grace is no death in the report (the load
+			// ended before the grace did), but it is gone all the same.
 			firing = append(firing, alerts.ResourceTarget)
 		}
 		if d.againstBaseline(ar.job, ar.id, status, rep) {

@@ -31,6 +31,7 @@ func Main(args, self []string) int {
 	child := fs.Bool("child", false, "run as a forked child: sleep until the parent goes")
 	lifetime := fs.Duration("max-lifetime", time.Hour, "exit after this long, whatever happens")
 	fs.IntVar(&o.LeakBytes, "leak-bytes", 0, "bytes leaked per request to /")
+	fs.DurationVar(&o.LeakAfter, "leak-after", 0, "leak --leak-bytes only once the server has run this long")
 	fs.IntVar(&o.LeakFDEvery, "leak-fd-every", 0, "leak one fd every N requests to /")
 	fs.DurationVar(&o.CPUPerRequest, "cpu-per-request", 0, "CPU burnt per request to /")
 	fs.DurationVar(&o.Sleep, "sleep", 0, "sleep per request to /")

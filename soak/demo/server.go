@@ -19,7 +19,10 @@ import (
 
 // Options set what each request to "/" does.
 type Options struct {
-	LeakBytes       int           // bytes leaked per request
+	LeakBytes int // bytes leaked per request
+	// LeakAfter delays LeakBytes: requests leak only once the server has
+	// served this long, as a leak that starts in the night does.
+	LeakAfter       time.Duration
 	LeakFDEvery     int           // leak one fd every N requests; 0 = never
 	CPUPerRequest   time.Duration // busy CPU per request
 	Sleep           time.Duration // sleep per request
@@ -46,6 +49,7 @@ type Options struct {
 // Server is the demo target's handler.
 type Server struct {
 	opts     Options
+	started  time.Time
 	body     []byte
 	requests atomic.Uint64
 	leak     Arena // per-request leaks
@@ -67,7 +71,7 @@ func NewServer(opts Options) *Server {
 	if opts.BodyBytes <= 0 {
 		opts.BodyBytes = 128
 	}
-	s := &Server{opts: opts, body: make([]byte, opts.BodyBytes)}
+	s := &Server{opts: opts, started: time.Now(), body: make([]byte, opts.BodyBytes)}
 	for i := range s.body {
 		s.body[i] = 'a' + byte(i%26)
 	}
@@ -99,7 +103,7 @@ func (s *Server) work(w http.ResponseWriter, r *http.Request) {
 	if o.StallAt > 0 {
 		s.stall(n)
 	}
-	if o.LeakBytes > 0 {
+	if o.LeakBytes > 0 && time.Since(s.started) >= o.LeakAfter {
 		if err := s.leak.Take(o.LeakBytes); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return

@@ -93,11 +93,14 @@ func (f *exportFlags) check(args []string) (int64, error) {
 func (f *exportFlags) export(id int64, stdout io.Writer) error {
 	db := filepath.Join(f.stateDir, store.FileName)
 	if _, err := os.Stat(db); err != nil {
+		if _, lerr := os.Stat(filepath.Join(f.stateDir, store.LegacyFileName)); lerr == nil {
+			return openLegacy(f.stateDir) // store.Open says what to do with it
+		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return fmt.Errorf("no run database at %s: %w (set --state-dir or --config)", db, err)
+		return fmt.Errorf("no run store at %s: %w (set --state-dir or --config)", db, err)
 	}
 	s, err := store.Open(f.stateDir)
 	if err != nil {
@@ -150,5 +153,16 @@ func writeReportJSON(w io.Writer, s *store.Store, id int64) error {
 	}
 	out.WriteByte('\n')
 	_, err = w.Write(out.Bytes())
+	return err
+}
+
+// openLegacy opens a state directory that holds an older soakd's SQLite
+// store only for store.Open's error about it.
+func openLegacy(dir string) error {
+	s, err := store.Open(dir)
+	if err == nil {
+		s.Close()
+		return fmt.Errorf("no run store in %s (set --state-dir or --config)", dir)
+	}
 	return err
 }

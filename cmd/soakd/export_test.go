@@ -94,6 +94,10 @@ func TestExportConfigStateDir(t *testing.T) {
 func TestExportErrors(t *testing.T) {
 	dir, _, running := exportState(t)
 	empty := t.TempDir()
+	legacy := t.TempDir()
+	if err := os.WriteFile(filepath.Join(legacy, store.LegacyFileName), []byte("SQLite format 3\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -104,7 +108,8 @@ func TestExportErrors(t *testing.T) {
 		{"both formats", []string{"1", "--csv", "--json", "--state-dir", dir}, "not both"},
 		{"missing run", []string{"999", "--state-dir", dir}, "run 999: not found"},
 		{"no report yet", []string{strconv.FormatInt(running, 10), "--json", "--state-dir", dir}, "has no report yet (status running)"},
-		{"no database", []string{"1", "--state-dir", empty}, "no run database at " + filepath.Join(empty, store.FileName)},
+		{"no database", []string{"1", "--state-dir", empty}, "no run store at " + filepath.Join(empty, store.FileName)},
+		{"sqlite store", []string{"1", "--state-dir", legacy}, filepath.Join(legacy, store.LegacyFileName) + " is the SQLite run store of an older soakd"},
 		{"unknown flag", []string{"1", "--tsv"}, "unknown flag"},
 	}
 	for _, tt := range tests {

@@ -1,9 +1,9 @@
 package store
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/soakd/soakd/alerts"
 )
@@ -17,9 +17,12 @@ func (s *Store) SaveAlert(a alerts.StoredAlert) error {
 	if err != nil {
 		return fmt.Errorf("store: encoding alert %s: %w", a.Alert.Fingerprint(), err)
 	}
-	_, err = s.db.ExecContext(context.Background(),
-		"INSERT INTO alerts(fingerprint, data) VALUES(?, ?) ON CONFLICT(fingerprint) DO UPDATE SET data = excluded.data",
-		a.Alert.Fingerprint().String(), b)
+	err = updateTable(s, alertsFile, func(m *map[string]json.RawMessage) {
+		if *m == nil {
+			*m = map[string]json.RawMessage{}
+		}
+		(*m)[a.Alert.Fingerprint().String()] = b
+	})
 	if err != nil {
 		return fmt.Errorf("store: saving alert %s: %w", a.Alert.Fingerprint(), err)
 	}
@@ -28,31 +31,31 @@ func (s *Store) SaveAlert(a alerts.StoredAlert) error {
 
 // DeleteAlert forgets the alert fp.
 func (s *Store) DeleteAlert(fp alerts.Fingerprint) error {
-	if _, err := s.db.ExecContext(context.Background(), "DELETE FROM alerts WHERE fingerprint = ?", fp.String()); err != nil {
+	err := updateTable(s, alertsFile, func(m *map[string]json.RawMessage) { delete(*m, fp.String()) })
+	if err != nil {
 		return fmt.Errorf("store: deleting alert %s: %w", fp, err)
 	}
 	return nil
 }
 
-// Alerts returns every stored alert state.
+// Alerts returns every stored alert state, by fingerprint.
 func (s *Store) Alerts() ([]alerts.StoredAlert, error) {
-	rows, err := s.rdb.QueryContext(context.Background(), "SELECT fingerprint, data FROM alerts ORDER BY fingerprint")
-	if err != nil {
+	var m map[string]json.RawMessage
+	if err := s.readTable(alertsFile, &m); err != nil {
 		return nil, fmt.Errorf("store: reading alerts: %w", err)
 	}
-	defer rows.Close()
+	fps := make([]string, 0, len(m))
+	for fp := range m {
+		fps = append(fps, fp)
+	}
+	slices.Sort(fps)
 	var out []alerts.StoredAlert
-	for rows.Next() {
-		var fp string
-		var b []byte
-		if err := rows.Scan(&fp, &b); err != nil {
-			return nil, fmt.Errorf("store: reading alerts: %w", err)
-		}
+	for _, fp := range fps {
 		var a alerts.StoredAlert
-		if err := json.Unmarshal(b, &a); err != nil {
+		if err := json.Unmarshal(m[fp], &a); err != nil {
 			return nil, fmt.Errorf("store: alert %s: %w", fp, err)
 		}
 		out = append(out, a)
 	}
-	return out, rows.Err()
+	return out, nil
 }

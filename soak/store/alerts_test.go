@@ -1,12 +1,15 @@
 package store
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/soak/model"
+	"github.com/soakd/soakd/soak/verdict"
 )
 
 // TestAlertStateSurvivesReopen: saved alert states come back after the
@@ -54,18 +57,32 @@ func TestAlertStateSurvivesReopen(t *testing.T) {
 	}
 }
 
-// TestStateFilesArePrivate: the state directory is 0700 and the database
-// and its WAL files 0600, whatever the umask.
+// TestStateFilesArePrivate: the state directory and the store's
+// directories are 0700 and every file in the store 0600, whatever the
+// umask.
 func TestStateFilesArePrivate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	s, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateRun("web", TriggerAPI, "x", time.Now()); err != nil {
+	defer s.Close()
+	id, err := s.CreateRun("web", TriggerAPI, "x", time.Now())
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	if err := s.AppendSample(id, fullRecord(0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishRun(id, StatusCompleted, &model.Report{Verdict: verdict.OverallClean}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetBaseline("web", id, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddStarted(StartedTarget{PID: 1, StartTicks: 2, Job: "web", RunID: id}); err != nil {
+		t.Fatal(err)
+	}
 	check := func(path string, want os.FileMode) {
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -77,7 +94,21 @@ func TestStateFilesArePrivate(t *testing.T) {
 		}
 	}
 	check(dir, 0o700)
-	for _, f := range []string{FileName, FileName + "-wal", FileName + "-shm"} {
-		check(filepath.Join(dir, f), 0o600)
+	files := 0
+	filepath.WalkDir(filepath.Join(dir, FileName), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		if d.IsDir() {
+			check(path, 0o700)
+		} else {
+			files++
+			check(path, 0o600)
+		}
+		return nil
+	})
+	if files < 8 {
+		t.Errorf("%d files in the store; want at least 8 (version, lock, last_id, a dictionary, run.json, report.json, samples, the tables)", files)
 	}
 }

@@ -2,49 +2,64 @@ package store
 
 import (
 	"bytes"
-	"context"
-	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/soakd/soakd/soak/model"
 )
 
+// dictsDir holds the sample dictionaries, one file each, named by ID.
+const dictsDir = "dicts"
+
 // codec stores a sample as its JSON compressed with zstd against a raw
 // dictionary, the JSON of a typical record: the field names then cost
-// next to nothing and a row holds little more than its numbers (about
+// next to nothing and a sample holds little more than its numbers (about
 // 1 KB of JSON becomes about 100-200 bytes). The dictionaries live in the
-// dicts table, so rows stay readable when a later soakd changes its
-// dictionary. A row that starts with '{' is plain JSON.
+// store's dicts directory, so samples stay readable when a later soakd
+// changes its dictionary. A sample that starts with '{' is plain JSON.
 type codec struct {
 	enc *zstd.Encoder
 	dec *zstd.Decoder
 }
 
-// loadCodec registers this build's dictionary in the database (once) and
+// loadCodec registers this build's dictionary in the store (once) and
 // builds an encoder for it and a decoder for every stored dictionary.
-func loadCodec(ctx context.Context, db *sql.DB) (*codec, error) {
+func (s *Store) loadCodec() (*codec, error) {
 	content := dictContent()
-	dicts, err := readDicts(ctx, db)
+	var dicts map[uint32][]byte
+	id := uint32(0)
+	err := s.locked(func() error {
+		var err error
+		if dicts, err = s.readDicts(); err != nil {
+			return err
+		}
+		for did, c := range dicts {
+			if bytes.Equal(c, content) {
+				id = did
+			}
+		}
+		if id != 0 {
+			return nil
+		}
+		for did := range dicts {
+			id = max(id, did)
+		}
+		id++
+		dicts[id] = content
+		if err := writeAtomic(filepath.Join(s.root, dictsDir, strconv.FormatUint(uint64(id), 10)), content); err != nil {
+			return fmt.Errorf("storing the sample dictionary: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	id := uint32(0)
-	for did, c := range dicts {
-		if bytes.Equal(c, content) {
-			id = did
-		}
-	}
-	if id == 0 {
-		res, err := db.ExecContext(ctx, `INSERT INTO dicts(content) VALUES(?)`, content)
-		if err != nil {
-			return nil, fmt.Errorf("storing the sample dictionary: %w", err)
-		}
-		n, _ := res.LastInsertId()
-		id = uint32(n)
-		dicts[id] = content
 	}
 	// A sample is about 1 KB: a 64 KiB window with the low-memory
 	// buffers holds it and the dictionary, where the defaults would
@@ -65,22 +80,27 @@ func loadCodec(ctx context.Context, db *sql.DB) (*codec, error) {
 	return &codec{enc: enc, dec: dec}, nil
 }
 
-func readDicts(ctx context.Context, db *sql.DB) (map[uint32][]byte, error) {
-	rows, err := db.QueryContext(ctx, `SELECT id, content FROM dicts`)
-	if err != nil {
+// readDicts reads the stored dictionaries, by ID; other files (a
+// temporary one a crash left) are skipped.
+func (s *Store) readDicts() (map[uint32][]byte, error) {
+	dir := filepath.Join(s.root, dictsDir)
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading the sample dictionaries: %w", err)
 	}
-	defer rows.Close()
 	dicts := map[uint32][]byte{}
-	for rows.Next() {
-		var id int64
-		var c []byte
-		if err := rows.Scan(&id, &c); err != nil {
-			return nil, err
+	for _, e := range ents {
+		id, err := strconv.ParseUint(e.Name(), 10, 32)
+		if err != nil || id == 0 {
+			continue
+		}
+		c, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("reading the sample dictionaries: %w", err)
 		}
 		dicts[uint32(id)] = c
 	}
-	return dicts, rows.Err()
+	return dicts, nil
 }
 
 func (c *codec) encode(rec model.Record) ([]byte, error) {

@@ -11,7 +11,7 @@ import (
 	"github.com/soakd/soakd/soak/verdict"
 )
 
-// CrossRunFile is the cross-run evidence's file, beside the database.
+// CrossRunFile is the cross-run evidence's file, beside the store.
 const CrossRunFile = "crossrun.json"
 
 // crossRunVersion is the version of CrossRunFile's format this package
@@ -54,7 +54,7 @@ type (
 	}
 )
 
-func (s *Store) crossRunPath() string { return filepath.Join(filepath.Dir(s.path), CrossRunFile) }
+func (s *Store) crossRunPath() string { return filepath.Join(s.dir, CrossRunFile) }
 
 // SaveCrossRun replaces the stored cross-run evidence with c, atomically:
 // a crash leaves the old file or the new one, never a part.
@@ -114,26 +114,4 @@ func (s *Store) CrossRun() (CrossRun, error) {
 		out[job] = j
 	}
 	return out, nil
-}
-
-// writeAtomic writes b to path through a temporary file in the same
-// directory, synced and renamed over path, with mode 0600.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -11,11 +11,11 @@ import (
 	"github.com/soakd/soakd/soak/model"
 )
 
-// evidenceDir is where a run's snapshot files live: beside the database,
+// evidenceDir is where a run's snapshot files live: beside the store,
 // under evidence/RUN_ID/. Each run's files are bounded by the run itself
 // (runner.Options.EvidenceLimit, 8 MiB by default) and go with its prune.
 func (s *Store) evidenceDir(runID int64) string {
-	return filepath.Join(filepath.Dir(s.path), model.EvidenceDir, strconv.FormatInt(runID, 10))
+	return filepath.Join(s.dir, model.EvidenceDir, strconv.FormatInt(runID, 10))
 }
 
 // saveEvidence writes the report's kept snapshot files for runID.

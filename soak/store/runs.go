@@ -1,28 +1,146 @@
 package store
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/soakd/soakd/soak/model"
 )
 
-const runColumns = `id, job, status, trigger, target, started_ns, ended_ns, verdict, requests, rss_per_request, error`
+// A run's directory, runsDir/ID, holds these files.
+const (
+	runsDir        = "runs"
+	runFile        = "run.json"        // runRecord, replaced atomically
+	reportFile     = "report.json"     // the report, once the run has one
+	comparisonFile = "comparison.json" // comparisonRecord
+	samplesFile    = "samples"         // the samples, framed (see samples.go)
+	lastIDFile     = "last_id"         // the last run ID handed out, so that none is reused
+	deletedPrefix  = ".deleted-"       // a pruned run's directory, renamed before its removal
+)
+
+// runRecord is run.json.
+type runRecord struct {
+	ID            int64   `json:"id"`
+	Job           string  `json:"job"`
+	Status        string  `json:"status"`
+	Trigger       string  `json:"trigger"`
+	Target        string  `json:"target"`
+	StartedNs     int64   `json:"started_ns"`
+	EndedNs       int64   `json:"ended_ns"`
+	Verdict       string  `json:"verdict"`
+	Requests      uint64  `json:"requests"`
+	RSSPerRequest float64 `json:"rss_per_request"`
+	Error         string  `json:"error"`
+}
+
+func (r runRecord) run() Run {
+	out := Run{ID: r.ID, Job: r.Job, Status: r.Status, Trigger: r.Trigger, Target: r.Target,
+		Started: time.Unix(0, r.StartedNs), Verdict: r.Verdict, Requests: r.Requests,
+		RSSPerRequest: r.RSSPerRequest, Error: r.Error}
+	if r.EndedNs != 0 {
+		out.Ended = time.Unix(0, r.EndedNs)
+	}
+	return out
+}
+
+func (s *Store) runDir(id int64) string {
+	return filepath.Join(s.root, runsDir, strconv.FormatInt(id, 10))
+}
 
 // CreateRun records a new run in status "running" and returns its ID.
 // IDs are never reused, even after a prune.
 func (s *Store) CreateRun(job, trigger, target string, started time.Time) (int64, error) {
-	res, err := s.db.Exec(`INSERT INTO runs(job, status, trigger, target, started_ns) VALUES(?, ?, ?, ?, ?)`,
-		job, StatusRunning, trigger, target, started.UnixNano())
+	var id int64
+	err := s.locked(func() error {
+		var err error
+		if id, err = s.nextID(); err != nil {
+			return err
+		}
+		if err := os.Mkdir(s.runDir(id), 0o700); err != nil {
+			return err
+		}
+		return s.writeRun(runRecord{ID: id, Job: job, Status: StatusRunning, Trigger: trigger, Target: target, StartedNs: started.UnixNano()})
+	})
 	if err != nil {
 		return 0, fmt.Errorf("store: creating a run of %s: %w", job, err)
 	}
-	return res.LastInsertId()
+	return id, nil
+}
+
+// nextID hands out the next run ID: one above the last handed out and
+// above every run's. Call it locked.
+func (s *Store) nextID() (int64, error) {
+	path := filepath.Join(s.root, lastIDFile)
+	var last int64
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if last, err = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err != nil {
+			return 0, fmt.Errorf("%s holds %q, not a run ID", path, b)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return 0, err
+	}
+	ids, err := s.runIDs()
+	if err != nil {
+		return 0, err
+	}
+	if len(ids) > 0 {
+		last = max(last, ids[len(ids)-1])
+	}
+	if err := writeAtomic(path, []byte(strconv.FormatInt(last+1, 10)+"\n")); err != nil {
+		return 0, err
+	}
+	return last + 1, nil
+}
+
+// runIDs lists the runs' IDs, lowest first.
+func (s *Store) runIDs() ([]int64, error) {
+	ents, err := os.ReadDir(filepath.Join(s.root, runsDir))
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, e := range ents {
+		if id, err := strconv.ParseInt(e.Name(), 10, 64); err == nil && e.IsDir() {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+func (s *Store) writeRun(r runRecord) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(s.runDir(r.ID), runFile), b)
+}
+
+// readRun reads run.json; an error wrapping ErrNotFound when the run does
+// not exist (or is being created or pruned).
+func (s *Store) readRun(id int64) (runRecord, error) {
+	var r runRecord
+	b, err := os.ReadFile(filepath.Join(s.runDir(id), runFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, ErrNotFound
+	}
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", filepath.Join(s.runDir(id), runFile), err)
+	}
+	return r, nil
 }
 
 // FinishRun ends a run: its status, the report as JSON, its verdict,
@@ -48,18 +166,35 @@ func (s *Store) FinishRun(runID int64, status string, rep *model.Report, runErr 
 			f = finish{status: status, ended: f.ended, errText: joinText(f.errText, "the report was not stored: "+err.Error())}
 		}
 	}
-	res, err := s.db.Exec(`UPDATE runs SET status = ?, ended_ns = ?, verdict = ?, requests = ?, rss_per_request = ?, error = ?, report = ? WHERE id = ?`,
-		f.status, f.ended.UnixNano(), f.verdict, int64(f.requests), f.rssPerRequest, f.errText, f.report, runID)
-	if err != nil {
+	s.closeSamples(runID)
+	if err := s.locked(func() error { return s.finish(runID, f) }); err != nil {
 		return fmt.Errorf("store: finishing run %d: %w", runID, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("store: finishing run %d: %w", runID, ErrNotFound)
 	}
 	if err := s.saveEvidence(runID, rep); err != nil && encErr == nil {
 		return err
 	}
 	return encErr
+}
+
+// finish writes the report (or removes an old one), then the run's new
+// state: a crash in between leaves a run that MarkInterrupted finds.
+func (s *Store) finish(id int64, f finish) error {
+	r, err := s.readRun(id)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(s.runDir(id), reportFile)
+	if f.report != nil {
+		err = writeAtomic(path, f.report)
+	} else if err = os.Remove(path); errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	r.Status, r.EndedNs, r.Verdict, r.Requests, r.RSSPerRequest, r.Error =
+		f.status, f.ended.UnixNano(), f.verdict, f.requests, f.rssPerRequest, f.errText
+	return s.writeRun(r)
 }
 
 // joinText joins two error texts with "; ", either of which may be empty.
@@ -70,7 +205,7 @@ func joinText(a, b string) string {
 	return a + "; " + b
 }
 
-// finish is the row update of FinishRun.
+// finish is the update of FinishRun.
 type finish struct {
 	status, verdict, errText string
 	ended                    time.Time
@@ -102,65 +237,63 @@ func (f *finish) fromReport(rep *model.Report) error {
 
 // Run returns one run; ErrNotFound when there is none with that ID.
 func (s *Store) Run(id int64) (Run, error) {
-	row := s.rdb.QueryRow(`SELECT `+runColumns+` FROM runs WHERE id = ?`, id)
-	r, err := scanRun(row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("store: run %d: %w", id, ErrNotFound)
-	}
+	r, err := s.readRun(id)
 	if err != nil {
-		return r, fmt.Errorf("store: run %d: %w", id, err)
+		return Run{}, fmt.Errorf("store: run %d: %w", id, err)
 	}
-	return r, nil
+	return r.run(), nil
 }
 
 // Runs returns the newest runs first, of one job or of all when job is "",
 // at most limit of them (limit <= 0: all).
 func (s *Store) Runs(job string, limit int) ([]Run, error) {
-	if limit <= 0 {
-		limit = -1
-	}
-	rows, err := s.rdb.Query(`SELECT `+runColumns+` FROM runs WHERE ? = '' OR job = ? ORDER BY id DESC LIMIT ?`, job, job, limit)
+	runs := []Run{}
+	err := s.eachRun(func(r runRecord) bool {
+		if job == "" || r.Job == job {
+			runs = append(runs, r.run())
+		}
+		return limit <= 0 || len(runs) < limit
+	})
 	if err != nil {
 		return nil, fmt.Errorf("store: listing runs: %w", err)
 	}
-	defer rows.Close()
-	runs := []Run{}
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: listing runs: %w", err)
-		}
-		runs = append(runs, r)
-	}
-	return runs, rows.Err()
+	return runs, nil
 }
 
-type scanner interface{ Scan(dest ...any) error }
-
-func scanRun(sc scanner) (Run, error) {
-	var r Run
-	var started, ended, requests int64
-	err := sc.Scan(&r.ID, &r.Job, &r.Status, &r.Trigger, &r.Target, &started, &ended, &r.Verdict, &requests, &r.RSSPerRequest, &r.Error)
-	r.Started = time.Unix(0, started)
-	if ended != 0 {
-		r.Ended = time.Unix(0, ended)
+// eachRun calls fn with each run, newest first, until fn returns false.
+// A run created or pruned meanwhile is skipped.
+func (s *Store) eachRun(fn func(runRecord) bool) error {
+	ids, err := s.runIDs()
+	if err != nil {
+		return err
 	}
-	r.Requests = uint64(requests)
-	return r, err
+	for i := len(ids) - 1; i >= 0; i-- {
+		r, err := s.readRun(ids[i])
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !fn(r) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // ReportJSON returns the stored report of a run; ErrNotFound when the run
 // does not exist or has no report yet.
 func (s *Store) ReportJSON(id int64) ([]byte, error) {
-	var b []byte
-	err := s.rdb.QueryRow(`SELECT report FROM runs WHERE id = ?`, id).Scan(&b)
+	if _, err := s.readRun(id); err != nil {
+		return nil, fmt.Errorf("store: run %d: %w", id, err)
+	}
+	b, err := os.ReadFile(filepath.Join(s.runDir(id), reportFile))
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, fmt.Errorf("store: run %d: %w", id, ErrNotFound)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("store: run %d has no report yet: %w", id, ErrNotFound)
 	case err != nil:
 		return nil, fmt.Errorf("store: report of run %d: %w", id, err)
-	case b == nil:
-		return nil, fmt.Errorf("store: run %d has no report yet: %w", id, ErrNotFound)
 	}
 	return b, nil
 }
@@ -172,21 +305,23 @@ func (s *Store) ReportJSON(id int64) ([]byte, error) {
 // start-up, before any run starts; then analyse each over its samples and
 // FinishRun it.
 func (s *Store) MarkInterrupted() ([]int64, error) {
-	rows, err := s.db.Query(`UPDATE runs SET status = ? WHERE status = ? OR (status = ? AND ended_ns = 0) RETURNING id`,
-		StatusInterrupted, StatusRunning, StatusInterrupted)
-	if err != nil {
-		return nil, fmt.Errorf("store: marking interrupted runs: %w", err)
-	}
-	defer rows.Close()
 	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("store: marking interrupted runs: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
+	err := s.locked(func() error {
+		var werr error
+		err := s.eachRun(func(r runRecord) bool {
+			if r.Status != StatusRunning && (r.Status != StatusInterrupted || r.EndedNs != 0) {
+				return true
+			}
+			r.Status = StatusInterrupted
+			if werr = s.writeRun(r); werr != nil {
+				return false
+			}
+			ids = append(ids, r.ID)
+			return true
+		})
+		return errors.Join(err, werr)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("store: marking interrupted runs: %w", err)
 	}
 	slices.Sort(ids)
@@ -195,10 +330,10 @@ func (s *Store) MarkInterrupted() ([]int64, error) {
 
 // Prune deletes finished runs, with their samples, that started before
 // now-maxAge or that are beyond the newest maxRunsPerJob of their job,
-// except a job's pinned baseline. A
-// zero bound is no bound. Running runs are never deleted. It returns the
-// number of runs deleted. Each run goes in its own transaction, so that
-// sample writes are never held up long.
+// except a job's pinned baseline. A zero bound is no bound. Running runs
+// are never deleted. It returns the number of runs deleted. Each run's
+// directory is renamed away and then removed, so that a crash leaves a
+// run whole or gone.
 func (s *Store) Prune(now time.Time, maxAge time.Duration, maxRunsPerJob int) (int, error) {
 	ids, err := s.prunable(now, maxAge, maxRunsPerJob)
 	if err != nil {
@@ -217,50 +352,63 @@ func (s *Store) prunable(now time.Time, maxAge time.Duration, maxRunsPerJob int)
 	if maxAge > 0 {
 		cutoff = now.Add(-maxAge).UnixNano()
 	}
-	if maxRunsPerJob <= 0 {
-		maxRunsPerJob = -1
-	}
-	rows, err := s.rdb.Query(`SELECT id FROM (
-			SELECT id, status, started_ns, ROW_NUMBER() OVER (PARTITION BY job ORDER BY id DESC) AS n FROM runs)
-		WHERE status != ? AND (started_ns < ? OR (? > 0 AND n > ?))
-			AND id NOT IN (SELECT run_id FROM baselines WHERE pinned = 1) ORDER BY id`,
-		StatusRunning, cutoff, maxRunsPerJob, maxRunsPerJob)
+	pinned := map[int64]bool{}
+	bl, err := s.baselines()
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
+	for _, b := range bl {
+		if b.Pinned {
+			pinned[b.RunID] = true
 		}
-		ids = append(ids, id)
 	}
-	return ids, rows.Err()
+	perJob := map[string]int{}
+	var ids []int64
+	err = s.eachRun(func(r runRecord) bool {
+		perJob[r.Job]++
+		if r.Status != StatusRunning && !pinned[r.ID] &&
+			(r.StartedNs < cutoff || (maxRunsPerJob > 0 && perJob[r.Job] > maxRunsPerJob)) {
+			ids = append(ids, r.ID)
+		}
+		return true
+	})
+	slices.Sort(ids)
+	return ids, err
 }
 
+// deleteRun removes a finished run with its baseline entry, comparison,
+// samples and evidence.
 func (s *Store) deleteRun(id int64) error {
-	ctx := context.Background()
-	tx, err := s.db.BeginTx(ctx, nil)
+	err := s.locked(func() error {
+		r, err := s.readRun(id)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil || r.Status == StatusRunning {
+			return err
+		}
+		if err := s.dropBaselineRun(id); err != nil {
+			return err
+		}
+		gone := filepath.Join(s.root, runsDir, deletedPrefix+strconv.FormatInt(id, 10))
+		if err := os.Rename(s.runDir(id), gone); err != nil {
+			return err
+		}
+		return os.RemoveAll(gone)
+	})
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE run_id = ?`, id); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM comparisons WHERE run_id = ?`, id); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM baselines WHERE run_id = ?`, id); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ? AND status != ?`, id, StatusRunning); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
 	return s.deleteEvidence(id)
+}
+
+// removeDeleted finishes the removal of runs a crash left renamed away.
+func (s *Store) removeDeleted() {
+	dir := filepath.Join(s.root, runsDir)
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), deletedPrefix) {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
 }

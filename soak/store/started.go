@@ -1,25 +1,27 @@
 package store
 
 import (
-	"context"
+	"cmp"
 	"fmt"
+	"slices"
 )
 
 // StartedTarget is a target process soakd started for a run, identified
 // by {PID, start time} so that a PID handed out again is never taken for
 // it.
 type StartedTarget struct {
-	PID        int
-	StartTicks uint64 // field 22 of /proc/PID/stat
-	Job        string
-	RunID      int64
+	PID        int    `json:"pid"`
+	StartTicks uint64 `json:"start_ticks"` // field 22 of /proc/PID/stat
+	Job        string `json:"job"`
+	RunID      int64  `json:"run_id"`
 }
 
 // AddStarted records a target soakd started.
 func (s *Store) AddStarted(t StartedTarget) error {
-	_, err := s.db.ExecContext(context.Background(),
-		"INSERT OR REPLACE INTO started(pid, start_ticks, job, run_id) VALUES(?, ?, ?, ?)",
-		t.PID, int64(t.StartTicks), t.Job, t.RunID)
+	err := updateTable(s, startedFile, func(ts *[]StartedTarget) {
+		*ts = slices.DeleteFunc(*ts, func(o StartedTarget) bool { return o.PID == t.PID && o.StartTicks == t.StartTicks })
+		*ts = append(*ts, t)
+	})
 	if err != nil {
 		return fmt.Errorf("store: recording started target pid %d: %w", t.PID, err)
 	}
@@ -28,7 +30,10 @@ func (s *Store) AddStarted(t StartedTarget) error {
 
 // DeleteStarted forgets the targets started for run id: they were stopped.
 func (s *Store) DeleteStarted(runID int64) error {
-	if _, err := s.db.ExecContext(context.Background(), "DELETE FROM started WHERE run_id = ?", runID); err != nil {
+	err := updateTable(s, startedFile, func(ts *[]StartedTarget) {
+		*ts = slices.DeleteFunc(*ts, func(o StartedTarget) bool { return o.RunID == runID })
+	})
+	if err != nil {
 		return fmt.Errorf("store: forgetting the targets of run %d: %w", runID, err)
 	}
 	return nil
@@ -36,7 +41,9 @@ func (s *Store) DeleteStarted(runID int64) error {
 
 // DeleteStartedTarget forgets one started target.
 func (s *Store) DeleteStartedTarget(t StartedTarget) error {
-	_, err := s.db.ExecContext(context.Background(), "DELETE FROM started WHERE pid = ? AND start_ticks = ?", t.PID, int64(t.StartTicks))
+	err := updateTable(s, startedFile, func(ts *[]StartedTarget) {
+		*ts = slices.DeleteFunc(*ts, func(o StartedTarget) bool { return o.PID == t.PID && o.StartTicks == t.StartTicks })
+	})
 	if err != nil {
 		return fmt.Errorf("store: forgetting started target pid %d: %w", t.PID, err)
 	}
@@ -45,20 +52,12 @@ func (s *Store) DeleteStartedTarget(t StartedTarget) error {
 
 // Started returns the recorded targets, oldest run first.
 func (s *Store) Started() ([]StartedTarget, error) {
-	rows, err := s.rdb.QueryContext(context.Background(), "SELECT pid, start_ticks, job, run_id FROM started ORDER BY run_id, pid")
-	if err != nil {
+	var ts []StartedTarget
+	if err := s.readTable(startedFile, &ts); err != nil {
 		return nil, fmt.Errorf("store: reading started targets: %w", err)
 	}
-	defer rows.Close()
-	var out []StartedTarget
-	for rows.Next() {
-		var t StartedTarget
-		var ticks int64
-		if err := rows.Scan(&t.PID, &ticks, &t.Job, &t.RunID); err != nil {
-			return nil, fmt.Errorf("store: reading started targets: %w", err)
-		}
-		t.StartTicks = uint64(ticks)
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	slices.SortFunc(ts, func(a, b StartedTarget) int {
+		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(a.PID, b.PID))
+	})
+	return ts, nil
 }

@@ -1,30 +1,56 @@
-// Package store keeps soakd's runs, their samples and their reports in an
-// embedded SQLite database (modernc.org/sqlite, pure Go) in WAL mode.
+// Package store keeps soakd's runs, their samples and their reports in
+// plain files under one directory of the state directory (FileName), with
+// no database engine: each run is a directory, its metadata and report
+// JSON files replaced atomically (written to a temporary file, synced,
+// renamed over the old one), its samples one append-only file of framed,
+// checksummed records.
 //
-// Samples are written one row per call as they come, each in its own
-// autocommit transaction: with WAL and synchronous=NORMAL a commit is in
-// the WAL file before AppendSample returns, so a kill -9 of soakd loses at
-// most the sample being written (a power cut may lose the last few).
+// A sample is one write(2) to its run's file, with no fsync, as SQLite's
+// WAL with synchronous=NORMAL did before: once AppendSample returns the
+// sample is in the kernel's page cache, so a kill -9 of soakd loses at
+// most the sample being written (a power cut may lose the last few). A
+// frame cut short by a crash is the end of the run's samples: readers stop
+// there and the next writer truncates it away.
 //
-// The store's memory is fixed, whatever the runs' length: one connection
-// writes and ReadConns read, none is ever closed while the store is open,
-// and each caches at most CacheKiB of pages (see dsn).
+// Readers take no lock, so another process (soakd export) reads a store
+// a running soakd writes. Writers that change a shared file (a new run's
+// ID, the alerts, the started targets, the baselines, the dictionaries)
+// hold an flock(2) on the store's lock file, so two soakd on one
+// directory do not lose each other's writes.
+//
+// The store's memory is fixed, whatever the runs' length: reads stream a
+// run's samples file a frame at a time, and writes keep one open file per
+// running run.
 package store
 
 import (
-	"context"
-	"database/sql"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 	"time"
-
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
-// FileName is the database's name inside the state directory.
-const FileName = "soakd.db"
+// FileName is the store's directory inside the state directory.
+const FileName = "store"
+
+// LegacyFileName is the SQLite database of soakd before the file store.
+// Open refuses a state directory that holds one (see docs/daemon-ops.md).
+const LegacyFileName = "soakd.db"
+
+// sqliteHeader starts every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// SchemaVersion is the version of the store's layout this package writes,
+// in the file "version"; a store of a newer version is refused.
+const SchemaVersion = 1
 
 // Run statuses.
 const (
@@ -45,13 +71,17 @@ const (
 // report yet.
 var ErrNotFound = errors.New("not found")
 
-// Store is the run database. Its methods are safe for concurrent use.
+// Store is the run store. Its methods are safe for concurrent use.
 type Store struct {
-	path   string
-	db     *sql.DB   // writes: one connection
-	rdb    *sql.DB   // reads: ReadConns connections, query_only
-	insert *sql.Stmt // one sample, on db
-	codec  *codec
+	dir   string // the state directory
+	root  string // dir/FileName
+	lock  *os.File
+	codec *codec
+
+	mu sync.Mutex // serialises the writers of shared files, with lock across processes
+
+	appMu sync.Mutex            // guards files
+	files map[int64]*sampleFile // the samples files open for append, by run
 }
 
 // Run is one run of a job, without its samples and report.
@@ -71,154 +101,162 @@ type Run struct {
 	Target        string  `json:"target"` // a description of the target
 }
 
-// Open opens (creating if needed) the database in dir, creating dir with
-// mode 0700 and the database with mode 0600 (SQLite gives its -wal and
-// -shm files the database's mode), and migrates its schema. The runs'
-// URLs and reports are nobody else's business.
+// Open opens (creating if needed) the store in dir, creating dir and the
+// store's directories with mode 0700 and its files with mode 0600: the
+// runs' URLs and reports are nobody else's business. A state directory
+// that holds an SQLite store of an older soakd is refused, with what to
+// do.
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("store: creating the state directory %s: %w (choose a writable one with --state-dir)", dir, err)
 	}
-	path := filepath.Join(dir, FileName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("store: creating %s: %w (choose a writable state directory with --state-dir)", path, err)
+	if err := checkLegacy(dir); err != nil {
+		return nil, err
 	}
-	f.Close()
-	if err := os.Chmod(path, 0o600); err != nil {
-		return nil, fmt.Errorf("store: making %s private (mode 0600): %w", path, err)
+	root := filepath.Join(dir, FileName)
+	for _, d := range []string{root, filepath.Join(root, runsDir), filepath.Join(root, dictsDir)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("store: creating %s: %w (choose a writable state directory with --state-dir)", d, err)
+		}
 	}
-	s := &Store{path: path}
+	if err := os.Chmod(root, 0o700); err != nil {
+		return nil, fmt.Errorf("store: making %s private (mode 0700): %w", root, err)
+	}
+	s := &Store{dir: dir, root: root, files: map[int64]*sampleFile{}}
 	if err := s.init(); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("store: %s: %w (choose a writable state directory with --state-dir)", path, err)
+		return nil, fmt.Errorf("store: %s: %w (choose a writable state directory with --state-dir)", root, err)
 	}
 	return s, nil
 }
 
-// Pool sizes and the page cache of each connection.
-//
-// SQLite's page cache is per connection, 2000 KiB by default, and this
-// driver's allocator (modernc.org/libc over modernc.org/memory: mmap'd
-// regions outside the Go heap) rounds each cached page (4 KiB plus about
-// 250 bytes of header) up to an 8 KiB slot, so a default cache costs
-// about 4 MiB once a scan of a long run's samples has filled it. With
-// database/sql's default pool (any number open, two kept idle) that was
-// two to four such caches, which filled over the first 10 000 to 20 000
-// samples of a run: the daemon's step of about 10 MiB. A cache buys
-// nothing here: a page view reads a run's samples once, in order, and an
-// insert touches the right edge of two B-trees, a few pages.
-const (
-	// ReadConns is how many connections read at once; more readers wait.
-	ReadConns = 2
-	// CacheKiB bounds each connection's page cache (PRAGMA cache_size).
-	CacheKiB = 256
-	// walLimit is the size the WAL file is truncated to after a
-	// checkpoint resets it (PRAGMA journal_size_limit): a burst of writes
-	// (a prune) does not leave a large file behind.
-	walLimit = 4 << 20
-)
-
-// dsn sets the pragmas on every connection: WAL, NORMAL synchronisation
-// (durable against process crashes), a busy timeout for concurrent
-// writers (another soakd on the same directory), a bounded page cache and
-// WAL file; the writer takes BEGIN IMMEDIATE for transactions, so that
-// two writers never deadlock upgrading a read lock, and the readers are
-// query_only.
-func dsn(path string, write bool) string {
-	d := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)" +
-		fmt.Sprintf("&_pragma=cache_size(%d)&_pragma=journal_size_limit(%d)", -CacheKiB, walLimit)
-	if write {
-		return d + "&_txlock=immediate"
+// checkLegacy refuses a state directory with an SQLite store in it: its
+// runs would otherwise be silently left out.
+func checkLegacy(dir string) error {
+	path := filepath.Join(dir, LegacyFileName)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
-	return d + "&_pragma=query_only(1)"
-}
-
-// openPool opens a pool of exactly n connections, kept open: a
-// connection closed and reopened would free and reallocate its cache,
-// and the allocator keeps what is freed for reuse.
-func openPool(path string, write bool, n int) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", dsn(path, write))
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("store: reading %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(n)
-	db.SetMaxIdleConns(n)
-	return db, nil
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != sqliteHeader {
+		return nil // empty or not SQLite: holds no runs
+	}
+	return fmt.Errorf("store: %s is the SQLite run store of an older soakd, which this soakd does not read: "+
+		"convert it with `go run ./cmd/soakd-migrate-store --state-dir %s` from soakd's source, "+
+		"or move it out of the state directory to start with no runs (docs/daemon-ops.md)", path, dir)
 }
 
 func (s *Store) init() error {
-	ctx := context.Background()
 	var err error
-	if s.db, err = openPool(s.path, true, 1); err != nil {
+	if s.lock, err = os.OpenFile(filepath.Join(s.root, "lock"), os.O_RDWR|os.O_CREATE, 0o600); err != nil {
 		return err
 	}
-	if err := s.db.PingContext(ctx); err != nil {
+	if err := s.checkVersion(); err != nil {
 		return err
 	}
-	var mode string
-	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return err
+	s.removeDeleted()
+	s.codec, err = s.loadCodec()
+	return err
+}
+
+// checkVersion writes the layout's version into a new store and refuses a
+// newer one.
+func (s *Store) checkVersion() error {
+	path := filepath.Join(s.root, "version")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s.locked(func() error {
+			return writeAtomic(path, []byte(strconv.Itoa(SchemaVersion)+"\n"))
+		})
 	}
-	if mode != "wal" {
-		return fmt.Errorf("journal mode is %q, want wal (is the directory on a file system that supports shared memory?)", mode)
-	}
-	if err := migrate(ctx, s.db); err != nil {
-		return err
-	}
-	if s.codec, err = loadCodec(ctx, s.db); err != nil {
-		return err
-	}
-	stmt, err := s.db.PrepareContext(ctx, "INSERT INTO samples(run_id, data) VALUES(?, ?)")
 	if err != nil {
 		return err
 	}
-	s.insert = stmt
-	if s.rdb, err = openPool(s.path, false, ReadConns); err != nil {
-		return err
+	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return fmt.Errorf("%s holds %q, not a version number: the store is damaged; move it aside to start with no runs", path, bytes.TrimSpace(b))
 	}
-	return s.rdb.PingContext(ctx)
+	if v > SchemaVersion {
+		return fmt.Errorf("store version %d is newer than this soakd's %d: run a newer soakd, or use another --state-dir", v, SchemaVersion)
+	}
+	return nil
 }
 
-// Path is the database file.
-func (s *Store) Path() string { return s.path }
-
-// Close closes the database.
-func (s *Store) Close() error {
-	if s.insert != nil {
-		s.insert.Close()
+// locked runs fn holding the store's locks: the mutex within this
+// process, the flock across processes.
+func (s *Store) locked(fn func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := syscall.Flock(int(s.lock.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("locking the store: %w", err)
 	}
+	defer syscall.Flock(int(s.lock.Fd()), syscall.LOCK_UN)
+	return fn()
+}
+
+// Path is the store's directory.
+func (s *Store) Path() string { return s.root }
+
+// Close closes the store's open files.
+func (s *Store) Close() error {
+	var err error
+	s.appMu.Lock()
+	for id, f := range s.files {
+		err = errors.Join(err, f.f.Close())
+		delete(s.files, id)
+	}
+	s.appMu.Unlock()
 	if s.codec != nil {
 		s.codec.close()
+		s.codec = nil
 	}
-	var err error
-	if s.rdb != nil {
-		err = s.rdb.Close()
-	}
-	if s.db != nil {
-		err = errors.Join(s.db.Close(), err)
+	if s.lock != nil {
+		err = errors.Join(err, s.lock.Close())
+		s.lock = nil
 	}
 	return err
 }
 
-// ProbeWrite writes and removes a row in one transaction: it fails as a
-// real write would when the disk is full or the database read-only, so a
-// daemon that saw writes fail can tell when they work again.
+// ProbeWrite writes, syncs and removes a small file in the store: it
+// fails as a real write would when the disk is full or the file system
+// read-only, so a daemon that saw writes fail can tell when they work
+// again.
 func (s *Store) ProbeWrite() error {
-	tx, err := s.db.BeginTx(context.Background(), nil)
-	if err != nil {
+	path := filepath.Join(s.root, ".probe")
+	defer os.Remove(path)
+	if err := writeAtomic(path, bytes.Repeat([]byte{0}, 4096)); err != nil {
 		return fmt.Errorf("store: probe write: %w", err)
 	}
-	defer tx.Rollback()
-	if _, err := tx.Exec("INSERT OR REPLACE INTO alerts(fingerprint, data) VALUES('~probe', x'00')"); err != nil {
-		return fmt.Errorf("store: probe write: %w", err)
-	}
-	if _, err := tx.Exec("DELETE FROM alerts WHERE fingerprint = '~probe'"); err != nil {
-		return fmt.Errorf("store: probe write: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
+	if err := os.Remove(path); err != nil {
 		return fmt.Errorf("store: probe write: %w", err)
 	}
 	return nil
+}
+
+// writeAtomic writes b to path through a temporary file in the same
+// directory, synced and renamed over path, with mode 0600: a crash leaves
+// the old file or the new one, never a part.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

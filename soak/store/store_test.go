@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -321,10 +322,9 @@ func TestPrune(t *testing.T) {
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("remaining %v; want %v", got, tt.want)
 			}
-			var orphans int
-			s.db.QueryRow(`SELECT COUNT(*) FROM samples WHERE run_id NOT IN (SELECT id FROM runs)`).Scan(&orphans)
-			if orphans != 0 {
-				t.Errorf("%d samples of deleted runs remain; want 0", orphans)
+			ents, _ := os.ReadDir(filepath.Join(s.Path(), runsDir))
+			if len(ents) != len(tt.want) {
+				t.Errorf("%d entries in %s; want the %d remaining runs' directories, none of deleted runs", len(ents), runsDir, len(tt.want))
 			}
 		})
 	}
@@ -370,10 +370,8 @@ func TestReopenKeepsData(t *testing.T) {
 	s.AppendSample(id, fullRecord(0))
 	s.Close()
 	s2 := openTest(t, dir)
-	var v int
-	s2.db.QueryRow("PRAGMA user_version").Scan(&v)
-	if v != SchemaVersion || SchemaVersion != len(migrations) {
-		t.Errorf("user_version %d, SchemaVersion %d, migrations %d; want all equal", v, SchemaVersion, len(migrations))
+	if b, _ := os.ReadFile(filepath.Join(s2.Path(), "version")); strings.TrimSpace(string(b)) != fmt.Sprint(SchemaVersion) {
+		t.Errorf("version file %q; want %d", b, SchemaVersion)
 	}
 	if recs, err := s2.Samples(id); err != nil || len(recs) != 1 {
 		t.Errorf("after reopen: %d samples, %v; want 1", len(recs), err)
@@ -383,15 +381,15 @@ func TestReopenKeepsData(t *testing.T) {
 func TestNewerSchemaRefused(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := Open(dir)
-	s.db.Exec(fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion+1))
 	s.Close()
+	os.WriteFile(filepath.Join(s.Path(), "version"), []byte(fmt.Sprint(SchemaVersion+1)), 0o600)
 	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "newer") {
 		t.Errorf("Open of a newer schema: err %v; want one saying newer", err)
 	}
 }
 
 // TestConcurrentReadWhileWriting reads runs and samples from several
-// goroutines while one writes samples: WAL lets readers go on.
+// goroutines while one writes samples: readers take no lock.
 func TestConcurrentReadWhileWriting(t *testing.T) {
 	s := openTest(t, t.TempDir())
 	id, _ := s.CreateRun("web", TriggerSchedule, "", time.Now())
@@ -459,11 +457,8 @@ func BenchmarkAppendSample(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	fi, err := os.Stat(s.Path())
-	if err == nil {
-		s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
-		fi, _ = os.Stat(s.Path())
-		b.ReportMetric(float64(fi.Size())/float64(b.N), "db-bytes/sample")
+	if fi, err := os.Stat(filepath.Join(s.runDir(id), samplesFile)); err == nil {
+		b.ReportMetric(float64(fi.Size())/float64(b.N), "file-bytes/sample")
 	}
 }
 
@@ -493,11 +488,14 @@ func TestPlainJSONRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(fullRecord(1))
-	if _, err := s.db.Exec(`INSERT INTO samples(run_id, data) VALUES(?, ?)`, id, b); err != nil {
+	if err := s.appendFrame(id, b); err != nil {
 		t.Fatal(err)
 	}
 	var stored []byte
-	s.db.QueryRow(`SELECT data FROM samples ORDER BY id LIMIT 1`).Scan(&stored)
+	if f, err := os.ReadFile(filepath.Join(s.runDir(id), samplesFile)); err == nil && len(f) > frameHeader {
+		n := int(binary.LittleEndian.Uint32(f))
+		stored = f[frameHeader:min(len(f), frameHeader+n)]
+	}
 	if len(stored) == 0 || stored[0] == '{' || len(stored) >= len(b)/2 {
 		t.Errorf("first row is %d bytes starting %q; want zstd, under half of the JSON's %d", len(stored), stored[:min(4, len(stored))], len(b))
 	}

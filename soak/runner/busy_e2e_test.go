@@ -202,6 +202,14 @@ require("http").createServer((req, res) => {
 // startNginx runs nginx in the foreground with a config of its own in a
 // temporary directory: one worker, no access log, a static file.
 func startNginx(t *testing.T) (string, int) {
+	return startNginxWith(t, "root "+staticDir(t)+";")
+}
+
+// startNginxWith runs nginx (a master and one worker, in the foreground)
+// with a config of its own in a temporary directory, its one server's
+// body being server (e.g. "root DIR;" or "location / { proxy_pass …; }"),
+// and returns its URL and the master's PID.
+func startNginxWith(t *testing.T, server string) (string, int) {
 	port, dir := freePort(t), t.TempDir()
 	conf := fmt.Sprintf(`daemon off;
 worker_processes 1;
@@ -218,10 +226,10 @@ http {
   scgi_temp_path %[1]s/scgi;
   server {
     listen 127.0.0.1:%[2]d;
-    root %[3]s;
+    %[3]s
   }
 }
-`, dir, port, staticDir(t), nginxUser())
+`, dir, port, server, nginxUser())
 	path := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)

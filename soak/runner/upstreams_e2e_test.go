@@ -2,9 +2,6 @@ package runner_test
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,36 +20,7 @@ import (
 // with its default HTTP/1.0: a connection to the backend per request,
 // opened by the worker when the request comes.
 func startNginxProxy(t *testing.T, backend string) (string, int) {
-	port, dir := freePort(t), t.TempDir()
-	conf := fmt.Sprintf(`daemon off;
-worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log;
-%[4]s
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path %[1]s/body;
-  proxy_temp_path %[1]s/proxy;
-  fastcgi_temp_path %[1]s/fastcgi;
-  uwsgi_temp_path %[1]s/uwsgi;
-  scgi_temp_path %[1]s/scgi;
-  server {
-    listen 127.0.0.1:%[2]d;
-    location / { proxy_pass http://%[3]s; }
-  }
-}
-`, dir, port, backend, nginxUser())
-	path := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := "nginx"
-	if _, err := exec.LookPath(bin); err != nil {
-		bin = "/usr/sbin/nginx"
-	}
-	url, pid := startCommand(t, port, bin, "-p", dir, "-c", path, "-e", filepath.Join(dir, "error.log"))
-	return url, pid
+	return startNginxWith(t, "location / { proxy_pass http://"+backend+"; }")
 }
 
 // proxiedLeak starts testdata/zoo/leak.py (leak bytes a request) behind

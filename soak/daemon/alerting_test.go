@@ -68,7 +68,10 @@ func TestAlertLifecycle(t *testing.T) {
 	hook := &hookReceiver{}
 	srv := httptest.NewServer(hook)
 	t.Cleanup(srv.Close)
-	leaky := startTarget(t, "--leak-bytes", "4096")
+	// 16 KiB a request: 19 MiB over the run's 1 200 requests, past twice
+	// the process's size, which an 8 s soak must show before the
+	// transient rule lets any of its memory (rss, pss, uss) read a leak.
+	leaky := startTarget(t, "--leak-bytes", "16384")
 	clean := startTarget(t)
 	const ext = "http://soakd.example:7797"
 	extra := "external_url: " + ext + "\nalerts:\n  sinks:\n    - name: hook\n      type: webhook\n      url: " + srv.URL + "\n"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
@@ -85,7 +86,7 @@ func cmdAnalyze(args []string, stdout, stderr io.Writer) int {
 // over the resources the file holds. It is the one place where analyze
 // reads a run's files. A last row cut short is left out with a warning
 // on warn: the rows before it are a run's whole record up to the cut.
-func analyzeFile(path string, ao runner.AnalysisOptions, warn io.Writer) (*model.Report, error) {
+func analyzeFile(path string, ao analysis.Options, warn io.Writer) (*model.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -115,7 +116,7 @@ func analyzeFile(path string, ao runner.AnalysisOptions, warn io.Writer) (*model
 		ao.Collector = run.Target.Collector
 	}
 	ti := model.TargetInfo{Description: "samples from " + path, Probed: true, Collector: ao.Collector}
-	rep := runner.NewReport(recs, nil, ti, ao)
+	rep := analysis.NewReport(recs, nil, ti, ao)
 	run.carryWhere(rep)
 	if !slices.ContainsFunc(recs, func(r model.Record) bool { return r.CPUUser > 0 || r.CPUSystem > 0 }) {
 		rep.CPU = verdict.CPU{Bound: verdict.Inconclusive,
@@ -157,7 +158,7 @@ func (b besideReport) endpointNames() []string {
 	if b.Load == nil || len(b.Load.Endpoints) < 2 {
 		return nil
 	}
-	return runner.EndpointNames(b.Load.Endpoints)
+	return analysis.EndpointNames(b.Load.Endpoints)
 }
 
 // carryWhere puts the run's findings of where its growth lives onto the

@@ -11,8 +11,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -48,10 +48,10 @@ func syntheticRecords(n int) []model.Record {
 func BenchmarkLiveAnalysis(b *testing.B) {
 	recs := syntheticRecords(DefaultReservoir)
 	b.ReportAllocs()
-	ao := runner.AnalysisOptions{Concurrency: 1}
+	ao := analysis.Options{Concurrency: 1}
 	b.ResetTimer()
 	for b.Loop() {
-		rep := runner.NewReport(recs, nil, model.TargetInfo{Probed: true}, ao)
+		rep := analysis.NewReport(recs, nil, model.TargetInfo{Probed: true}, ao)
 		if rep.Resources["rss"].Verdict != verdict.Leak {
 			b.Fatalf("rss verdict = %s; want leak", rep.Resources["rss"].Verdict)
 		}

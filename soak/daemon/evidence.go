@@ -8,8 +8,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -287,7 +287,7 @@ func (d *Daemon) crossRun(ar *activeRun, rep *model.Report) {
 // evidence, only when there is some; a run of a new process starts the
 // evidence afresh, and a run of no one process (a restart, a remote
 // source) clears it.
-func (e *evidence) judge(job string, runID int64, ao runner.AnalysisOptions, rep *model.Report) {
+func (e *evidence) judge(job string, runID int64, ao analysis.Options, rep *model.Report) {
 	proc, ok := e.reread(job, ao, rep)
 	if !ok {
 		e.forget(job)
@@ -299,7 +299,7 @@ func (e *evidence) judge(job string, runID int64, ao runner.AnalysisOptions, rep
 // reread analyses rep's records again with job's evidence of the process
 // they sample, when there is some. It returns that process, false when
 // rep soaked no one process through /proc.
-func (e *evidence) reread(job string, ao runner.AnalysisOptions, rep *model.Report) (processID, bool) {
+func (e *evidence) reread(job string, ao analysis.Options, rep *model.Report) (processID, bool) {
 	if rep == nil || !rep.Target.Probed || rep.Target.Remote != nil {
 		return processID{}, false
 	}
@@ -309,7 +309,7 @@ func (e *evidence) reread(job string, ao runner.AnalysisOptions, rep *model.Repo
 	}
 	if earlier := e.of(job, proc); earlier != nil {
 		ao.Earlier = earlier
-		again := runner.NewReport(rep.Records, rep.Load, rep.Target, ao)
+		again := analysis.NewReport(rep.Records, rep.Load, rep.Target, ao)
 		rep.Resources, rep.Verdict = again.Resources, again.Verdict
 	}
 	return proc, true

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/internal/browsertest"
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 )
 
@@ -91,7 +91,7 @@ func pagesState(t *testing.T, dir string) storedRuns {
 		idle = append(idle, r)
 	}
 	none := &load.Summary{Mode: "open", TargetRate: 200, DurationSeconds: 10, ErrorsByCause: map[string]uint64{}, StatusClasses: map[string]uint64{}}
-	empty := runner.NewReport(idle, none, model.TargetInfo{Probed: true, Description: "pid 1 (server)"}, runner.AnalysisOptions{})
+	empty := analysis.NewReport(idle, none, model.TargetInfo{Probed: true, Description: "pid 1 (server)"}, analysis.Options{})
 	ids.empty = add("web", store.StatusCompleted, empty, nil)
 	ids.leak = add("web", store.StatusCompleted, leak, nil)
 	ids.last = add("web", store.StatusCompleted, last, nil)

@@ -7,9 +7,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/alerts"
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 )
 
@@ -43,7 +43,7 @@ func (d *Daemon) analyzeInterrupted(id int64) {
 		return
 	}
 	ti, ao := d.analysisOptions(run.Job, recs)
-	rep := runner.NewReport(recs, nil, ti, ao)
+	rep := analysis.NewReport(recs, nil, ti, ao)
 	// Judged with the evidence of the earlier runs of the same process,
 	// as the run's own end would have; a run cut short adds nothing to
 	// it (it is no evidence either way).
@@ -60,7 +60,7 @@ func (d *Daemon) analyzeInterrupted(id int64) {
 
 // analysisOptions returns how to analyse a stored run of job: with the
 // job's thresholds when the config still has it.
-func (d *Daemon) analysisOptions(job string, recs []model.Record) (model.TargetInfo, runner.AnalysisOptions) {
+func (d *Daemon) analysisOptions(job string, recs []model.Record) (model.TargetInfo, analysis.Options) {
 	var ti model.TargetInfo
 	for _, r := range recs {
 		if r.Alive || r.RootPID != 0 {
@@ -68,7 +68,7 @@ func (d *Daemon) analysisOptions(job string, recs []model.Record) (model.TargetI
 			break
 		}
 	}
-	var ao runner.AnalysisOptions
+	var ao analysis.Options
 	if j := d.config().Job(job); j != nil {
 		if o, err := j.Options(); err == nil {
 			ao = analysisOf(&o)

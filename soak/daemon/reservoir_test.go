@@ -8,8 +8,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -100,9 +100,9 @@ func TestReservoirShortRunWhole(t *testing.T) {
 			t.Fatalf("record %d: snapshot has %g s %d B; want %g s %d B", i, snap[i].Elapsed, snap[i].RSS, all[i].Elapsed, all[i].RSS)
 		}
 	}
-	ao := runner.AnalysisOptions{Concurrency: 1}
-	got := runner.NewReport(snap, nil, model.TargetInfo{Probed: true}, ao)
-	want := runner.NewReport(all, nil, model.TargetInfo{Probed: true}, ao)
+	ao := analysis.Options{Concurrency: 1}
+	got := analysis.NewReport(snap, nil, model.TargetInfo{Probed: true}, ao)
+	want := analysis.NewReport(all, nil, model.TargetInfo{Probed: true}, ao)
 	if got.Verdict != want.Verdict || got.Resources["rss"].PerRequest != want.Resources["rss"].PerRequest {
 		t.Errorf("live verdict %s (%g B/req); want the full series' %s (%g B/req)", got.Verdict,
 			got.Resources["rss"].PerRequest, want.Verdict, want.Resources["rss"].PerRequest)

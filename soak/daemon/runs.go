@@ -12,6 +12,7 @@ import (
 
 	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/config"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
@@ -73,7 +74,7 @@ type activeRun struct {
 	planDuration time.Duration // the load's bounds, for the progress
 	planRequests uint64
 	ti           model.TargetInfo
-	ao           runner.AnalysisOptions
+	ao           analysis.Options
 	// local says the target is sampled from this machine's /proc;
 	// collectorPID is the root PID whose runtime ao.Collector names.
 	local        bool
@@ -140,7 +141,7 @@ func (a *activeRun) analyze() *model.Report {
 	return a.analyzeWith(ao)
 }
 
-func (a *activeRun) analyzeWith(ao runner.AnalysisOptions) *model.Report {
+func (a *activeRun) analyzeWith(ao analysis.Options) *model.Report {
 	a.mu.Lock()
 	recs := a.res.snapshot()
 	n, soakN := a.res.n, a.res.soakN
@@ -152,7 +153,7 @@ func (a *activeRun) analyzeWith(ao runner.AnalysisOptions) *model.Report {
 	if earlier != nil {
 		ao.Earlier = earlier(recs)
 	}
-	rep := runner.NewReport(recs, nil, ti, ao)
+	rep := analysis.NewReport(recs, nil, ti, ao)
 	rep.Samples, rep.Phases.SoakSamples = n, soakN // the run's, not the reservoir's
 	return rep
 }
@@ -470,9 +471,9 @@ func (d *Daemon) wire(ar *activeRun, o *runner.Options) {
 
 // analysisOf returns the analysis options of a run with options o, as
 // runner.Run's own report uses them.
-func analysisOf(o *runner.Options) runner.AnalysisOptions {
-	ao := runner.AnalysisOptions{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit, Health: o.Health,
-		Endpoints: runner.OptionsEndpointNames(o.Load.Endpoints)}
+func analysisOf(o *runner.Options) analysis.Options {
+	ao := analysis.Options{Memory: o.Memory, FDs: o.FDs, MemLimit: o.MemLimit, Health: o.Health,
+		Endpoints: analysis.OptionsEndpointNames(o.Load.Endpoints)}
 	if o.Load.Rate == 0 {
 		ao.Concurrency = max(o.Load.Concurrency, 1)
 	}

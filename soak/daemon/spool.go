@@ -3,8 +3,8 @@ package daemon
 import (
 	"go.uber.org/zap"
 
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/runner"
 )
 
 // storeSpool is a run's spool in the store: runner.Run stores every sample
@@ -46,5 +46,5 @@ func (d *Daemon) analyzeStored(ar *activeRun) *model.Report {
 	if ti.Probed {
 		ti.Description = ar.describe(recs)
 	}
-	return runner.NewReport(recs, nil, ti, ao)
+	return analysis.NewReport(recs, nil, ti, ao)
 }

@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/runner"
 	"github.com/soakd/soakd/soak/store"
 	"github.com/soakd/soakd/soak/verdict"
 )
 
 // The study of the cross-run rule: a long-lived process soaked again and
 // again, as a job every few minutes soaks it, each run through the
-// daemon's own path (runner.NewReport, then evidence.judge). Each run has
+// daemon's own path (analysis.NewReport, then evidence.judge). Each run has
 // a 2 s idle baseline and a 10 s soak at 100 requests/s, sampled every
 // 200 ms, as TestLeakAcrossRuns's jobs.
 const (
@@ -57,11 +57,11 @@ func soakRuns(seed uint64, n int, s shape, mode int) (rss, overall []string) {
 	var life, lifeSec float64
 	for run := range n {
 		recs := studyRun(rng, s, &life, &lifeSec)
-		rep := runner.NewReport(recs, nil, model.TargetInfo{Probed: true}, runner.AnalysisOptions{})
+		rep := analysis.NewReport(recs, nil, model.TargetInfo{Probed: true}, analysis.Options{})
 		if mode == alone {
 			ev.forget("job")
 		}
-		ev.judge("job", int64(run+1), runner.AnalysisOptions{}, rep)
+		ev.judge("job", int64(run+1), analysis.Options{}, rep)
 		if mode == noJoined {
 			for name, e := range ev.jobs["job"].res {
 				e.Points = nil
@@ -321,7 +321,7 @@ func TestEvidenceOfOneProcess(t *testing.T) {
 			t.Errorf("after %s (growth %g): leak run %d, level %g; want %d, 10", tc.res.Verdict, tc.res.Growth, e.LeakRun, e.Level, tc.want)
 		}
 	}
-	ev.judge("job", 4, runner.AnalysisOptions{}, &model.Report{Target: model.TargetInfo{Probed: true},
+	ev.judge("job", 4, analysis.Options{}, &model.Report{Target: model.TargetInfo{Probed: true},
 		Records: []model.Record{rec(1, 5), rec(2, 7)}})
 	if _, ok := ev.jobs["job"]; ok {
 		t.Errorf("a run of two processes kept the evidence")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/probes/remote"
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
 )
@@ -142,5 +143,5 @@ func (r *runner) remoteInfo(rep *model.Report) {
 			rep.Resources[e.Name] = verdict.Resource{Verdict: verdict.Inconclusive, Reason: e.Name + ": " + why}
 		}
 	}
-	rep.Verdict = overall(rep.Resources)
+	rep.Verdict = analysis.Overall(rep.Resources)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/soakd/soakd/probes"
 	"github.com/soakd/soakd/probes/remote"
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/field"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
@@ -560,8 +561,8 @@ func (l *LoadSpec) options() (load.Options, error) {
 
 // Analysis turns the thresholds into the analysis' options; soakd analyze
 // uses it alone. Its errors are Check's.
-func (t *ThresholdsSpec) Analysis() (AnalysisOptions, error) {
-	var ao AnalysisOptions
+func (t *ThresholdsSpec) Analysis() (analysis.Options, error) {
+	var ao analysis.Options
 	var es field.Errors
 	t.check(&es)
 	if len(es) > 0 {

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/verdict"
@@ -156,7 +157,7 @@ func (r *runner) lookReport(share float64) (*model.Report, error) {
 		last := recs[n-1]
 		sum = &load.Summary{Requests: last.Requests, Errors: last.Errors, Latency: load.LatencySummary{Mean: mean}}
 	}
-	return NewReport(recs, sum, model.TargetInfo{Probed: true}, ao), nil
+	return analysis.NewReport(recs, sum, model.TargetInfo{Probed: true}, ao), nil
 }
 
 // decidedParts are a report's parts, each with its decided verdict or ""

@@ -17,6 +17,7 @@ import (
 	"github.com/soakd/soakd/internal/browsertest"
 	"github.com/soakd/soakd/internal/soaktest"
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/runner"
@@ -61,7 +62,7 @@ func (l *liveRun) report() (*model.Report, bool) {
 	}
 	recs := append([]model.Record(nil), l.recs...)
 	ti := model.TargetInfo{Description: l.desc, Probed: true}
-	return runner.NewReport(recs, nil, ti, runner.AnalysisOptions{}), true
+	return analysis.NewReport(recs, nil, ti, analysis.Options{}), true
 }
 
 func (l *liveRun) handler(t *testing.T) http.Handler {

@@ -1,11 +1,11 @@
-package runner_test
+package analysis_test
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/load"
-	"github.com/soakd/soakd/soak/runner"
 )
 
 func TestEndpointNames(t *testing.T) {
@@ -21,12 +21,12 @@ func TestEndpointNames(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := runner.EndpointNames(tc.eps); !slices.Equal(got, tc.want) {
+			if got := analysis.EndpointNames(tc.eps); !slices.Equal(got, tc.want) {
 				t.Errorf("EndpointNames = %q; want %q", got, tc.want)
 			}
 		})
 	}
-	if got := runner.OptionsEndpointNames([]load.Endpoint{{URL: "http://h:1/a"}, {Method: "HEAD", URL: "http://h:1/b"}}); !slices.Equal(got, []string{"GET /a", "HEAD /b"}) {
+	if got := analysis.OptionsEndpointNames([]load.Endpoint{{URL: "http://h:1/a"}, {Method: "HEAD", URL: "http://h:1/b"}}); !slices.Equal(got, []string{"GET /a", "HEAD /b"}) {
 		t.Errorf("OptionsEndpointNames = %q; want GET /a, HEAD /b", got)
 	}
 }

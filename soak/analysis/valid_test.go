@@ -1,4 +1,4 @@
-package runner
+package analysis
 
 import (
 	"testing"
@@ -27,7 +27,7 @@ func TestOnlyReadResourcesAreJudged(t *testing.T) {
 		return recs
 	}
 	for _, read := range []bool{true, false} {
-		res, _ := Analyze(records(read), nil, AnalysisOptions{})
+		res, _ := Analyze(records(read), nil, Options{})
 		for _, name := range []string{"rss", "threads"} {
 			if _, judged := res[name]; judged != read {
 				t.Errorf("records with the flags %v: %s judged %v; want %v", read, name, judged, read)

@@ -1,4 +1,4 @@
-package runner
+package analysis
 
 import (
 	"testing"
@@ -20,7 +20,7 @@ func TestNewReportJudgesTheRequests(t *testing.T) {
 	}
 	sum := &load.Summary{Requests: 6000, Errors: 6000, ErrorsByCause: map[string]uint64{load.CauseStatus: 5000, load.CauseReset: 1000},
 		ErrorTexts: map[string][]load.ErrorText{load.CauseStatus: {{Text: "HTTP/1.1 500 Internal Server Error", Count: 5000}}}}
-	rep := NewReport(recs, sum, model.TargetInfo{}, AnalysisOptions{})
+	rep := NewReport(recs, sum, model.TargetInfo{}, Options{})
 	h := rep.Requests
 	if rep.Verdict != verdict.OverallFailing || h == nil || h.Errors != 6000 {
 		t.Fatalf("verdict %s, requests %+v; want failing, 6000 errors", rep.Verdict, h)
@@ -29,13 +29,13 @@ func TestNewReportJudgesTheRequests(t *testing.T) {
 		h.Causes[0].Examples[0].Text != "HTTP/1.1 500 Internal Server Error" {
 		t.Errorf("causes %+v; want status_mismatch first with its status line, then reset", h.Causes)
 	}
-	if rep = NewReport(recs, nil, model.TargetInfo{}, AnalysisOptions{}); rep.Requests == nil || rep.Verdict != verdict.OverallFailing {
+	if rep = NewReport(recs, nil, model.TargetInfo{}, Options{}); rep.Requests == nil || rep.Verdict != verdict.OverallFailing {
 		t.Errorf("from the records alone: verdict %s, requests %+v; want failing", rep.Verdict, rep.Requests)
 	}
 	for i := range recs {
 		recs[i].Requests, recs[i].Errors = 0, 0
 	}
-	if rep = NewReport(recs, nil, model.TargetInfo{}, AnalysisOptions{}); rep.Requests != nil || rep.Verdict != verdict.Inconclusive {
+	if rep = NewReport(recs, nil, model.TargetInfo{}, Options{}); rep.Requests != nil || rep.Verdict != verdict.Inconclusive {
 		t.Errorf("no requests: verdict %s, requests %+v; want inconclusive and none", rep.Verdict, rep.Requests)
 	}
 }
@@ -56,11 +56,11 @@ func TestHealthStopsAtTheTargetsDeath(t *testing.T) {
 	}
 	died := start.Add(40 * time.Second)
 	sum := &load.Summary{Requests: 5900, Errors: 1900, ErrorsByCause: map[string]uint64{load.CauseConnRefused: 1900}}
-	rep := NewReport(recs, sum, model.TargetInfo{DiedAt: &died}, AnalysisOptions{})
+	rep := NewReport(recs, sum, model.TargetInfo{DiedAt: &died}, Options{})
 	if h := rep.Requests; h == nil || h.Verdict != verdict.HealthOK || h.Requests != 4000 || h.Errors != 0 {
 		t.Errorf("requests %+v; want ok: 0 of 4000 failed before the death", h)
 	}
-	if rep = NewReport(recs, sum, model.TargetInfo{}, AnalysisOptions{}); rep.Verdict != verdict.OverallFailing {
+	if rep = NewReport(recs, sum, model.TargetInfo{}, Options{}); rep.Verdict != verdict.OverallFailing {
 		t.Errorf("without a death the same run is %s; want failing", rep.Verdict)
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package analysis
 
 import (
 	"os"
@@ -26,8 +26,8 @@ func TestPartsAreJudgedAgainstTheTreesSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, _ := Analyze(recs, nil, AnalysisOptions{})
-	alone, _ := Analyze(recs, nil, AnalysisOptions{Resources: []string{"pss", "uss"}})
+	all, _ := Analyze(recs, nil, Options{})
+	alone, _ := Analyze(recs, nil, Options{Resources: []string{"pss", "uss"}})
 	if _, ok := alone["rss"]; ok {
 		t.Errorf("rss reported by an analysis limited to pss and uss")
 	}

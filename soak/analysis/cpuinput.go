@@ -1,4 +1,4 @@
-package runner
+package analysis
 
 import (
 	"runtime"
@@ -9,7 +9,7 @@ import (
 )
 
 // cpuInput gathers the CPU verdict's figures over the soak window.
-func cpuInput(recs []model.Record, sum *load.Summary, ao AnalysisOptions) verdict.CPUInput {
+func cpuInput(recs []model.Record, sum *load.Summary, ao Options) verdict.CPUInput {
 	in := verdict.CPUInput{CPUs: ao.CPUs, OpenLoop: ao.Concurrency == 0}
 	if in.CPUs == 0 {
 		in.CPUs = runtime.NumCPU()

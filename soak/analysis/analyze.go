@@ -1,4 +1,4 @@
-package runner
+package analysis
 
 import (
 	"slices"
@@ -9,8 +9,8 @@ import (
 	"github.com/soakd/soakd/soak/verdict"
 )
 
-// AnalysisOptions are what the analysis needs beyond the records.
-type AnalysisOptions struct {
+// Options are what the analysis needs beyond the records.
+type Options struct {
 	Memory, FDs verdict.Thresholds
 	MemLimit    uint64 // bytes; 0 = the cgroup's memory.max, if any
 	Concurrency int    // closed-loop workers; 0 in open loop
@@ -46,7 +46,7 @@ type AnalysisOptions struct {
 // Analyze fits every resource that the records hold and makes the CPU
 // verdict. It is safe to call on a snapshot mid-run (the daemon's live
 // analysis does).
-func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[string]verdict.Resource, verdict.CPU) {
+func Analyze(recs []model.Record, sum *load.Summary, ao Options) (map[string]verdict.Resource, verdict.CPU) {
 	if ao.Memory == (verdict.Thresholds{}) {
 		ao.Memory = verdict.MemoryThresholds
 	}
@@ -113,7 +113,7 @@ func Analyze(recs []model.Record, sum *load.Summary, ao AnalysisOptions) (map[st
 
 // thresholds are the leak thresholds of a kind of resource, at the
 // analysis' share of the error budget.
-func (ao AnalysisOptions) thresholds(k model.Kind) verdict.Thresholds {
+func (ao Options) thresholds(k model.Kind) verdict.Thresholds {
 	th := verdict.CountThresholds
 	switch k {
 	case model.Memory:

@@ -1,4 +1,4 @@
-package runner
+package analysis
 
 import (
 	"testing"
@@ -21,7 +21,7 @@ func TestOverallLetsSlowlySampledResourcesWaitTheirTurn(t *testing.T) {
 		{"a close_wait leak counts", map[string]verdict.Resource{"rss": r("stable"), "close_wait": r("leak")}, "leak"},
 		{"only slow ones", map[string]verdict.Resource{"pss": r("inconclusive")}, "inconclusive"},
 	} {
-		if got := overall(tc.rs); got != tc.want {
+		if got := Overall(tc.rs); got != tc.want {
 			t.Errorf("%s: overall = %q; want %q", tc.name, got, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package runner_test
+package analysis_test
 
 import (
 	"os"
@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/soakd/soakd/soak/analysis"
 	"github.com/soakd/soakd/soak/model"
-	"github.com/soakd/soakd/soak/runner"
 )
 
 // TestCPUCostRealCleanRuns judges the cost series of real soaks of the
@@ -30,11 +30,11 @@ func TestCPUCostRealCleanRuns(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
-			ao := runner.AnalysisOptions{CPUs: 2}
+			ao := analysis.Options{CPUs: 2}
 			if strings.Contains(path, "-closed-") {
 				ao.Concurrency = 1
 			}
-			_, c := runner.Analyze(recs, nil, ao)
+			_, c := analysis.Analyze(recs, nil, ao)
 			d := c.Cost
 			t.Logf("%d windows along %s, %+.0f %%, p = %.2g (%.2g as independent), inflation %.1f: %s", d.Windows, d.Axis, 100*d.Change, d.PValue, d.NaivePValue, d.WanderInflation, d.Reason)
 			if d.Rising {

@@ -1,4 +1,4 @@
-package runner
+package analysis
 
 import (
 	"math"
@@ -60,7 +60,7 @@ func TestContendedCostVerdictAgrees(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ti := model.TargetInfo{Probed: true, Description: "synthetic"}
-			rep := NewReport(busyRecords(tc.rise), nil, ti, AnalysisOptions{CPUs: 2})
+			rep := NewReport(busyRecords(tc.rise), nil, ti, Options{CPUs: 2})
 			d := rep.CPU.Cost
 			var b strings.Builder
 			rep.WriteText(&b)

@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"context"
 	"fmt"
 	"syscall"
 	"testing"
@@ -172,4 +173,29 @@ func BenchmarkPacedTree50at100ms(b *testing.B) {
 	srv := startServer(b, "127.0.0.1:0")
 	srv.post(b, "/ctl/fork?n=49")
 	benchPaced(b, srv, 50, 100*time.Millisecond)
+}
+
+// benchUpstreams looks for upstreams in srv's tree b.N times, after a
+// first look, and reports CPU µs per look.
+func benchUpstreams(b *testing.B, srv *server, wantProcs int) {
+	tg := openLive(b, Spec{PID: srv.pid})
+	s := NewSampler(tg, SamplerOptions{Log: zap.NewNop()})
+	waitFor(b, fmt.Sprintf("%d processes", wantProcs), func() bool { return s.Sample().Procs == wantProcs })
+	s.Upstreams(context.Background())
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime(b)
+	for range b.N {
+		s.Upstreams(context.Background())
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime(b)-start).Microseconds())/float64(b.N), "cpu-µs/op")
+}
+
+// BenchmarkUpstreamsNothingToFind is a look at a 50-process tree that
+// forwards nowhere: one sock_diag dump, no readlink.
+func BenchmarkUpstreamsNothingToFind(b *testing.B) {
+	srv := startServer(b, "127.0.0.1:0")
+	srv.post(b, "/ctl/fork?n=49")
+	benchUpstreams(b, srv, 50)
 }

@@ -72,17 +72,20 @@ type Sampler struct {
 	last       Sample  // the previous sample, for carried values
 	netlink    bool    // the census may use sock_diag (see netlink.go)
 	diagBuf    []byte
-	warned     map[string]bool
-	fdLimit    uint64
-	limitOf    procID
-	pass       *cpuPass          // the busiest thread and process of a thread pass
-	allowed    int               // the root's affinity CPUs, from this sample's status
-	capacity   capacity          // the root's CPU capacity, read on the smaps cadence
-	maps       []MapSnapshot     // read since the last TakeMaps (Mappings)
-	paths      map[string]string // the mappings' paths, interned
-	now        func() time.Time
-	statPath   string                   // the procfs root's stat file
-	upOwners   map[uint64]upstreamOwner // listening socket inode → owner (Upstreams)
+	// treeListeners are the listening sockets (by inode) the sampled
+	// processes owned at the last look for upstreams that read their fds.
+	treeListeners map[uint64]bool
+	warned        map[string]bool
+	fdLimit       uint64
+	limitOf       procID
+	pass          *cpuPass          // the busiest thread and process of a thread pass
+	allowed       int               // the root's affinity CPUs, from this sample's status
+	capacity      capacity          // the root's CPU capacity, read on the smaps cadence
+	maps          []MapSnapshot     // read since the last TakeMaps (Mappings)
+	paths         map[string]string // the mappings' paths, interned
+	now           func() time.Time
+	statPath      string                   // the procfs root's stat file
+	upOwners      map[uint64]upstreamOwner // listening socket inode → owner (Upstreams)
 }
 
 // NewSampler returns a Sampler of t.

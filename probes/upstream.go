@@ -116,19 +116,39 @@ type upstreamOwner struct {
 // namespace, at an address of this machine, and whose listening socket
 // no sampled process owns. Each address is named once.
 //
-// It costs a readlink per fd of the sampled processes and a read of the
-// root's TCP tables; finding a listener's owner scans every process's
-// fds once, and is then remembered by the listener's socket inode.
+// It reads the root's TCP tables first, and only when they hold a
+// connection to a local server that is not the tree's own (the load's
+// connections to the tree are not) does it readlink the sampled
+// processes' fds to see whether one of them holds it: a look with
+// nothing to find costs one sock_diag dump, so it can be made often.
+// A proxy that speaks HTTP/1.0 to its backend holds each connection for
+// one request (a millisecond, say), and a look catches it only while it
+// is open; finding a listener's owner scans every process's fds once,
+// and is then remembered by the listener's socket inode.
 func (s *Sampler) Upstreams(ctx context.Context) []Upstream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.procs) == 0 {
 		return nil
 	}
+	listen, conns := s.readConns(s.procs[0].ID.PID)
+	if !slices.ContainsFunc(conns, func(c tcpConn) bool { return s.upstreamCandidate(listen, c) }) {
+		return nil
+	}
 	owned, inSet := s.sampledSockets()
-	listen, conns := s.readConns(s.procs[0].ID.PID, owned)
+	s.treeListeners = map[uint64]bool{}
+	for _, ls := range listen {
+		for _, l := range ls {
+			if _, ok := owned[l.Inode]; ok {
+				s.treeListeners[l.Inode] = true
+			}
+		}
+	}
 	var out []Upstream
 	for _, c := range conns {
+		if _, ok := owned[c.Inode]; !ok {
+			continue
+		}
 		lis := listenersFor(listen[c.Remote.Port()], c)
 		if len(lis) == 0 || slices.ContainsFunc(lis, func(l tcpConn) bool { _, ok := owned[l.Inode]; return ok }) {
 			continue // not a local server, or one the sampled processes own
@@ -148,8 +168,15 @@ func (s *Sampler) Upstreams(ctx context.Context) []Upstream {
 	return out
 }
 
-// sampledSockets maps each socket inode of the sampled processes to the
-// PID holding it, and lists their identities.
+// upstreamCandidate says whether c may be a sampled process's connection
+// to a local server it does not own: c connects to a local listener that
+// is not one the tree was last seen to own (treeListeners, nil before the
+// first full look, when every such connection is a candidate).
+func (s *Sampler) upstreamCandidate(listen map[uint16][]tcpConn, c tcpConn) bool {
+	lis := listenersFor(listen[c.Remote.Port()], c)
+	return len(lis) > 0 && !slices.ContainsFunc(lis, func(l tcpConn) bool { return s.treeListeners[l.Inode] })
+}
+
 func (s *Sampler) sampledSockets() (map[uint64]int32, map[procID]bool) {
 	owned := map[uint64]int32{}
 	inSet := make(map[procID]bool, len(s.procs))
@@ -177,12 +204,12 @@ const upstreamStates = 0xfff &^ (1<<tcpTimeWait | 1<<tcpClose | 1)
 const tcpClose = 0x07
 
 // readConns reads the TCP sockets of the root's network namespace: the
-// listening ones by port, and the sampled processes' connections. It asks
+// listening ones by port, and the connections. It asks
 // sock_diag when the root shares soakd's namespace (it skips the
 // TIME_WAIT sockets a busy host holds thousands of, which the text tables
 // format one by one: a look cost 9-22 ms of CPU that way here), and reads
 // the root's /proc/PID/net/tcp{,6} otherwise.
-func (s *Sampler) readConns(root int32, owned map[uint64]int32) (map[uint16][]tcpConn, []tcpConn) {
+func (s *Sampler) readConns(root int32) (map[uint16][]tcpConn, []tcpConn) {
 	listen := map[uint16][]tcpConn{}
 	var conns []tcpConn
 	add := func(c tcpConn) {
@@ -190,9 +217,7 @@ func (s *Sampler) readConns(root int32, owned map[uint64]int32) (map[uint16][]tc
 		case c.State == tcpListen:
 			listen[c.Local.Port()] = append(listen[c.Local.Port()], c)
 		case c.State != tcpTimeWait && c.State != tcpClose && c.Remote.Port() != 0:
-			if _, ok := owned[c.Inode]; ok {
-				conns = append(conns, c)
-			}
+			conns = append(conns, c)
 		}
 	}
 	if s.sameNetNS(root) {

@@ -71,3 +71,39 @@ func TestUpstreamsFromFixture(t *testing.T) {
 		t.Errorf("upstreams after following python3: %+v; want 127.0.0.1:9200 alone", ups)
 	}
 }
+
+// TestUpstreamLookSkipsTheTreesOwnListeners: once a look has read the
+// sampled processes' fds, a connection to a listener they own (the load's
+// connections to the target) is no reason to read them again, and a
+// connection to another local server is.
+func TestUpstreamLookSkipsTheTreesOwnListeners(t *testing.T) {
+	tg, err := Open(context.Background(), Spec{PID: 10, ProcRoot: "testdata/upstream/proc", CgroupRoot: fixtureCgroup}, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSampler(tg, SamplerOptions{Log: zaptest.NewLogger(t), SmapsInterval: -1, ThreadInterval: -1})
+	s.Sample()
+	listen, conns := s.readConns(10)
+	var own, other tcpConn
+	for _, c := range conns {
+		switch c.Remote.Port() {
+		case 8080:
+			own = c
+		case 9000:
+			other = c
+		}
+	}
+	if own.Remote.Port() == 0 || other.Remote.Port() == 0 {
+		t.Fatalf("the fixture's connections to 8080 and 9000 are not read: %+v", conns)
+	}
+	if !s.upstreamCandidate(listen, own) {
+		t.Errorf("before the first look, a connection to the tree's own listener is a candidate")
+	}
+	s.Upstreams(context.Background())
+	if s.upstreamCandidate(listen, own) {
+		t.Errorf("after a look, a connection to the tree's own listener (8080) is still a candidate: a look would read every fd for the load's connections")
+	}
+	if !s.upstreamCandidate(listen, other) {
+		t.Errorf("a connection to python3's 9000 is no candidate")
+	}
+}

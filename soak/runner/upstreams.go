@@ -23,13 +23,16 @@ var _ upstreamer = (*probes.Sampler)(nil)
 
 // How often the tree's connections are read for upstreams: a proxy opens
 // them lazily, at its first requests, and with HTTP/1.0 to its backend
-// (nginx's default) holds each only while a request is in flight, so the
-// baseline and the warm-up look at every sample (100 ms apart at most);
-// the soak, which only names what it finds, every second. A look costs a readlink per fd of the sampled
-// processes and a read of the root's TCP tables.
+// (nginx's default) holds each only while a request is in flight, a
+// millisecond or so, so a look catches it only while it is open. The
+// baseline and the warm-up look at every sample, the soak, which only
+// names what it finds, every half second. A look with nothing to find
+// costs one sock_diag dump of the TCP tables (probes.Sampler.Upstreams);
+// one that sees a connection to a local server not the tree's own reads
+// the sampled processes' fds as well.
 const (
-	upstreamLookWarm = 250 * time.Millisecond
-	upstreamLookSoak = 2 * time.Second
+	upstreamLookWarm time.Duration = 0
+	upstreamLookSoak               = 500 * time.Millisecond
 )
 
 // upstreamWatch names the local servers the sampled tree forwards to and,
@@ -70,7 +73,7 @@ func (w *upstreamWatch) observe(ctx context.Context, rec model.Record) {
 	if rec.Phase == verdict.Soak {
 		every = upstreamLookSoak
 	}
-	if !w.last.IsZero() && rec.Time.Sub(w.last) < every-every/10 {
+	if !w.last.IsZero() && !rec.Time.After(w.last.Add(every-every/10)) { // at most one look a record
 		return
 	}
 	w.last = rec.Time

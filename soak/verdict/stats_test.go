@@ -80,16 +80,26 @@ func sweep(kind string, n int, leakOf func(i int) float64, r trend.Reduce) tally
 
 func zero(int) float64 { return 0 }
 
+// sweepSize is n series, or a tenth of them under -race, where the bars
+// are not asserted (raceBuild).
+func sweepSize(t *testing.T, n int) int {
+	if raceBuild {
+		t.Logf("race build: %d of %d series, the bar not asserted; the README's test command runs them whole without -race", n/10, n)
+		return n / 10
+	}
+	return n
+}
+
 // TestFalseAlarms: at most 1 % leak verdicts over 500 stable series per
 // noise model.
 func TestFalseAlarms(t *testing.T) {
 	for _, kind := range []string{"white", "sawtooth", "steps", "restart", "wander", "creep", "fds"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			env := sweep(kind, 500, zero, trend.ByMin)
+			env := sweep(kind, sweepSize(t, 500), zero, trend.ByMin)
 			t.Logf("%s: false-alarm rate %.3f (Mann–Kendall alone: %.3f), verdicts %v",
 				kind, env.rate(Leak), float64(env.mkAlone)/float64(env.n), env.verdicts)
-			if got := env.rate(Leak); got > 0.01 {
+			if got := env.rate(Leak); got > 0.01 && !raceBuild {
 				t.Errorf("got false-alarm rate %.3f; want ≤ 0.01", got)
 			}
 		})
@@ -101,7 +111,7 @@ func TestPlateauNeverLeak(t *testing.T) {
 	for _, kind := range []string{"plateau-white", "plateau-sawtooth"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			env := sweep(kind, 250, zero, trend.ByMin)
+			env := sweep(kind, sweepSize(t, 250), zero, trend.ByMin)
 			t.Logf("%s: verdicts %v", kind, env.verdicts)
 			if got := env.verdicts[Leak]; got != 0 {
 				t.Errorf("got %d leak verdicts of %d plateaus; want 0", got, env.n)
@@ -125,9 +135,9 @@ func TestCoverage(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.kind, func(t *testing.T) {
 			t.Parallel()
-			env := sweep(tc.kind, 200, tc.leakOf, trend.ByMin)
+			env := sweep(tc.kind, sweepSize(t, 200), tc.leakOf, trend.ByMin)
 			t.Logf("%s: coverage %.3f, detected %.3f, verdicts %v", tc.kind, env.coverage(), env.rate(Leak), env.verdicts)
-			if got := env.coverage(); got < 0.90 {
+			if got := env.coverage(); got < 0.90 && !raceBuild {
 				t.Errorf("got coverage %.3f; want ≥ 0.90", got)
 			}
 		})

@@ -157,7 +157,7 @@ func nextEarlier(e verdict.Earlier, runID int64, res verdict.Resource, proc stri
 		if e.LeakRun == 0 {
 			e.LeakRun = runID
 		}
-	case res.Verdict == verdict.Stable, res.Verdict == verdict.Plateau, res.Growth < 0:
+	case verdict.Settled(res.Verdict), res.Growth < 0:
 		e.LeakRun = 0
 	}
 	return e

@@ -112,7 +112,7 @@ func (f finding) untilStopped() string {
 
 // leakStopped says whether a resource's verdict shows that a leak stopped:
 // it is flat (stable) or its growth ended (plateau).
-func leakStopped(v string) bool { return v == verdict.Stable || v == verdict.Plateau }
+func leakStopped(v string) bool { return verdict.Settled(v) }
 
 // label is the resource label of f's alerts: the group's label while one
 // of its alerts fires (so that a leak shown first in rss and then only in

@@ -170,8 +170,8 @@ func decidedParts(rep *model.Report, soakSeconds float64) (map[string]string, []
 	var missing []string
 	for _, n := range rep.ResourceNames() {
 		res := rep.Resources[n]
-		switch res.Verdict {
-		case verdict.Leak, verdict.Stable, verdict.Plateau:
+		switch {
+		case verdict.Decided(res.Verdict):
 			parts[n] = res.Verdict
 		default:
 			parts[n] = ""

@@ -20,13 +20,10 @@ func Overall(rs map[string]Resource) string {
 	}
 	clean := true
 	for _, r := range rs {
-		switch r.Verdict {
-		case Leak:
+		if r.Verdict == Leak {
 			return OverallLeak
-		case Stable, Plateau:
-		default:
-			clean = false
 		}
+		clean = clean && Settled(r.Verdict)
 	}
 	if clean {
 		return OverallClean

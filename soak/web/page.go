@@ -202,21 +202,20 @@ type badge struct {
 }
 
 func badgeOf(v string) badge {
+	if w, ok := verdict.WordOf(v); ok {
+		return badge{string(w.Tone), w.Icon, v}
+	}
 	switch v {
-	case verdict.Leak, verdict.OverallFailing, "failed":
+	case "failed":
 		return badge{"bad", "✗", v}
 	case compare.Regressed:
 		return badge{"bad", "✗", v}
 	case compare.Same, compare.Improved:
 		return badge{"good", "✓", v}
-	case "clean", verdict.Stable, verdict.HealthOK:
-		return badge{"good", "✓", v}
 	case "completed":
 		return badge{"plain", "■", v}
 	case "stopped", "interrupted", "below rate":
 		return badge{"warn", "!", v}
-	case verdict.Plateau:
-		return badge{"warn", "◆", v}
 	case "running", "live":
 		return badge{"info", "●", v}
 	case "cpu":
@@ -225,8 +224,6 @@ func badgeOf(v string) badge {
 		return badge{"info", "◇", "waits on I/O"}
 	case "client":
 		return badge{"warn", "◆", "client-bound"}
-	case verdict.Inconclusive:
-		return badge{"none", "◌", v}
 	case compare.Unjudged:
 		return badge{"none", "·", v}
 	case "":

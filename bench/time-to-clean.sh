@@ -37,6 +37,12 @@
 #
 #   go build -o /tmp/soakd ./cmd/soakd && SOAKD=/tmp/soakd bash bench/time-to-clean.sh
 #
+# With UNTIL=1 each soak is `soakd run --until-decided -d DURATION`
+# instead, and the table is each run's verdict, what stopped it, its load
+# time and what was still undecided (no prefixes are re-read):
+#
+#   UNTIL=1 DURATION=15m SOAKD=/tmp/soakd bash bench/time-to-clean.sh
+#
 # Environment: SOAKD (required), DURATION (default 4m), KEEP (a directory
 # to keep the runs in; default a temporary one, removed), REUSE=1 (skip
 # the soaks and re-read the runs already in KEEP, e.g. with another
@@ -118,12 +124,34 @@ if [[ ${REUSE:-0} != 1 ]]; then
       rm -rf "$dir"
       args=(-q --json --out "$dir" -d "$DURATION")
       [[ $rate == full ]] || args+=(--rate "$rate")
+      [[ ${UNTIL:-0} != 1 ]] || args+=(--until-decided)
       echo "$(date -u +%H:%M:%S) soaking $s at $rate" >&2
       "$SOAKD" run "${args[@]}" "$url" >"$dir.json" 2>"$dir.err" || true
       kill -TERM -- "-${pids[-1]}" 2>/dev/null || true
       sleep 1
     done
   done
+fi
+
+if [[ ${UNTIL:-0} == 1 ]]; then
+  RATES="$RATES" python3 - "$KEEP" $ONLY <<'PY'
+import json, os, sys
+keep, servers = sys.argv[1], sys.argv[2:]
+print(f"{'server':8} {'load':>11} {'verdict':>13} {'stopped by':>11} {'load time':>10}  still undecided")
+for s in servers:
+    for rate in os.environ["RATES"].split():
+        try:
+            r = json.load(open(os.path.join(keep, f"{s}-{rate}.json")))
+        except Exception as e:
+            print(f"{s:8} {rate:>11} no report ({e})")
+            continue
+        ld = r.get("load") or {}
+        u = r.get("until_decided") or {}
+        took = ld.get("duration_seconds") or ld.get("elapsed_seconds") or 0
+        miss = "; ".join(m[:90] for m in u.get("missing") or [])
+        print(f"{s:8} {('full speed' if rate == 'full' else rate + ' req/s'):>11} {r.get('verdict',''):>13} {ld.get('stopped_by',''):>11} {took:9.0f}s  {miss}")
+PY
+  exit 0
 fi
 
 CUTS="$CUTS" RATES="$RATES" python3 - "$SOAKD" "$KEEP" "$work" $ONLY <<'PY'

@@ -158,6 +158,9 @@ func cmdAB(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "soakd ab:", err)
 		return exitUsage
 	}
+	if res.Died != nil {
+		fmt.Fprintln(stderr, "soakd ab:", res.Died)
+	}
 	fmt.Fprintf(stderr, "%s; after %d requests (%d pairs of %d-request blocks, stopped by %s)\n",
 		strings.Replace(res.Line(), "soakd compare", "soakd ab", 1), res.Requests, res.Pairs, res.BlockRequests, res.StoppedBy)
 	return abExit(res)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -153,16 +154,19 @@ func (o *output) close() {
 
 // tail is the last lines written, each indented, or "" when none.
 func (o *output) tail() string {
-	var lines []string
-	if o.fifo != nil {
-		lines = o.fifoTail()
-	} else {
-		lines = fileTail(o.file, o.from)
-	}
+	lines := o.lastLines()
 	if len(lines) == 0 {
 		return ""
 	}
 	return "    " + strings.Join(lines, "\n    ")
+}
+
+// lastLines is the last tailLines lines written.
+func (o *output) lastLines() []string {
+	if o.fifo != nil {
+		return o.fifoTail()
+	}
+	return fileTail(o.file, o.from)
 }
 
 func (o *output) fifoTail() []string {
@@ -209,4 +213,59 @@ func (o *output) failed(err error) error {
 		return fmt.Errorf("%w (it wrote nothing to stdout or stderr)", err)
 	}
 	return fmt.Errorf("%w; its last output lines (stdout and stderr):\n%s", err, t)
+}
+
+// Death is a build that died mid-run: the requests it served, its exit
+// and the last lines its command wrote (stdout and stderr, one stream).
+type Death struct {
+	Build    string `json:"build"`    // "A" or "B"
+	Requests uint64 `json:"requests"` // the build's requests served before it died
+	// Exit is "code N" or "signal S" for a command soakd started; ""
+	// when not known (a server soakd did not start).
+	Exit string `json:"exit,omitempty"`
+	// Output is the command's last output lines (at most 20, 400 bytes
+	// each); empty for a server soakd did not start, or one that wrote
+	// nothing.
+	Output []string `json:"output,omitempty"`
+}
+
+// reapWait bounds the wait for the exit status of a build soakd started,
+// once its death is seen: the watcher reports it as it reaps the process.
+const reapWait = 2 * time.Second
+
+// death is b's Death, read once it has died.
+func (b *build) death() *Death {
+	d := &Death{Build: b.name.String(), Requests: b.served}
+	if b.out == nil {
+		return d
+	}
+	e := b.target.Exit()
+	for end := time.Now().Add(reapWait); (e == nil || !e.Known) && time.Now().Before(end); e = b.target.Exit() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	switch {
+	case e == nil || !e.Known:
+	case e.Signal != "":
+		d.Exit = "signal " + e.Signal
+	default:
+		d.Exit = fmt.Sprintf("code %d", e.Code)
+	}
+	d.Output = b.out.lastLines()
+	return d
+}
+
+// String is the death as an error line: the build, its requests, its exit
+// and its last output lines, each indented.
+func (d *Death) String() string {
+	s := fmt.Sprintf("build %s died mid-run after %d of its requests", d.Build, d.Requests)
+	if d.Exit != "" {
+		s += " (exit " + d.Exit + ")"
+	}
+	switch {
+	case len(d.Output) > 0:
+		s += "; its last output lines (stdout and stderr):\n    " + strings.Join(d.Output, "\n    ")
+	case d.Exit != "":
+		s += "; it wrote nothing to stdout or stderr"
+	}
+	return s
 }

@@ -61,3 +61,22 @@ func TestOutputRing(t *testing.T) {
 		t.Errorf("a long line kept %d bytes; want %d", len(long.lines[0]), lineCap)
 	}
 }
+
+// TestDeathText: a death names the build, its requests and its exit, and
+// shows its last output lines as a failed start does.
+func TestDeathText(t *testing.T) {
+	for _, c := range []struct {
+		d    Death
+		want string
+	}{
+		{Death{Build: "B", Requests: 12000, Exit: "code 2", Output: []string{"panic: x", "goroutine 1"}},
+			"build B died mid-run after 12000 of its requests (exit code 2); its last output lines (stdout and stderr):\n    panic: x\n    goroutine 1"},
+		{Death{Build: "A", Requests: 5, Exit: "signal killed"},
+			"build A died mid-run after 5 of its requests (exit signal killed); it wrote nothing to stdout or stderr"},
+		{Death{Build: "A", Requests: 5}, "build A died mid-run after 5 of its requests"},
+	} {
+		if got := c.d.String(); got != c.want {
+			t.Errorf("got %q; want %q", got, c.want)
+		}
+	}
+}

@@ -114,6 +114,9 @@ type Result struct {
 	Seconds       float64 `json:"seconds"`
 	Alpha         float64 `json:"alpha"`
 	Method        string  `json:"method"`
+	// Died is the build that died mid-run (StoppedBy a_died or b_died):
+	// its exit and its last output lines.
+	Died *Death `json:"died,omitempty"`
 }
 
 // Method names the sequential test in the result.
@@ -165,7 +168,8 @@ func (r *run) loop(ctx context.Context) error {
 			return r.stop("interrupt")
 		}
 		r.tally.Blocks = append(r.tally.Blocks, blk)
-		if !r.builds[who].last.Alive {
+		if b := r.builds[who]; !b.last.Alive {
+			r.res.Died = b.death()
 			return r.stop([...]string{"a_died", "b_died"}[who])
 		}
 		if i%2 == 0 {

@@ -425,8 +425,9 @@ func (r *Report) writeTarget(w io.Writer) {
 		t.Remote.writeNotes(w)
 	}
 	p := r.Phases
-	fmt.Fprintf(w, "Phases:            baseline %.1f s, warm-up %.1f s (%d requests), soak %.1f s (%d requests, %d samples), cool-down %.1f s\n",
-		p.BaselineSeconds, p.WarmupSeconds, p.WarmupRequests, p.SoakSeconds, p.SoakRequests, p.SoakSamples, p.CooldownSeconds)
+	fmt.Fprintf(w, "Phases:            baseline %.1f s, warm-up %.1f s (%s), soak %.1f s (%s, %s), cool-down %.1f s\n",
+		p.BaselineSeconds, p.WarmupSeconds, counted(p.WarmupRequests, "request"), p.SoakSeconds,
+		counted(p.SoakRequests, "request"), counted(uint64(max(p.SoakSamples, 0)), "sample"), p.CooldownSeconds)
 	if s := r.Sampling; s != nil {
 		fmt.Fprintf(w, "Sampling:          %s\n", s.String())
 	}
@@ -529,4 +530,12 @@ func FormatDuration(s float64) string {
 		return fmt.Sprintf("%.1f min", s/60)
 	}
 	return fmt.Sprintf("%.0f s", s)
+}
+
+// counted gives a count and its noun: "1 sample", "2 samples".
+func counted(n uint64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatUint(n, 10) + " " + noun + "s"
 }

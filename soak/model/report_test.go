@@ -164,3 +164,18 @@ func TestVerdictLineConcludes(t *testing.T) {
 		t.Errorf("no figure:\ngot  %s\nwant %s", got, want)
 	}
 }
+
+// TestPhasesCountsInTheSingular: the Phases line says "1 sample" and "1
+// request", not "1 samples" (issue 41, item 7: a one-sample soak read
+// "soak 1.0 s (499 requests, 1 samples)").
+func TestPhasesCountsInTheSingular(t *testing.T) {
+	rep := &Report{Verdict: "inconclusive", Phases: Phases{SoakSeconds: 1, WarmupRequests: 1, SoakRequests: 499, SoakSamples: 1}}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "warm-up 0.0 s (1 request), soak 1.0 s (499 requests, 1 sample), cool-down"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, b.String())
+	}
+}

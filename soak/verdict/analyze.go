@@ -208,7 +208,7 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		// after the knot measures it; the whole soak would count the
 		// warm-up's tail in.
 		t := trend.Fit{Slope: d.tail.slope, Lo: d.tail.lo, Hi: d.tail.hi}
-		res.PerRequest, res.CI95, res.PValue = t.Slope, [2]float64{t.Lo, t.Hi}, slopeP(t)
+		res.PerRequest, res.CI95, res.PValue, res.PTest = t.Slope, [2]float64{t.Lo, t.Hi}, slopeP(t), PTestSlope
 		res.PerHour, res.PerDay = t.Slope*rph, t.Slope*rph*th.Horizon/3600
 		if d.before == 0 {
 			d.before = f.sub(0, f.shape.at+1).Slope
@@ -285,7 +285,7 @@ func exactDecision(res *Resource, d decision, e exactBound, f fit, fl floors, rp
 		return d
 	}
 	res.Method, res.Exact = methodExact, &e.Exact
-	res.PerRequest, res.CI95 = t.Slope, [2]float64{t.Lo, t.Hi}
+	res.PerRequest, res.CI95, res.PTest = t.Slope, [2]float64{t.Lo, t.Hi}, PTestFitted
 	res.PerHour, res.PerDay = t.Slope*rph, t.Slope*rph*th.Horizon/3600
 	return decision{verdict: Stable, why: whyExact}
 }
@@ -407,7 +407,7 @@ func checkLives(res Resource, pts []Point, opt ResourceOptions, by map[int]*seri
 		return res
 	}
 	res.Verdict, res.MaskedBy, res.Replacements = Leak, "recycling", lf.replaced
-	res.PerRequest, res.CI95, res.PValue = lf.perRequest, [2]float64{lf.lo, lf.hi}, lf.p
+	res.PerRequest, res.CI95, res.PValue, res.PTest = lf.perRequest, [2]float64{lf.lo, lf.hi}, lf.p, PTestSlope
 	res.PerHour, res.PerDay = lf.perRequest*rph, lf.perRequest*rph*th.Horizon/3600
 	res.Settle, res.SettleRequests, res.Step = "", 0, nil
 	res.Reason = livesReason(opt, res, lf)
@@ -459,7 +459,7 @@ func fill(res *Resource, f fit, rph float64, th Thresholds) {
 	res.PerDay = f.whole.Slope * rph * th.Horizon / 3600
 	res.CI95 = [2]float64{f.whole.Lo, f.whole.Hi}
 	res.PerHour = f.whole.Slope * rph
-	res.PValue = f.p
+	res.PValue, res.PTest = f.p, f.pTest()
 	res.LastThirdPerRequest = f.last.Slope
 	res.Start, res.End, res.Growth = f.start, f.end, f.end-f.start
 }

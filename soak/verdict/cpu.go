@@ -23,6 +23,12 @@ const (
 	costRise         = 0.25 // a rise of the CPU per request over the soak that is a CPU leak
 	costAlpha        = 0.005
 	costMinWindows   = 6
+	// starvedWait: a target waiting for a CPU this share of the time, and
+	// longer than it ran, while other work held starvedOthers cores or
+	// more (when the machine's CPU time was read), is starved: whether it
+	// is CPU-bound or waits cannot be told.
+	starvedWait   = 0.5
+	starvedOthers = 0.5
 )
 
 // Bounds of the CPU verdict.
@@ -39,6 +45,7 @@ const (
 	EvidenceCapacity     = "capacity"        // the tree used ≥ 90 % of the cores it may use
 	EvidenceClient       = "client_cpu"      // soakd's own CPU was saturated
 	EvidenceMachine      = "machine_cpu"     // soakd filled the machine while the target had room
+	EvidenceStarved      = "starved"         // waiting for a CPU most of the time while other work held the cores
 	EvidenceThreadWait   = "thread_runnable" // a thread runnable ≥ 85 %: on a CPU or waiting for one
 	EvidenceRequestShare = "request_share"   // open loop: D/R, the share of a request spent on a CPU
 	EvidenceBusyFraction = "busy_fraction"   // closed loop: D·N/R per usable core
@@ -239,6 +246,12 @@ type CostDrift struct {
 //     limit, and soakd used at least as much CPU as the target and at
 //     least a quarter of the machine's cores (a machine filled by others
 //     is not the client's doing).
+//   - inconclusive (starved): the target waited for a CPU at least half
+//     of the time and longer than it ran (its busiest thread, or each
+//     request: (W·N/R) per usable core, W/R in an open loop), while other
+//     work (soakd and the rest of the machine) held at least half a core
+//     (when /proc/stat was read): it got too little CPU to tell whether
+//     it is CPU-bound or waits.
 //   - cpu (thread_runnable): a thread was runnable ≥ 85 % of the time, on
 //     a CPU or waiting for one: saturated on a busy machine, where requests
 //     queue for it (a queue that at this load is several times the
@@ -328,6 +341,8 @@ func decideCPU(c CPU, in CPUInput) (bound, evidence string) {
 		return BoundClient, EvidenceClient
 	case clientFillsMachine(c, in):
 		return BoundClient, EvidenceMachine
+	case starvation(c, in).starved:
+		return BoundInconclusive, EvidenceStarved
 	case h != nil && h.CPU+h.Wait >= threadRunnable:
 		return BoundCPU, EvidenceThreadWait
 	case in.MeanResponse <= 0 || c.Concurrency <= 0:
@@ -344,6 +359,67 @@ func decideCPU(c CPU, in CPUInput) (bound, evidence string) {
 		return BoundCPU, EvidenceBusyFraction
 	}
 	return byShare(c.BusyFraction+c.CPUWaitFraction, p), EvidenceBusyFraction
+}
+
+// starve is how long the target waited for a CPU and ran, as a share of
+// the time, by the measure that waited the most: its busiest thread
+// (thread) or each request (W·N/R and D·N/R per usable core; W/R and D/R
+// in an open loop); starved says it is starved.
+type starve struct {
+	wait, run float64
+	thread    bool
+	starved   bool
+}
+
+func starvation(c CPU, in CPUInput) starve {
+	var s starve
+	if in.MeanResponse > 0 && c.Concurrency > 0 {
+		if in.OpenLoop {
+			s.wait, s.run = c.RunqueueWaitSeconds/in.MeanResponse, c.RequestCPUShare
+		} else {
+			p := parallelism(c, in)
+			s.wait, s.run = c.CPUWaitFraction/p, c.BusyFraction/p
+		}
+	}
+	if h := c.HotThread; h != nil && h.Wait > s.wait {
+		s = starve{wait: h.Wait, run: h.CPU, thread: true}
+	}
+	s.starved = s.wait >= starvedWait && s.wait > s.run &&
+		(c.HostUtilization <= 0 || otherWork(c) >= starvedOthers)
+	return s
+}
+
+// otherWork is the machine's busy cores that were not the target's:
+// soakd's and the others'.
+func otherWork(c CPU) float64 {
+	return math.Max(machineBusy(c)-c.Utilization, 0)
+}
+
+// starvedText says how long the target waited for a CPU and who held
+// the cores.
+func starvedText(c CPU, in CPUInput) string {
+	s := starvation(c, in)
+	by := "each request"
+	ran := fmt.Sprintf("waited for a CPU %s of the time and ran %s", pct(s.wait), pct(s.run))
+	switch p := parallelism(c, in); {
+	case s.thread:
+		by = threadText(c.HotThread)
+	case in.OpenLoop:
+		ran += fmt.Sprintf(" (W/R = %s / %s)", dur(c.RunqueueWaitSeconds), dur(c.ResponseSeconds))
+	case p != 1:
+		ran = fmt.Sprintf("waited for a CPU %s of the time per usable core and ran %s (W·N/R = %.2f, D·N/R = %.2f over %s cores)",
+			pct(s.wait), pct(s.run), c.CPUWaitFraction, c.BusyFraction, num(p))
+	default:
+		ran += fmt.Sprintf(" (W·N/R = %.2f, D·N/R = %.2f)", c.CPUWaitFraction, c.BusyFraction)
+	}
+	held := "while other work held the cores (the machine's CPU time was not read)"
+	if n := machineCPUs(c, in); c.HostUtilization > 0 && n > 0 {
+		held = fmt.Sprintf("while other work held %.2f of the %s cores (soakd %.2f, others %.2f)",
+			otherWork(c), num(n), c.ClientUtilization, othersBusy(c, machineBusy(c)))
+	}
+	return fmt.Sprintf("inconclusive: starved: %s %s, %s; "+
+		"whether it is CPU-bound or waits cannot be told until it gets its cores (the target used %.2f cores at %s req/s)",
+		by, ran, held, c.Utilization, num(c.Throughput))
 }
 
 // inFlightRunnable is the busiest thread's runnable share at each thread
@@ -434,6 +510,8 @@ func cpuReason(c CPU, in CPUInput) string {
 	switch c.Evidence {
 	case EvidenceThread:
 		s = "cpu: " + threadText(c.HotThread) + fmt.Sprintf(" on CPU %s of the time", pct(c.HotThread.CPU))
+	case EvidenceStarved:
+		return starvedText(c, in) + "; " + sharesText(c)
 	case EvidenceThreadWait:
 		h := c.HotThread
 		s = "cpu: " + threadText(h) + fmt.Sprintf(" runnable %s of the time: on CPU %s, waiting for a core %s (%s)",

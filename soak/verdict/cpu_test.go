@@ -333,3 +333,70 @@ func TestCPUCostDrift(t *testing.T) {
 		t.Errorf("three windows: got %+v; want too few to judge", d)
 	}
 }
+
+// starvedGo is a Go server, 2 ms of CPU a request at c=4 on 2 cores,
+// that got a tenth of a core while other work held the rest: each request
+// waited for a CPU 84 % of its time (W·N/R per usable core) and ran 5 %.
+// Before the starved rule it read "cpu" by D·N/R + W·N/R ("waiting for a
+// CPU 84 %"), issue 42's finding.
+func starvedGo() CPUInput {
+	return CPUInput{WallSeconds: 30, TargetUser: 3, Requests: 1500, MeanResponse: 0.08, Concurrency: 4,
+		CPUs: 2, TargetThreads: 8, RunqueueWaitRate: 1.68, HostBusy: 1.98, HostCPUs: 2, ClientUser: 6,
+		HotThread: &HotThread{PID: 7, TID: 9, Name: "srv", CPU: 0.05, Wait: 0.6}}
+}
+
+// TestStarvedIsInconclusive: a target that waited for a CPU most of the
+// time, and longer than it ran, while other work held the cores, is
+// inconclusive with the contention, never cpu; a target whose wait is
+// its own (the machine otherwise idle) or that waited less than it ran
+// keeps its bound.
+func TestStarvedIsInconclusive(t *testing.T) {
+	noHost := starvedGo()
+	noHost.HostBusy, noHost.HostCPUs = 0, 0
+	ownWait := starvedGo()
+	ownWait.HostBusy = 0.35 // the target 0.10, soakd 0.20, others 0.05
+	tests := []struct {
+		name            string
+		in              CPUInput
+		bound, evidence string
+		reason          string
+	}{
+		{"a starved Go server, closed loop", starvedGo(), BoundInconclusive, EvidenceStarved,
+			"inconclusive: starved: each request waited for a CPU 84 % of the time per usable core and ran 5 % (W·N/R = 1.68, D·N/R = 0.10 over 2 cores), while other work held 1.88 of the 2 cores (soakd 0.20, others 1.68); whether it is CPU-bound or waits cannot be told until it gets its cores (the target used 0.10 cores at 50 req/s); user 100 % / system 0 %"},
+		{"the same, the machine's CPU time not read", noHost, BoundInconclusive, EvidenceStarved,
+			"while other work held the cores (the machine's CPU time was not read)"},
+		{"the same, the wait its own on an idle machine", ownWait, BoundCPU, EvidenceBusyFraction, "and waiting for a CPU 84 %"},
+		{"an event loop's thread starved",
+			CPUInput{WallSeconds: 30, TargetUser: 9, Requests: 3000, MeanResponse: 0.02, Concurrency: 2, CPUs: 2, TargetThreads: 4,
+				HostBusy: 1.95, HostCPUs: 2, ClientUser: 3, HotThread: &HotThread{PID: 7, TID: 7, Name: "loop", CPU: 0.3, Wait: 0.6}},
+			BoundInconclusive, EvidenceStarved,
+			"inconclusive: starved: thread 7 (loop) waited for a CPU 60 % of the time and ran 30 %, while other work held 1.65 of the 2 cores (soakd 0.10, others 1.55)"},
+		{"open loop, each request mostly waiting for a CPU",
+			CPUInput{WallSeconds: 30, TargetUser: 1.5, Requests: 1500, MeanResponse: 0.02, OpenLoop: true, CPUs: 2, TargetThreads: 6,
+				RunqueueWaitRate: 0.6, HostBusy: 2, HostCPUs: 2, ClientUser: 1.5},
+			BoundInconclusive, EvidenceStarved, "each request waited for a CPU 60 % of the time and ran 5 % (W/R = 12 ms / 20 ms), while other work held 1.95 of the 2 cores (soakd 0.05, others 1.90)"},
+		{"a thread that waited for a core half the time, longer than it ran",
+			CPUInput{WallSeconds: 100, TargetUser: 62, Requests: 31000, MeanResponse: 0.0258, Concurrency: 8, CPUs: 2, TargetThreads: 6,
+				RunqueueWaitRate: 0.36, HostBusy: 1.9, HostCPUs: 2, HotThread: &HotThread{PID: 7, TID: 7, Name: "loop", CPU: 0.45, Wait: 0.5}},
+			BoundInconclusive, EvidenceStarved, "thread 7 (loop) waited for a CPU 50 % of the time and ran 45 %"},
+		{"a thread that waited for a core less than it ran stays cpu",
+			CPUInput{WallSeconds: 100, TargetUser: 62, Requests: 31000, MeanResponse: 0.0258, Concurrency: 8, CPUs: 2, TargetThreads: 6,
+				RunqueueWaitRate: 0.36, HostBusy: 1.9, HostCPUs: 2, HotThread: &HotThread{PID: 7, TID: 7, Name: "loop", CPU: 0.55, Wait: 0.4}},
+			BoundCPU, EvidenceThreadWait, "runnable 95 % of the time: on CPU 55 %, waiting for a core 40 %"},
+		{"a thread on a CPU 90 % is cpu however busy the machine",
+			CPUInput{WallSeconds: 100, TargetUser: 92, Requests: 31000, MeanResponse: 0.0258, Concurrency: 8, CPUs: 2, TargetThreads: 6,
+				RunqueueWaitRate: 0.9, HostBusy: 2, HostCPUs: 2, HotThread: &HotThread{PID: 7, TID: 7, Name: "loop", CPU: 0.91, Wait: 0.08}},
+			BoundCPU, EvidenceThread, "on CPU 91 % of the time"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := AnalyzeCPU(tc.in)
+			if c.Bound != tc.bound || c.Evidence != tc.evidence {
+				t.Errorf("got %s by %s; want %s by %s (%s)", c.Bound, c.Evidence, tc.bound, tc.evidence, c.Reason)
+			}
+			if !strings.Contains(c.Reason, tc.reason) {
+				t.Errorf("got reason %q; want it to contain %q", c.Reason, tc.reason)
+			}
+		})
+	}
+}

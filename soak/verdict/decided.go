@@ -59,7 +59,8 @@ func (c *Confirm) Look(parts map[string]string) bool {
 //   - why the target is as fast as it is: cpu, io or client; or a share
 //     of each request on a CPU measured between the bars ("between
 //     waiting and CPU-bound" is itself an answer). Not decided when the
-//     figures are missing (no CPU time, no responses, no soak window).
+//     figures are missing (no CPU time, no responses, no soak window),
+//     nor while other work starves the target of CPU (EvidenceStarved).
 //   - the CPU cost per request: rising (a CPU leak), or proven not to
 //     rise by the CPU leak's 25 % over the soak: the upper end of its
 //     slope's 95 % interval adds less than that. Not decided with fewer
@@ -75,6 +76,8 @@ func CPUDecided(c CPU, soakSeconds float64) (answer, missing string) {
 		bound = c.Bound
 	case c.Evidence == EvidenceRequestShare || c.Evidence == EvidenceBusyFraction:
 		bound = "between"
+	case c.Evidence == EvidenceStarved:
+		return "", "the target was starved of CPU by other work (" + c.Reason + ")"
 	default:
 		return "", "the CPU figures are missing (" + c.Reason + ")"
 	}

@@ -35,6 +35,7 @@ func TestCPUDecided(t *testing.T) {
 	}{
 		{"io, flat cost", CPU{Bound: BoundIO, Cost: cost}, "io, not rising", ""},
 		{"between the bars is an answer", CPU{Bound: BoundInconclusive, Evidence: EvidenceRequestShare, Cost: cost}, "between, not rising", ""},
+		{"starved is no answer", CPU{Bound: BoundInconclusive, Evidence: EvidenceStarved, Reason: "inconclusive: starved: …", Cost: cost}, "", "starved of CPU by other work"},
 		{"missing figures", CPU{Bound: BoundInconclusive, Evidence: EvidenceMissing, Reason: "no CPU"}, "", "missing"},
 		{"rising", CPU{Bound: BoundCPU, Cost: CostDrift{Windows: 10, Rising: true}}, "cpu, rising", ""},
 		{"contention", CPU{Bound: BoundCPU, Cost: CostDrift{Windows: 10, Rising: true, Inconclusive: true}}, "", "contention"},

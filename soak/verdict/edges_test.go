@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -79,5 +80,63 @@ func TestCooldownText(t *testing.T) {
 	}
 	if got := cooldownText(nil, "bytes"); got != " (no cool-down ran)" {
 		t.Errorf("no cool-down: got %q", got)
+	}
+}
+
+// TestPTestNamesTheTest: the JSON's p_test says which test p_value comes
+// from (issue 41, item 5): "slope" is the z test of the fit ci95 comes
+// from (the slope over the SE its width implies); "sign" is
+// the sign test of sudden jumps, which the reason names too, beside which
+// ci95 may span 0. A steady leak and a flat series take p from the slope;
+// growth in 14 random jumps of 1–8 MiB, most of them early, never falling,
+// from the sign test in most of 10 seeds (p_test must match the reason in every one).
+func TestPTestNamesTheTest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 5))
+	var at, size []float64
+	for range 14 {
+		at, size = append(at, 9e5*math.Pow(rng.Float64(), 2)), append(size, (1+7*rng.Float64())*mib)
+	}
+	jumps := func(q float64) float64 {
+		v := 50 * mib
+		for i := range at {
+			if q >= at[i] {
+				v += size[i]
+			}
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		name     string
+		value    func(q float64) float64
+		minSigns int
+	}{
+		{"a steady leak", func(q float64) float64 { return 50*mib + 8*q }, 0},
+		{"flat", func(q float64) float64 { return 50 * mib }, 0},
+		{"growth in jumps", jumps, 8},
+	} {
+		signs := 0
+		for seed := uint64(1); seed <= 10; seed++ {
+			res := AnalyzeResource(soakOf(seed, 900, 0.3*mib, tc.value), rss)
+			named := strings.Contains(res.Reason, "(sign test: ")
+			switch res.PTest {
+			case PTestSlope:
+				if math.Abs(slopeP(trendFit(res))-res.PValue) > 1e-9 || named {
+					t.Errorf("%s, seed %d: p %g (slope) beside ci95 %v, %q: want the interval's own p", tc.name, seed, res.PValue, res.CI95, res.Reason)
+				}
+			case PTestSign:
+				signs++
+				if strings.Contains(res.Reason, "p ") && !named {
+					t.Errorf("%s, seed %d: p from the sign test, not named in %q", tc.name, seed, res.Reason)
+				}
+			default:
+				t.Errorf("%s, seed %d: p_test %q; want slope or sign", tc.name, seed, res.PTest)
+			}
+			if seed == 1 || res.PTest == PTestSign && signs == 1 {
+				t.Logf("%s: %s, p %.2g (%s), ci95 %.3g–%.3g", tc.name, res.Verdict, res.PValue, res.PTest, res.CI95[0], res.CI95[1])
+			}
+		}
+		if signs < tc.minSigns || tc.minSigns == 0 && signs > 0 {
+			t.Errorf("%s: p from the sign test in %d of 10; want %s", tc.name, signs, map[bool]string{true: "none", false: fmt.Sprintf("at least %d", tc.minSigns)}[tc.minSigns == 0])
+		}
 	}
 }

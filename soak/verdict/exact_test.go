@@ -106,6 +106,9 @@ func TestExactCountStable(t *testing.T) {
 		if r.BoundPerDay <= 0 || r.BoundPerDay >= 1000 {
 			t.Errorf("seed %d: bound per day %g; want in (0, 1000)", seed, r.BoundPerDay)
 		}
+		if r.PTest != PTestFitted {
+			t.Errorf("seed %d: p_test %q; want %q (p_value is the fit's, ci95 the exact bound)", seed, r.PTest, PTestFitted)
+		}
 		short := AnalyzeResource(swingRun(rng, 70, 0, 10), opt)
 		if short.Verdict != Inconclusive {
 			t.Errorf("seed %d: flat over 70 s: got %s; want inconclusive (under 86.4 s)", seed, short.Verdict)

@@ -191,6 +191,14 @@ func interpolate(xs, ys []float64, x float64) float64 {
 // pText gives f.p for a reason, naming the sign test when it gave it, so
 // that a p-value that did not come from the slope is not read as the
 // slope's.
+// pTest names the test f.p comes from.
+func (f fit) pTest() string {
+	if f.signMoves > 0 {
+		return PTestSign
+	}
+	return PTestSlope
+}
+
 func (f fit) pText() string {
 	if f.signMoves == 0 {
 		return pText(f.p)

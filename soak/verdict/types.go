@@ -120,6 +120,10 @@ type Resource struct {
 	// half. It did not decide the verdict, and no p-value goes with it.
 	SecondHalf *SecondHalf `json:"second_half,omitempty"`
 	PValue     float64     `json:"p_value"`
+	// PTest names the test PValue comes from (see the PTest constants),
+	// so that a reader of the JSON can tell, as the reason's text does,
+	// whether PValue and CI95 come from the same test.
+	PTest string `json:"p_test,omitempty"`
 	// Level is the confidence of CI95 when it is not 95 %: the share of
 	// the error budget an until-decided run's look spent (see
 	// Thresholds.Spent); 0 = 95 %.
@@ -231,3 +235,21 @@ type Tail struct {
 	PerRequest       float64    `json:"per_request"`        // the slope after it
 	CI95             [2]float64 `json:"ci95"`               // per request, after it
 }
+
+// The tests a Resource's PValue comes from (Resource.PTest).
+const (
+	// PTestSlope: one-sided, a z test of the fit CI95 is from: the slope
+	// over the standard error that CI95's width implies. CI95 (Theil–Sen,
+	// inflated) need not be symmetric about the slope, so a p under 0.025
+	// can still stand beside a CI95 that reaches below 0 (17 of 1 750
+	// study runs, docs/verdict-study.md, "One interval per claim").
+	PTestSlope = "slope"
+	// PTestSign: the sign test of the series' sudden jumps up against
+	// down, for growth in jumps (a heap expanding, arenas mapped); it is
+	// not CI95's test, and CI95 may reach below 0 beside it.
+	PTestSign = "sign"
+	// PTestFitted: with the method exact-count, CI95 is the exact bound
+	// from the readings and PValue the fitted slope's (PTestSlope of the
+	// fit's own interval, which the bound replaced).
+	PTestFitted = "fitted_slope"
+)

@@ -79,6 +79,10 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, cool *release,
 		s = fmt.Sprintf("%s stable by its readings alone: %s from the start's level to the end's, over %s requests, so %s to %s (exact: a bound from the whole %s, not a 95 %% CI; at most %s), the upper end under %s",
 			opt.Name, moved, group(e.Over), perReq(res.CI95[0], u), perReq(res.CI95[1], u),
 			quantaName(f.quantum, u), perDayText(res.BoundPerDay, th, u), fl.binding(th, u))
+	case whyRecent:
+		r := d.recent
+		s = fmt.Sprintf("%s %s over the whole soak, %s, but growth in the last %s requests (the last %s of the soak): %s (95 %% CI %s), %s, above %s; cannot call it stable; run longer",
+			opt.Name, slope, f.pText(), group(math.Round(r.requests)), secs(r.share*f.seconds), perReq(r.fit.Slope, u), ciText(r.fit.Lo, r.fit.Hi, u), pText(slopeP(r.fit)), fl.binding(th, u))
 	case whyFalling:
 		s = fmt.Sprintf("%s stable, falling: %s, the interval under minus %s", opt.Name, slope, fl.binding(th, u))
 	case whyWide:

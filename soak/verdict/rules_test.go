@@ -329,3 +329,41 @@ func TestLevellingText(t *testing.T) {
 		}
 	}
 }
+
+// TestLateLeakIsNotStable: a leak that starts late is averaged with the
+// flat stretch before it by the whole soak's fit, whose interval can lie
+// within the floor. An hour at 1 000 req/s with 64 KiB of noise, a leak
+// of 3× the horizon floor (2.3 B/request) from 75 % of the requests: not
+// stable, and the reason names the recent growth and what to do; the
+// same soak without the leak, or with one step of 2 MiB at 75 %, is.
+func TestLateLeakIsNotStable(t *testing.T) {
+	const soak, floor = 3600 * 1000.0, 64 * mib / (1000 * 86400)
+	for _, tt := range []struct {
+		name  string
+		value func(q float64) float64
+		want  string
+	}{
+		{"late leak", func(q float64) float64 { return 50*mib + 3*floor*math.Max(q-0.75*soak, 0) }, Inconclusive},
+		{"flat", func(float64) float64 { return 50 * mib }, Stable},
+		{"late step", func(q float64) float64 { return 50*mib + 2*mib*float64(map[bool]int{true: 1}[q >= 0.75*soak]) }, ""},
+	} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			res := AnalyzeResource(soakOf(seed, 3600, 64*kib, tt.value), rss)
+			t.Logf("%s, seed %d: %s: %s; %s", tt.name, seed, res.Verdict, res.Reason, res.Settle)
+			if tt.want == "" {
+				if strings.Contains(res.Reason, "growth in the last") {
+					t.Errorf("%s, seed %d: got %q; want a step not read as recent growth", tt.name, seed, res.Reason)
+				}
+				continue
+			}
+			if res.Verdict != tt.want {
+				t.Errorf("%s, seed %d: got %s (%s); want %s", tt.name, seed, res.Verdict, res.Reason, tt.want)
+				continue
+			}
+			if tt.want == Inconclusive && (!strings.Contains(res.Reason, "growth in the last") ||
+				!strings.Contains(res.Reason, "cannot call it stable; run longer") || res.Settle == "") {
+				t.Errorf("%s, seed %d: got reason %q, advice %q; want the recent growth named and advice to run longer", tt.name, seed, res.Reason, res.Settle)
+			}
+		}
+	}
+}

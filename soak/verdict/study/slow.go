@@ -273,6 +273,7 @@ func missWhy(res verdict.Resource) string {
 		{"proves neither flat nor falling", "interval under the floor, as far under minus it"},
 		{"has slowed to under half", "last third flattened"},
 		{"the growth is slowing", "slowing after a knot"},
+		{"cannot call it stable", "recent stretch grows"},
 	} {
 		if strings.Contains(res.Reason, w.text) {
 			return w.why

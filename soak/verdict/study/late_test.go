@@ -1,0 +1,68 @@
+package study
+
+import (
+	"bytes"
+	"math"
+	"testing"
+)
+
+// TestLateStarts: issue 41, item 2's silent miss. A leak that starts
+// late is averaged with the flat stretch before it, and the whole soak's
+// interval can lie within the floor; stable is held back while the
+// soak's last half or last quarter grows (verdict's recentGrowth). A leak
+// 3× the floor from 50 % of a 2 h soak reads stable in ≤ 1 % of 200 runs
+// (0 and 0 of 200 at 100 and 1 000 req/s; 0 before too). The others are
+// a known gap, held to what they do today so that they cannot get worse:
+// 3× from 75 % read stable in 17 and 8 of 200 (56 and 43 before), 1.5×
+// from 50 % in 14 and 16 (21 and 28), 1.5× from 75 % in 100 and 107 (172
+// and 175): over the last 30 minutes of a 2 h soak of 5-minute wander the
+// stretch's interval is several floors wide (docs/verdict-study.md, "A
+// leak that starts late: no stable while the recent stretch grows").
+// The cost: the trendless series read stable in 4 008 of 7 800 runs (4 125
+// before, 1.5 points), held to ≥ 51 %, and none of them is called a
+// leak more than before.
+func TestLateStarts(t *testing.T) {
+	n := 200
+	if raceBuild {
+		n = 4 // the mechanics only
+	}
+	for _, d := range LateDesigns() {
+		r := RunSlow(d, n, 1)
+		mult := d.Leak / d.HorizonFloor()
+		t.Logf("%.1f× the floor from %g %%, %g req/s, 2 h: leak %d, stable %d, plateau %d, inconclusive %d of %d",
+			mult, 100*d.Start, d.Rate, r.Leak, r.Stable, r.Plateau, r.Inconclusive, r.N)
+		if raceBuild {
+			continue
+		}
+		most := lateMostStable[[2]float64{math.Round(2*mult) / 2, d.Start}]
+		if got := float64(r.Stable+r.Plateau) / float64(r.N); got > most {
+			t.Errorf("%.1f× the floor from %g %%, %g req/s: got %d of %d stable or plateau; want ≤ %.0f %%",
+				mult, 100*d.Start, d.Rate, r.Stable+r.Plateau, r.N, 100*most)
+		}
+	}
+	rows := FlatStable(n, 1)
+	var buf bytes.Buffer
+	stable, all := WriteFlatStable(&buf, rows)
+	t.Logf("trendless series read stable: %d of %d\n%s", stable, all, buf.String())
+	if raceBuild {
+		return
+	}
+	if float64(stable) < 0.51*float64(all) {
+		t.Errorf("got %d of %d trendless series stable; want ≥ 51 %%", stable, all)
+	}
+	for _, r := range rows {
+		if r.Leak > r.N/100 {
+			t.Errorf("%s: got %d of %d leaks; want ≤ 1 %%", r.Name, r.Leak, r.N)
+		}
+	}
+}
+
+// lateMostStable is the most stable (or plateau) verdicts a late-start
+// design may read, by multiple of the floor and start: the bar, 1 %,
+// where it is met, else what the design reads today (see TestLateStarts).
+var lateMostStable = map[[2]float64]float64{
+	{3, 0.5}:    0.01,
+	{3, 0.75}:   0.10,
+	{1.5, 0.5}:  0.10,
+	{1.5, 0.75}: 0.55,
+}

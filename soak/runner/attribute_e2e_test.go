@@ -144,4 +144,13 @@ func TestAttributeOnAGoServerReadsTheLiveHeap(t *testing.T) {
 	if clean.CI95[0] > 0 || clean.CI95[1] < 0 || clean.Verdict == verdict.Leak {
 		t.Errorf("%s: %s %.1f B/request (CI %.1f–%.1f); want an interval holding 0", clean.Endpoint, clean.Verdict, clean.PerRequest, clean.CI95[0], clean.CI95[1])
 	}
+	// the leak's allocation site, split: / keeps its 512 B there (the
+	// profile samples one allocation per 64 KiB: ±25 %), /static none
+	if len(rss.Sites) == 0 || !strings.Contains(rss.Sites[0].Site, "retainHeap") || len(rss.Sites[0].Endpoints) != 2 {
+		t.Fatalf("rss sites = %+v; want retainHeap first, split between the 2 endpoints", rss.Sites)
+	}
+	site := rss.Sites[0].Endpoints
+	if site[0].PerRequest < 0.75*512 || site[0].PerRequest > 1.25*512 || site[1].CI95[0] > 0 || site[1].CI95[1] < 0 {
+		t.Errorf("retainHeap by endpoint: %+v; want %s 512 B ± 25 %% and %s's interval holding 0", site, leaky.Endpoint, clean.Endpoint)
+	}
 }

@@ -34,6 +34,7 @@ type liveHeap struct {
 
 	mu       sync.Mutex // guards below
 	readings []model.LiveHeap
+	sites    []map[string]float64 // by reading: live bytes by allocation site; nil when not read
 	failed   int
 	skipped  int
 }
@@ -79,7 +80,7 @@ func (l *liveHeap) atLoadEnd(ctx context.Context, ended int, rec model.Record) {
 
 func (l *liveHeap) read(ctx context.Context, ended, incarnation int, phase verdict.Phase) {
 	before, t0 := l.eng.EndpointCompleted(), l.now()
-	bytes, err := l.probe.LiveHeap(ctx)
+	bytes, sites, err := l.probe.LiveHeap(ctx)
 	after, t1 := l.eng.EndpointCompleted(), l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -95,6 +96,51 @@ func (l *liveHeap) read(ctx context.Context, ended, incarnation int, phase verdi
 		h.Requests[j] = (float64(before[j]) + float64(after[j])) / 2
 	}
 	l.readings = append(l.readings, h)
+	l.sites = append(l.sites, sites)
+}
+
+// splitSites splits the growth of rss's allocation sites between the
+// endpoints, on the readings' site bytes (verdict.AttributeLiveHeap on
+// each site's series): what each endpoint's requests keep at each site.
+func (l *liveHeap) splitSites(rep *model.Report) {
+	if l == nil {
+		return
+	}
+	rss, ok := rep.Resources["rss"]
+	if !ok || len(rss.Sites) == 0 || len(rss.Endpoints) < 2 {
+		return
+	}
+	names := make([]string, len(rss.Endpoints))
+	for i, e := range rss.Endpoints {
+		names[i] = e.Endpoint
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := range rss.Sites {
+		s := &rss.Sites[i]
+		var pts []verdict.Point
+		var counts [][]float64
+		for j, h := range l.readings {
+			if l.sites[j] == nil || len(h.Requests) != len(names) {
+				continue
+			}
+			total := 0.0
+			for _, c := range h.Requests {
+				total += c
+			}
+			pts = append(pts, verdict.Point{Requests: total, Seconds: h.Elapsed, Value: l.sites[j][s.Site], Incarnation: h.Incarnation, Phase: h.Phase})
+			counts = append(counts, h.Requests)
+		}
+		fits := verdict.AttributeLiveHeap(pts, counts, names, verdict.ResourceOptions{Name: s.Site, Unit: "bytes", Quantum: 1})
+		s.Endpoints = nil
+		for _, f := range fits {
+			if f.CI95 == [2]float64{} {
+				return // too few readings: no site is split
+			}
+			s.Endpoints = append(s.Endpoints, verdict.SiteEndpoint{Endpoint: f.Endpoint, PerRequest: f.PerRequest, CI95: f.CI95})
+		}
+	}
+	rep.Resources["rss"] = rss
 }
 
 // series is the readings so far.

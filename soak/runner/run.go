@@ -152,6 +152,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	}
 	r.noteStall(rep, loadEnd)
 	r.where.fill(rep)
+	r.live.splitSites(rep)
 	r.fillUntil(rep)
 	if o.OutDir != "" {
 		if err := rep.WriteFiles(o.OutDir); err != nil {

@@ -167,20 +167,54 @@ func (p *Probe) ReadsLiveHeap() bool { return p != nil && p.kind == KindGoHeap }
 
 // LiveHeap reads the target's live heap now: the Go heap profile fetched
 // with gc=1 (a forced collection) in its text form, whose HeapAlloc is
-// then the live heap.
-func (p *Probe) LiveHeap(ctx context.Context) (float64, error) {
+// then the live heap. sites is the live bytes by allocation site as of
+// that collection, from the profile fetched again without a collection
+// (its inuse_space is as of the last one; sampled): nil when it could
+// not be read.
+func (p *Probe) LiveHeap(ctx context.Context) (bytes float64, sites map[string]float64, err error) {
 	if !p.ReadsLiveHeap() {
-		return 0, fmt.Errorf("no heap profile to read the live heap from")
+		return 0, nil, fmt.Errorf("no heap profile to read the live heap from")
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.o.Timeout)
 	defer cancel()
 	b, err := fetchHeapText(ctx, p.client, p.heapURL, true)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	v, ok := heapAlloc(b)
 	if !ok {
-		return 0, fmt.Errorf("GET %s?gc=1&debug=1: no \"# HeapAlloc = \" line (not a Go heap profile?)", urlx.Redact(p.heapURL))
+		return 0, nil, fmt.Errorf("GET %s?gc=1&debug=1: no \"# HeapAlloc = \" line (not a Go heap profile?)", urlx.Redact(p.heapURL))
 	}
-	return v, nil
+	return v, p.siteBytes(ctx), nil
+}
+
+// siteBytes is the heap profile's inuse_space by site, as of the last
+// collection; nil when it cannot be read.
+func (p *Probe) siteBytes(ctx context.Context) map[string]float64 {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.heapURL, nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxProfile+1))
+	if err != nil || resp.StatusCode != http.StatusOK || len(b) > maxProfile {
+		return nil
+	}
+	prof, err := parseHeap(b)
+	if err != nil {
+		return nil
+	}
+	by, err := bySite(prof)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]float64, len(by))
+	for k, a := range by {
+		out[k] = a.bytes
+	}
+	return out
 }

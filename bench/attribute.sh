@@ -7,7 +7,8 @@
 #
 #   go build -o /tmp/soakd ./cmd/soakd && SOAKD=/tmp/soakd bash bench/attribute.sh [ROUNDS]
 #
-# ROWS="go-heap jvm" runs only those rows (default: all). The go-heap
+# ROWS="go-heap jvm" runs only those rows (default: all); KEEP=DIR keeps
+# each run's --out in DIR/NAME-N (liveheap.csv, samples.csv, report.json). The go-heap
 # target serves its heap profile (--pprof), from which soakd reads the
 # live heap at each block's end; the split's source is printed.
 #
@@ -16,6 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SOAKD=${SOAKD:?set SOAKD to a built soakd}
 rounds=${1:-1}
+runs=0
 rows=" ${ROWS:-c-scgi c-clean go-root go-heap py node jvm} "
 work=$(mktemp -d)
 pids=()
@@ -46,7 +48,12 @@ soak() {
   local name=$1 truth=$2 leaky=$3 clean=$4; shift 4
   printf '1 GET %s%s\n1 GET %s%s\n' "$base" "$leaky" "$base" "$clean" >"$work/$name.targets"
   local out="$work/$name.json"
-  "$SOAKD" run -q --json --targets "$work/$name.targets" "$@" >"$out" 2>"$work/$name.err" || true
+  local keep=()
+  if [[ -n ${KEEP:-} ]]; then
+    runs=$((runs + 1))
+    keep=(--out "$KEEP/$name-$runs")
+  fi
+  "$SOAKD" run -q --json --targets "$work/$name.targets" "${keep[@]}" "$@" >"$out" 2>"$work/$name.err" || true
   python3 - "$out" "$name" "$truth" <<'PY'
 import json, sys
 path, name, truth = sys.argv[1:]

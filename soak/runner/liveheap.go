@@ -69,6 +69,13 @@ func (l *liveHeap) boundary(ctx context.Context, ended int, rec model.Record) {
 	}()
 }
 
+// wait waits for a reading under way.
+func (l *liveHeap) wait() {
+	if l != nil {
+		l.wg.Wait()
+	}
+}
+
 // atLoadEnd waits for a reading under way and takes the last one.
 func (l *liveHeap) atLoadEnd(ctx context.Context, ended int, rec model.Record) {
 	if l == nil {

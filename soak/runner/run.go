@@ -233,6 +233,7 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	r.stopLoad = stopLoad
 	r.mix.start()
 	r.live = r.openLiveHeap()
+	defer r.live.wait() // a reading under way when the load fails
 	go func() {
 		defer close(done)
 		sum, lerr = r.eng.Run(loadCtx)

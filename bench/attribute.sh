@@ -7,11 +7,18 @@
 #
 #   go build -o /tmp/soakd ./cmd/soakd && SOAKD=/tmp/soakd bash bench/attribute.sh [ROUNDS]
 #
+# ROWS="go-heap jvm" runs only those rows (default: all); KEEP=DIR keeps
+# each run's --out in DIR/NAME-N (liveheap.csv, samples.csv, report.json). The go-heap
+# target serves its heap profile (--pprof), from which soakd reads the
+# live heap at each block's end; the split's source is printed.
+#
 # Needs gcc, python3, node and java (JDK 11+, run from source).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SOAKD=${SOAKD:?set SOAKD to a built soakd}
 rounds=${1:-1}
+runs=0
+rows=" ${ROWS:-c-scgi c-clean go-root go-heap py node jvm} "
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -41,7 +48,12 @@ soak() {
   local name=$1 truth=$2 leaky=$3 clean=$4; shift 4
   printf '1 GET %s%s\n1 GET %s%s\n' "$base" "$leaky" "$base" "$clean" >"$work/$name.targets"
   local out="$work/$name.json"
-  "$SOAKD" run -q --json --targets "$work/$name.targets" "$@" >"$out" 2>"$work/$name.err" || true
+  local keep=()
+  if [[ -n ${KEEP:-} ]]; then
+    runs=$((runs + 1))
+    keep=(--out "$KEEP/$name-$runs")
+  fi
+  "$SOAKD" run -q --json --targets "$work/$name.targets" "${keep[@]}" "$@" >"$out" 2>"$work/$name.err" || true
   python3 - "$out" "$name" "$truth" <<'PY'
 import json, sys
 path, name, truth = sys.argv[1:]
@@ -51,7 +63,7 @@ try:
 except Exception as e:
     print(f"{name:12} {truth:26} error: {e}")
     sys.exit()
-eps = "; ".join(f"{e['endpoint']} {e['verdict']} {e['per_request']:.1f} B/req (CI {e['ci95'][0]:.1f}–{e['ci95'][1]:.1f})"
+eps = "; ".join(f"{e['endpoint']} {e['verdict']} {e['per_request']:.1f} B/req (CI {e['ci95'][0]:.1f}–{e['ci95'][1]:.1f})" + (f" [{e['source']}]" if e.get('source') else "")
                 for e in x.get("endpoints") or [])
 gc = r["target"].get("collector") or "-"
 print(f"{name:12} {truth:26} rss={x['verdict']} {x['per_request']:.1f} B/req (CI {x['ci95'][0]:.1f}–{x['ci95'][1]:.1f}) | {eps} | {r['load']['requests']} req in {r['load']['duration_seconds']:.1f} s | collector {gc}")
@@ -60,19 +72,36 @@ PY
 }
 
 printf '%-12s %-26s %s\n' server truth "rss and its split (default flags)"
+# row NAME: whether ROWS asks for it.
+row() { [[ $rows == *" $1 "* ]]; }
+
 for _ in $(seq "$rounds"); do
-  start c-scgi "$work/httpd" --leak-bytes 100 --leak-path /s/ --max-lifetime 600
-  soak c-scgi "/s/scgi/ 100 B/req" /s/scgi/ /static.html -n 200000
-  start c-clean "$work/httpd" --max-lifetime 600
-  soak c-clean "both clean" /s/scgi/ /static.html -n 200000
-  start go-root "$work/target" --leak-bytes 100
-  soak go-root "/ 100 B/req (Go, mmap)" / /static -n 200000
-  start go-heap "$work/target" --heap-leak-bytes 512
-  soak go-heap "/ 512 B/req (Go heap)" / /static -n 200000
-  start py python3 testdata/zoo/leak.py --leak-bytes 512 --leak-path /leak
-  soak py "/leak 512 B/req (Python)" /leak /ok -n 100000
-  start node node testdata/zoo/leak.js --leak-bytes 512 --leak-path /leak
-  soak node "/leak 512 B/req (Node)" /leak /ok -n 100000
-  start jvm java testdata/zoo/Leak.java --leak-bytes 512 --leak-path /leak
-  soak jvm "/leak 512 B/req (JVM)" /leak /ok -n 100000
+  if row c-scgi; then
+    start c-scgi "$work/httpd" --leak-bytes 100 --leak-path /s/ --max-lifetime 600
+    soak c-scgi "/s/scgi/ 100 B/req" /s/scgi/ /static.html -n 200000
+  fi
+  if row c-clean; then
+    start c-clean "$work/httpd" --max-lifetime 600
+    soak c-clean "both clean" /s/scgi/ /static.html -n 200000
+  fi
+  if row go-root; then
+    start go-root "$work/target" --leak-bytes 100
+    soak go-root "/ 100 B/req (Go, mmap)" / /static -n 200000
+  fi
+  if row go-heap; then
+    start go-heap "$work/target" --heap-leak-bytes 512 --pprof
+    soak go-heap "/ 512 B/req (Go heap)" / /static -n 200000
+  fi
+  if row py; then
+    start py python3 testdata/zoo/leak.py --leak-bytes 512 --leak-path /leak
+    soak py "/leak 512 B/req (Python)" /leak /ok -n 100000
+  fi
+  if row node; then
+    start node node testdata/zoo/leak.js --leak-bytes 512 --leak-path /leak
+    soak node "/leak 512 B/req (Node)" /leak /ok -n 100000
+  fi
+  if row jvm; then
+    start jvm java testdata/zoo/Leak.java --leak-bytes 512 --leak-path /leak
+    soak jvm "/leak 512 B/req (JVM)" /leak /ok -n 100000
+  fi
 done

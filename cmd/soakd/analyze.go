@@ -115,6 +115,9 @@ func analyzeFile(path string, ao analysis.Options, warn io.Writer) (*model.Repor
 	if run.Target != nil {
 		ao.Collector = run.Target.Collector
 	}
+	if ao.LiveHeap, err = readLiveHeap(filepath.Join(filepath.Dir(path), model.LiveHeapFile)); err != nil {
+		return nil, err
+	}
 	ti := model.TargetInfo{Description: "samples from " + path, Probed: true, Collector: ao.Collector}
 	rep := analysis.NewReport(recs, nil, ti, ao)
 	run.carryWhere(rep)
@@ -123,6 +126,25 @@ func analyzeFile(path string, ao analysis.Options, warn io.Writer) (*model.Repor
 			Reason: "the file holds no CPU time of the target (columns cpu_user_seconds, cpu_system_seconds)"}
 	}
 	return rep, nil
+}
+
+// readLiveHeap reads the live-heap readings beside a samples.csv (a run
+// on a Go target with a heap profile); none when there is no such file,
+// as in runs before it was written.
+func readLiveHeap(path string) ([]model.LiveHeap, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	hs, err := model.ReadLiveHeap(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (fix or remove the file: without it the memory's endpoint split on a collected runtime is not judged)", path, err)
+	}
+	return hs, nil
 }
 
 // besideReport is what analyze reads of the report.json beside a

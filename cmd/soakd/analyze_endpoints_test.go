@@ -86,3 +86,64 @@ func TestAnalyzeKeepsTheCollector(t *testing.T) {
 		t.Errorf("with target.collector Go beside: want both endpoints inconclusive for the collector\n%s%s", out, stderr)
 	}
 }
+
+// liveHeapBeside writes a liveheap.csv beside path: a reading at the end
+// of every block of endpointsFile's soak, the live heap keeping 512 B a
+// request of the first endpoint.
+func liveHeapBeside(t *testing.T, path string) {
+	t.Helper()
+	var hs []model.LiveHeap
+	var c [2]float64
+	for i := range 300 {
+		fav := (i / 10) % 2
+		c[fav] += 850
+		c[1-fav] += 150
+		if i%10 != 9 {
+			continue
+		}
+		phase := verdict.Soak
+		if i < 30 {
+			phase = verdict.Warmup
+		}
+		hs = append(hs, model.LiveHeap{Elapsed: float64(3 * i), Incarnation: 1, Phase: phase, Favoured: fav,
+			Bytes: 8<<20 + 512*c[0] + float64(i%3)*1000, CostSeconds: 0.02, Requests: []float64{c[0], c[1]}})
+	}
+	f, err := os.Create(filepath.Join(filepath.Dir(path), model.LiveHeapFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := model.WriteLiveHeap(f, hs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Go run with its live heap read at the blocks' ends: re-analysis
+// splits the memory on the liveheap.csv beside (docs/attribution.md);
+// a broken one is an error that names its line.
+func TestAnalyzeReadsTheLiveHeapBeside(t *testing.T) {
+	path := endpointsFile(t, true)
+	rep := `{"load": {"endpoints": [{"method": "GET", "url": "http://127.0.0.1:8080/leak"}, {"method": "GET", "url": "http://127.0.0.1:8080/ok"}]}, "target": {"collector": "Go"}}`
+	if err := os.WriteFile(filepath.Join(filepath.Dir(path), "report.json"), []byte(rep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	liveHeapBeside(t, path)
+	_, out, stderr := analyzeArgs(t, path)
+	if !strings.Contains(out, "GET /leak leaks 512 B/request") || !strings.Contains(out, "GET /ok: stable") || !strings.Contains(out, "split on the live heap") {
+		t.Errorf("with liveheap.csv beside: want GET /leak a leak of 512 B/request and GET /ok stable, on the live heap\n%s%s", out, stderr)
+	}
+	lh := filepath.Join(filepath.Dir(path), model.LiveHeapFile)
+	b, err := os.ReadFile(lh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	lines[3] = strings.Replace(lines[3], ",0.02,", ",fast,", 1)
+	if err := os.WriteFile(lh, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := analyzeArgs(t, path)
+	if code == exitLeak || !strings.Contains(stderr, "liveheap.csv line 4, column cost_seconds") {
+		t.Errorf("a broken liveheap.csv: exit %d; want an error naming its line and column\n%s%s", code, out, stderr)
+	}
+}

@@ -41,6 +41,12 @@ type Options struct {
 	// "JVM", "Node"; see collectorOf), "" for none: its memory's
 	// endpoint split is then not judged (verdict.ResourceOptions.Collected).
 	Collector string
+	// LiveHeap is the collector's live heap read at each block boundary
+	// of the designed mix (model.LiveHeap; the run directory's
+	// liveheap.csv): with it, the memory's endpoint split on a
+	// garbage-collected runtime is fitted on it
+	// (verdict.AttributeLiveHeap) instead of not judged.
+	LiveHeap []model.LiveHeap
 }
 
 // Analyze fits every resource that the records hold and makes the CPU
@@ -104,7 +110,11 @@ func Analyze(recs []model.Record, sum *load.Summary, ao Options) (map[string]ver
 			continue
 		}
 		v.Series = res.SeriesOf(last)
-		v.Endpoints = attribute(recs, res.Value, ao.Endpoints, opt)
+		if res.Kind == model.Memory && ao.Collector != "" && len(ao.LiveHeap) > 0 {
+			v.Endpoints = attributeLive(ao.LiveHeap, ao.Endpoints, opt)
+		} else {
+			v.Endpoints = attribute(recs, res.Value, ao.Endpoints, opt)
+		}
 		verdict.CapEndpoints(v.Endpoints, v)
 		out[res.Name] = v
 	}

@@ -35,6 +35,34 @@ func attribute(recs []model.Record, value func(model.Record) (float64, bool), na
 	return verdict.AttributeEndpoints(pts, counts, names, opt)
 }
 
+// attributeLive splits a memory resource's growth between the endpoints
+// on the live-heap readings (verdict.AttributeLiveHeap): bytes of live
+// heap per request, judged on the resource's floors.
+func attributeLive(hs []model.LiveHeap, names []string, opt verdict.ResourceOptions) []verdict.EndpointFit {
+	k := 0
+	for _, h := range hs {
+		k = max(k, len(h.Requests))
+	}
+	if k < 2 {
+		return nil
+	}
+	names = endpointNames(names, k)
+	pts := make([]verdict.Point, 0, len(hs))
+	counts := make([][]float64, 0, len(hs))
+	for _, h := range hs {
+		c := make([]float64, k)
+		copy(c, h.Requests)
+		total := 0.0
+		for _, v := range c {
+			total += v
+		}
+		pts = append(pts, verdict.Point{Requests: total, Seconds: h.Elapsed, Value: h.Bytes, Incarnation: h.Incarnation, Phase: h.Phase})
+		counts = append(counts, c)
+	}
+	opt.Collected, opt.Quantum, opt.Unit = "", 1, "bytes"
+	return verdict.AttributeLiveHeap(pts, counts, names, opt)
+}
+
 // endpointCount is the number of endpoints the records count apart: the
 // most counts any record holds, 0 when none holds two.
 func endpointCount(recs []model.Record) int {

@@ -21,7 +21,11 @@ func EndpointsLine(res verdict.Resource) string {
 	for _, e := range res.Endpoints {
 		parts = append(parts, EndpointPhrase(e, res.Unit))
 	}
-	return strings.Join(parts, "; ")
+	line := strings.Join(parts, "; ")
+	if len(res.Endpoints) > 0 && res.Endpoints[0].Source != "" {
+		line += " (split on the " + res.Endpoints[0].Source + ": its bytes per request)"
+	}
+	return line
 }
 
 // EndpointPhrase is one endpoint's part of EndpointsLine.

@@ -100,6 +100,19 @@ func SiteLine(s verdict.Site) string {
 	return out + fmt.Sprintf(" (%.0f %%)", 100*s.Share)
 }
 
+// siteEndpoints is a site's split between the endpoints, for its line
+// of the text: "; by endpoint: GET / 540 B/request (CI 520 – 560 B), …".
+func siteEndpoints(s verdict.Site) string {
+	if len(s.Endpoints) == 0 {
+		return ""
+	}
+	parts := make([]string, len(s.Endpoints))
+	for i, e := range s.Endpoints {
+		parts[i] = fmt.Sprintf("%s %s/request (CI %s)", e.Endpoint, units.Amount(e.PerRequest, "bytes"), units.Range(e.CI95[0], e.CI95[1], "bytes"))
+	}
+	return "; by endpoint: " + strings.Join(parts, ", ")
+}
+
 // TopFinding is the one line that says where a leaking report's memory
 // grows: the top site, else the mappings; "" when neither is known. The
 // leak alert's description starts with it.
@@ -129,7 +142,7 @@ func (r *Report) writeWhere(w io.Writer) {
 			if i > 0 {
 				lead = strings.Repeat(" ", len(lead))
 			}
-			fmt.Fprintf(w, "%s %s\n", lead, SiteLine(s))
+			fmt.Fprintf(w, "%s %s%s\n", lead, SiteLine(s), siteEndpoints(s))
 		}
 	}
 	if r.Where == nil {

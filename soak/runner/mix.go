@@ -77,14 +77,26 @@ func (m *mixer) start() {
 }
 
 // sampled counts one sample under load with the endpoints' counts then,
-// and moves to the next block when this one is done.
-func (m *mixer) sampled(counts []uint64) {
+// and moves to the next block when this one is done: ended is then the
+// endpoint favoured in the block that ended, else -1.
+func (m *mixer) sampled(counts []uint64) (ended int) {
 	if m == nil {
-		return
+		return -1
 	}
 	if m.left--; m.left <= 0 {
+		ended = m.cur
 		m.next(counts)
+		return ended
 	}
+	return -1
+}
+
+// favoured is the endpoint favoured now, -1 without a mixer.
+func (m *mixer) favoured() int {
+	if m == nil {
+		return -1
+	}
+	return m.cur
 }
 
 func (m *mixer) next(counts []uint64) {

@@ -61,6 +61,7 @@ type runner struct {
 	stall      stallWatch
 	mix        *mixer         // nil with one endpoint or a fixed mix
 	where      *where         // nil: no mappings or sites are looked at
+	live       *liveHeap      // nil: the target's live heap is not read
 	ups        *upstreamWatch // nil: no local tree is sampled
 	until      *until         // nil unless Options.UntilDecided
 }
@@ -151,12 +152,16 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 	}
 	r.noteStall(rep, loadEnd)
 	r.where.fill(rep)
+	r.live.splitSites(rep)
 	r.fillUntil(rep)
 	if o.OutDir != "" {
 		if err := rep.WriteFiles(o.OutDir); err != nil {
 			return rep, err
 		}
 		if err := rep.WriteEvidence(o.OutDir); err != nil {
+			return rep, err
+		}
+		if err := r.live.write(o.OutDir); err != nil {
 			return rep, err
 		}
 	}
@@ -227,6 +232,8 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	defer stopLoad()
 	r.stopLoad = stopLoad
 	r.mix.start()
+	r.live = r.openLiveHeap()
+	defer r.live.wait() // a reading under way when the load fails
 	go func() {
 		defer close(done)
 		sum, lerr = r.eng.Run(loadCtx)
@@ -245,6 +252,9 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 		return nil, time.Time{}, lerr
 	}
 	r.take(ctx) // the load's last state, still in the soak phase
+	if r.prev != nil {
+		r.live.atLoadEnd(ctx, r.mix.favoured(), *r.prev)
+	}
 	loadEnd := r.o.Now()
 	r.loadDone = true
 	r.where.atLoadEnd(ctx, r.eng.Completed)
@@ -312,7 +322,9 @@ func (r *runner) take(ctx context.Context) {
 		}
 		r.pace.ran()
 		r.paceSmaps(rec)
-		r.mix.sampled(rec.EndpointRequests)
+		if ended := r.mix.sampled(rec.EndpointRequests); ended >= 0 {
+			r.live.boundary(ctx, ended, rec)
+		}
 		r.where.observe(rec, r.eng.Completed)
 		r.observeUntil(rec)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -25,7 +26,16 @@ type amount struct{ bytes, objects float64 }
 // fetchHeap gets a heap profile from u, asking for a GC first so that it
 // counts live objects as of now.
 func fetchHeap(ctx context.Context, client *http.Client, u string) ([]byte, error) {
+	return fetchHeapText(ctx, client, u, false)
+}
+
+// fetchHeapText is fetchHeap; with text, the profile comes in the legacy
+// text form (debug=1), which also states the runtime's MemStats.
+func fetchHeapText(ctx context.Context, client *http.Client, u string, text bool) ([]byte, error) {
 	withGC, err := urlx.WithQuery(u, "gc", "1")
+	if err == nil && text {
+		withGC, err = urlx.WithQuery(withGC, "debug", "1")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--pprof: %w", err)
 	}
@@ -133,4 +143,78 @@ func runtimeFrame(fn string) bool {
 	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/") ||
 		strings.HasPrefix(fn, "reflect.") || strings.HasPrefix(fn, "bytes.growSlice") ||
 		strings.HasPrefix(fn, "strings.(*Builder).grow")
+}
+
+// heapAlloc reads "# HeapAlloc = N" from a heap profile's text form: the
+// bytes of allocated heap objects, exact (the profile's own inuse_space
+// is sampled, one allocation per MemProfileRate bytes). Fetched with gc=1
+// it is the live heap after a collection.
+func heapAlloc(b []byte) (float64, bool) {
+	for line := range strings.Lines(string(b)) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "# HeapAlloc = ")
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+		return v, err == nil
+	}
+	return 0, false
+}
+
+// ReadsLiveHeap says the probe can read the target's live heap
+// (LiveHeap): a Go heap profile is served.
+func (p *Probe) ReadsLiveHeap() bool { return p != nil && p.kind == KindGoHeap }
+
+// LiveHeap reads the target's live heap now: the Go heap profile fetched
+// with gc=1 (a forced collection) in its text form, whose HeapAlloc is
+// then the live heap. sites is the live bytes by allocation site as of
+// that collection, from the profile fetched again without a collection
+// (its inuse_space is as of the last one; sampled): nil when it could
+// not be read.
+func (p *Probe) LiveHeap(ctx context.Context) (bytes float64, sites map[string]float64, err error) {
+	if !p.ReadsLiveHeap() {
+		return 0, nil, fmt.Errorf("no heap profile to read the live heap from")
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.o.Timeout)
+	defer cancel()
+	b, err := fetchHeapText(ctx, p.client, p.heapURL, true)
+	if err != nil {
+		return 0, nil, err
+	}
+	v, ok := heapAlloc(b)
+	if !ok {
+		return 0, nil, fmt.Errorf("GET %s?gc=1&debug=1: no \"# HeapAlloc = \" line (not a Go heap profile?)", urlx.Redact(p.heapURL))
+	}
+	return v, p.siteBytes(ctx), nil
+}
+
+// siteBytes is the heap profile's inuse_space by site, as of the last
+// collection; nil when it cannot be read.
+func (p *Probe) siteBytes(ctx context.Context) map[string]float64 {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.heapURL, nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxProfile+1))
+	if err != nil || resp.StatusCode != http.StatusOK || len(b) > maxProfile {
+		return nil
+	}
+	prof, err := parseHeap(b)
+	if err != nil {
+		return nil
+	}
+	by, err := bySite(prof)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]float64, len(by))
+	for k, a := range by {
+		out[k] = a.bytes
+	}
+	return out
 }

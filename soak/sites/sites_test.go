@@ -187,3 +187,15 @@ func TestRehintNamesTheProcessThatGrew(t *testing.T) {
 		t.Errorf("notes %q; want one naming pid 12 (python3) with the tracemalloc hint", n)
 	}
 }
+
+// The live heap is the text profile's HeapAlloc, exact, not its sampled
+// inuse_space.
+func TestHeapAllocReadsTheMemStatsLine(t *testing.T) {
+	text := "heap profile: 3: 1536 [90: 46080] @ heap/524288\n1: 512 [1: 512] @ 0x1 0x2\n\n# runtime.MemStats\n# Alloc = 5069768\n# TotalAlloc = 900000000\n# Sys = 20000000\n# HeapAlloc = 5069768\n# HeapSys = 12000000\n"
+	if v, ok := heapAlloc([]byte(text)); !ok || v != 5069768 {
+		t.Errorf("heapAlloc = %v, %v; want 5069768, true", v, ok)
+	}
+	if _, ok := heapAlloc([]byte("heap profile: 3: 1536 [90: 46080] @ heap/524288\n")); ok {
+		t.Error("heapAlloc found a HeapAlloc in a profile without MemStats")
+	}
+}

@@ -18,6 +18,10 @@ type EndpointFit struct {
 	Requests   float64    `json:"requests"` // this endpoint's soak requests that the fit covered
 	// Reason says why an endpoint could not be judged; "" when it was.
 	Reason string `json:"reason,omitempty"`
+	// Source names the series split when it is not the resource's own:
+	// LiveHeapSource on a garbage-collected runtime whose live heap
+	// soakd read (AttributeLiveHeap).
+	Source string `json:"source,omitempty"`
 }
 
 // Attribution: growth = a + Σⱼ bⱼ·countⱼ + wander, fitted jointly over the
@@ -97,6 +101,57 @@ func AttributeEndpoints(pts []Point, counts [][]float64, names []string, opt Res
 	return out
 }
 
+// LiveHeapSource is EndpointFit.Source of a split read from the live heap.
+const LiveHeapSource = "live heap"
+
+// minLiveHeapReadings: the fewest live-heap readings per fitted count
+// (an intercept and k slopes need some residual degrees of freedom left
+// for the wander's correction).
+const minLiveHeapReadings = 4
+
+// AttributeLiveHeap splits a memory resource's growth between endpoints
+// on a garbage-collected runtime, from the live heap read at the designed
+// mix's block boundaries (pts: one point per reading, Value the live
+// bytes; counts: every endpoint's cumulative requests then). The runtime
+// measures the live heap after a forced collection, so the series has no
+// collector's sawtooth and needs no envelope: it is fitted whole, by the
+// same least squares and AR(1) correction as AttributeEndpoints, and
+// judged on the same floors. Every fit names LiveHeapSource. A
+// resource's own verdict is not touched; the figures are bytes of live
+// heap per request (the RSS that holds them is about twice that under
+// GOGC=100).
+func AttributeLiveHeap(pts []Point, counts [][]float64, names []string, opt ResourceOptions) []EndpointFit {
+	k := len(names)
+	if k < 2 || len(counts) != len(pts) {
+		return nil
+	}
+	opt = opt.withDefaults()
+	out := make([]EndpointFit, k)
+	for j, n := range names {
+		out[j] = EndpointFit{Endpoint: n, Verdict: Inconclusive, Source: LiveHeapSource}
+	}
+	d := soakDesign(pts, counts, k)
+	if d == nil || len(d.y) < minLiveHeapReadings*(k+1) {
+		n := 0
+		if d != nil {
+			n = len(d.y)
+		}
+		return withReason(out, fmt.Sprintf("too few live-heap readings in the soak (%d, one per block of the designed mix) to split the growth between %d endpoints: soak longer", n, k))
+	}
+	for j := range out {
+		out[j].Requests = d.spanOf(j)
+	}
+	jf, err := fitJoint(d.x, d.y, opt.Quantum)
+	if err != nil {
+		return withReason(out, err.Error())
+	}
+	seconds := d.sec[len(d.sec)-1] - d.sec[0]
+	for j := range out {
+		judgeEndpoint(&out[j], jf.at(j), opt, seconds, d.y[len(d.y)-1])
+	}
+	return out
+}
+
 // collectedReason is why the split is not judged on a garbage-collected
 // runtime. Its memory grows when the collector's heap target rises (Go:
 // twice the live heap after a collection, and RSS keeps the peak), and
@@ -110,7 +165,11 @@ func AttributeEndpoints(pts []Point, counts [][]float64, names []string, opt Res
 // seeded model of a Go heap, whatever the blocks, the favoured share or
 // the envelope's bins). The figures stay, for what they are.
 func collectedReason(runtime string) string {
-	return fmt.Sprintf("not judged: %s collects garbage, so this memory grows while its heap fills with any endpoint's garbage, not with the requests that keep it (the allocation sites name the leak: --pprof, a JVM's class histogram)", runtime)
+	how := "the allocation sites name the leak: --pprof, a JVM's class histogram"
+	if runtime == "Go" {
+		how = "serve net/http/pprof, or give --pprof, and soakd splits the live heap instead"
+	}
+	return fmt.Sprintf("not judged: %s collects garbage, so this memory grows while its heap fills with any endpoint's garbage, not with the requests that keep it (%s)", runtime, how)
 }
 
 // CapEndpoints keeps the endpoints' verdicts within the resource's: an

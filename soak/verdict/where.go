@@ -43,4 +43,16 @@ type Site struct {
 	ObjectsPerRequest float64 `json:"objects_per_request"`
 	// Share is GrowthBytes over the growth of every site that grew.
 	Share float64 `json:"share"`
+	// Endpoints split the site's growth between the load's endpoints,
+	// when the live heap was read at each block of the designed mix (a
+	// Go heap profile): the site's bytes fitted on the endpoints' counts
+	// as AttributeLiveHeap fits the whole heap.
+	Endpoints []SiteEndpoint `json:"endpoints,omitempty"`
+}
+
+// SiteEndpoint is one endpoint's part in an allocation site's growth.
+type SiteEndpoint struct {
+	Endpoint   string     `json:"endpoint"`
+	PerRequest float64    `json:"per_request"` // bytes per request of this endpoint
+	CI95       [2]float64 `json:"ci95"`
 }

@@ -105,11 +105,11 @@ EOF
 # server NAME: starts the flat server NAME.
 server() {
   case $1 in
-    c) start c "$work/httpd" --leak-bytes 0 ;;
-    python) start python python3 testdata/zoo/leak.py --leak-bytes 0 --max-lifetime 900 ;;
+    c) start c "$work/httpd" --leak-bytes 0 --max-lifetime 7200 ;;
+    python) start python python3 testdata/zoo/leak.py --leak-bytes 0 --max-lifetime 7200 ;;
     go) start go "$work/target" ;;
-    node) start node node testdata/zoo/leak.js --leak-bytes 0 --max-lifetime 900 ;;
-    jvm) start jvm java testdata/zoo/Leak.java --leak-bytes 0 --max-lifetime 900 ;;
+    node) start node node testdata/zoo/leak.js --leak-bytes 0 --max-lifetime 7200 ;;
+    jvm) start jvm java testdata/zoo/Leak.java --leak-bytes 0 --max-lifetime 7200 ;;
     nginx) start_nginx ;;
   esac
 }

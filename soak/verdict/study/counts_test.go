@@ -21,6 +21,7 @@ var countRates = []float64{10, 1000, 50000}
 // (≥ 85 %; 88–97 %), where the fit alone read them stable in 11–34 %
 // (docs/verdict-study.md, "Exact counts").
 func TestExactCountsFlat(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
 	n := 200
 	if raceBuild {
 		n = 10
@@ -49,6 +50,7 @@ func TestExactCountsFlat(t *testing.T) {
 // to the fit's): at 5× in ≤ 2.5 % of runs, at 3× in ≤ 6 % at 2L*. The
 // table of rates goes to docs/verdict-study.md, "Exact counts".
 func TestExactCountsLeaks(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
 	n := 200
 	if raceBuild {
 		n = 10

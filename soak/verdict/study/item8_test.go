@@ -19,6 +19,7 @@ import (
 // runs in 1–2 of 1 200 (1–4 with the bar), runs at 0.9× the floor in 7–15
 // (7–18 with the bar; the interval's coverage over 30 minutes, item 2).
 func TestItem8AtOnePointFive(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
 	n, under, seeds := 100, 200, uint64(6)
 	if raceBuild {
 		n, under, seeds = 4, 4, 1 // the mechanics only
@@ -69,6 +70,7 @@ func TestItem8AtOnePointFive(t *testing.T) {
 // there 13–15. Over seeds 1–2, 400 runs a rate, the halves' own slopes
 // give 15 and 7, the confident fall 4 and 3 (the test's limit is 9).
 func TestLevellingAtThreeFloors(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
 	n := 200
 	if raceBuild {
 		n = 4 // the mechanics only

@@ -22,6 +22,7 @@ import (
 // before, 1.5 points), held to ≥ 51 %, and none of them is called a
 // leak more than before.
 func TestLateStarts(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
 	n := 200
 	if raceBuild {
 		n = 4 // the mechanics only

@@ -83,6 +83,7 @@ var intervalBars = map[string]struct{ minCover, minWidth, maxWidth float64 }{
 // widths up to 2.0, which fails), and noise whose spread drifts is
 // never called a leak.
 func TestStudyIntervals(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
 	n := 40
 	if raceBuild {
 		t.Log("race build: a small sample; the study's bars are checked without -race")

@@ -14,6 +14,7 @@ import "testing"
 // (docs/verdict-study.md, "The transient rule and the parts of a
 // process").
 func TestStudyParts(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
 	n := seriesPerKind(t, 50)
 	for _, k := range Kinds() {
 		t.Run(k.Name, func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 // samples; now 127 and 135 (docs/verdict-study.md, "Sampling that thins
 // or breaks").
 func TestSamplingThinsOrBreaks(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
 	n := 100
 	if raceBuild {
 		n = 4 // the mechanics only

@@ -18,6 +18,7 @@ import (
 // req/s on some seeds (1 B/request, 1.3× the floor, is found in 85–93 %);
 // the cells are held to what they reach today (see "Limits").
 func TestSlowLeaks(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
 	n := 40
 	if raceBuild {
 		n = 4 // the mechanics only: 17 s at 8 runs a design on a busy machine

@@ -20,6 +20,7 @@ func seriesPerKind(t *testing.T, n int) int {
 // TestStudyFalseAlarms: every model whose truth is no leak is called a
 // leak in at most 1 % of its series.
 func TestStudyFalseAlarms(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
 	n := seriesPerKind(t, 300)
 	for _, k := range Kinds() {
 		if k.Leak {
@@ -43,6 +44,7 @@ func TestStudyFalseAlarms(t *testing.T) {
 // leaks in at least 95 %. Recycled workers' eligible leaks are reported as
 // masked.
 func TestStudyLeaks(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
 	n := seriesPerKind(t, 200)
 	for _, k := range Kinds() {
 		if !k.Leak {

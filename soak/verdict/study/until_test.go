@@ -28,6 +28,7 @@ func TestUntilTable(t *testing.T) {
 // minutes and 2 hours of soak on issue 22's noise (300 runs a design,
 // seed 1; docs/verdict-study.md, "Until decided").
 func TestStudyUntilDecided(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
 	n := 300
 	if raceBuild {
 		n = 4 // the mechanics only

@@ -106,7 +106,9 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 			return nil, err
 		}
 		defer closeTarget(tgt, o.Log)
-		r.sampler = probes.NewSampler(tgt, o.Sampler)
+		so := o.Sampler
+		so.LoadConns = true // each process's fds net of the load's connections, for the lives rule
+		r.sampler = probes.NewSampler(tgt, so)
 		r.ups = newUpstreamWatch(r.sampler, &o)
 	}
 	if err := preflight(ctx, o.Load); err != nil {

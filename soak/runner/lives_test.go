@@ -80,3 +80,86 @@ func BenchmarkLives(b *testing.B) {
 		lives(recs, value)
 	}
 }
+
+// preforkPileUp is a prefork server that does not leak, soaked in an open
+// loop on a busy machine: three workers, each replaced after 150
+// requests, each holding the load's connections, which pile up through
+// its life from 1 to 20 as its requests slow (a worker's fds 9 → 28), as
+// testdata/zoo's prefork-no-leak did under bench/busy.sh. The tree's fds
+// net of the load stay flat. counted says the members carry their
+// connections to soakd (probes.Member.LoadConns).
+func preforkPileUp(counted bool) []model.Record {
+	const (
+		life     = 150 // requests per worker
+		perTick  = 50  // requests per sample (200 req/s every 0.25 s)
+		samples  = 60
+		workers  = 3
+		ownFDs   = 8
+		rootFDs  = 10
+		warmupAt = 6
+	)
+	type worker struct {
+		pid    int32
+		served int
+	}
+	ws := make([]worker, workers)
+	next := int32(1000)
+	for i := range ws {
+		ws[i] = worker{pid: next, served: i * life / workers} // staggered lives
+		next++
+	}
+	var recs []model.Record
+	for s := range samples {
+		r := model.Record{Sample: probes.Sample{Alive: true, Incarnation: 1, FDsValid: true, RSSValid: true, RSS: 40 << 20, Threads: 4, ThreadsValid: true},
+			Elapsed: float64(s) * 0.25, Requests: uint64(s * perTick), Phase: verdict.Soak}
+		if s < warmupAt {
+			r.Phase = verdict.Warmup
+		}
+		r.Members = append(r.Members, probes.Member{PID: 1, Start: 1, RSS: 10 << 20, FDs: rootFDs, LoadConnsValid: counted})
+		r.FDs = rootFDs
+		for i := range ws {
+			w := &ws[i]
+			w.served += perTick / workers
+			if w.served >= life {
+				w.pid, w.served = next, w.served-life
+				next++
+			}
+			conns := uint64(1 + 19*w.served/life)
+			m := probes.Member{PID: w.pid, Start: uint64(w.pid), PPID: 1, RSS: 10 << 20, FDs: ownFDs + conns}
+			if counted {
+				m.LoadConns, m.LoadConnsValid = conns, true
+			}
+			r.Members = append(r.Members, m)
+			r.FDs += m.FDs
+			r.FDsNet += ownFDs
+		}
+		r.FDsNet += rootFDs
+		r.FDsNetValid = true
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// TestLivesNetOfTheLoad: the lives rule fits each process's fds net of
+// its connections to soakd, so the load's connections piling up in a
+// prefork worker are no leak; members without the count (a procs.csv
+// written before it) are fitted on all their fds, as before, and read one.
+func TestLivesNetOfTheLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		counted bool
+		leak    bool
+	}{
+		{"net of the load's connections", true, false},
+		{"members without the count", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, _ := Analyze(preforkPileUp(tc.counted), nil, AnalysisOptions{Resources: []string{"fds"}})
+			fds := res["fds"]
+			t.Logf("fds: %s %.3g fds/request masked_by %q: %s", fds.Verdict, fds.PerRequest, fds.MaskedBy, fds.Reason)
+			if got := fds.Verdict == verdict.Leak; got != tc.leak {
+				t.Errorf("fds verdict %s (masked by %q); want leak %v", fds.Verdict, fds.MaskedBy, tc.leak)
+			}
+		})
+	}
+}

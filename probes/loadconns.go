@@ -22,6 +22,13 @@ import (
 // it. A connection opened and closed between two samples, whose target
 // end outlives soakd's, is never seen as soakd's: it counts as the
 // target's until the target closes it.
+//
+// Closes between the two reads: a sample lists the fds first and dumps
+// the sockets a moment later. A worker that exits closes its sockets in
+// between, and those counted in its fds were missing from the dump (a
+// prefork worker at its last sample: 148 fds, 8 of them seen as
+// soakd's). A socket that was one of soakd's connections at the previous
+// sample, and is missing from the dump, is still counted as one.
 
 // loadPeers is the state of the per-process count of soakd's connections.
 type loadPeers struct {
@@ -29,12 +36,18 @@ type loadPeers struct {
 	self  map[uint64]struct{}
 	known map[netip.AddrPort]struct{} // soakd's local addresses, and those a sampled socket still points at
 	next  map[netip.AddrPort]struct{}
-	pid   int32 // soakd's own
+	// wasLoad holds the sampled sockets counted as soakd's connections at
+	// the previous sample, isLoad this sample's; dumped the sampled
+	// sockets the dump listed.
+	wasLoad, isLoad, dumped map[uint64]struct{}
+	beforeDump              func() // a test's hook between the fd reads and the dump
+	pid                     int32  // soakd's own
 }
 
 func newLoadPeers() *loadPeers {
 	return &loadPeers{owner: map[uint64]int{}, self: map[uint64]struct{}{},
-		known: map[netip.AddrPort]struct{}{}, next: map[netip.AddrPort]struct{}{}, pid: int32(os.Getpid())}
+		known: map[netip.AddrPort]struct{}{}, next: map[netip.AddrPort]struct{}{}, pid: int32(os.Getpid()),
+		wasLoad: map[uint64]struct{}{}, isLoad: map[uint64]struct{}{}, dumped: map[uint64]struct{}{}}
 }
 
 // loadPeerStates are the TCP states whose sockets are read: every state
@@ -83,30 +96,48 @@ func (s *Sampler) readLoadConns() bool {
 	}
 	type peer struct {
 		member int
+		inode  uint64
 		remote netip.AddrPort
 	}
 	var theirs []peer
 	clear(lp.next)
+	clear(lp.dumped)
+	if lp.beforeDump != nil {
+		lp.beforeDump()
+	}
 	err := diagDumpStates(s.diagBuf, loadPeerStates, func(m []byte) {
 		c := diagConn(m)
 		if _, ok := lp.self[c.Inode]; ok {
 			lp.next[c.Local] = struct{}{}
-		} else if i, ok := lp.owner[c.Inode]; ok && c.Remote.Port() != 0 {
-			theirs = append(theirs, peer{i, c.Remote})
+		} else if i, ok := lp.owner[c.Inode]; ok {
+			lp.dumped[c.Inode] = struct{}{}
+			if c.Remote.Port() != 0 {
+				theirs = append(theirs, peer{i, c.Inode, c.Remote})
+			}
 		}
 	})
 	if err != nil {
 		s.warnOnce("loadconns", "probes: cannot read the TCP sockets through sock_diag: the load's connections per process are missing, and the lives rule fits all of each process's fds", proc{ID: procID{PID: lp.pid}}, err)
 		return false
 	}
+	clear(lp.isLoad)
 	for _, p := range theirs {
 		_, now := lp.next[p.remote]
 		_, before := lp.known[p.remote]
 		if now || before {
 			s.mems[p.member].LoadConns++
 			lp.next[p.remote] = struct{}{} // still pointed at: remembered
+			lp.isLoad[p.inode] = struct{}{}
+		}
+	}
+	for ino, i := range lp.owner {
+		_, listed := lp.dumped[ino]
+		if _, was := lp.wasLoad[ino]; was && !listed { // closed since its fd was read
+			s.mems[i].LoadConns++
+			lp.isLoad[ino] = struct{}{}
 		}
 	}
 	lp.known, lp.next = lp.next, lp.known
+	lp.wasLoad, lp.isLoad = lp.isLoad, lp.wasLoad
 	return true
 }

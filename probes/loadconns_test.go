@@ -86,6 +86,40 @@ func TestLiveLoadConnsPerProcess(t *testing.T) {
 	})
 }
 
+// A process that exits between the sample's fd reads and its socket dump
+// (a prefork worker at its last sample) has its sockets listed as fds and
+// gone from the dump: those that were soakd's connections at the previous
+// sample still count as such.
+func TestLiveLoadConnsOfAProcessExitingMidSample(t *testing.T) {
+	srv := startServer(t, "127.0.0.1:0")
+	s := NewSampler(openLive(t, Spec{PID: srv.pid}), SamplerOptions{LoadConns: true, SmapsInterval: -1, Log: zaptest.NewLogger(t)})
+	root := func() Member {
+		for _, m := range s.Sample().Members {
+			if m.PID == int32(srv.pid) {
+				return m
+			}
+		}
+		return Member{}
+	}
+	const n = 5
+	for range n {
+		c, err := net.Dial("tcp", srv.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+	}
+	waitFor(t, fmt.Sprintf("%d connections from soakd", n), func() bool { return root().LoadConns == n })
+	s.peers.beforeDump = func() {
+		_ = syscall.Kill(srv.pid, syscall.SIGKILL)
+		<-srv.done // reaped: its sockets are closed
+	}
+	m := root()
+	if m.PID == 0 || m.FDs < n || m.LoadConns != n {
+		t.Fatalf("the sample during the exit: %+v; want its %d connections to soakd counted", m, n)
+	}
+}
+
 // Without SamplerOptions.LoadConns the counts are not read, and say so.
 func TestLoadConnsOff(t *testing.T) {
 	srv := startServer(t, "127.0.0.1:0")

@@ -3,6 +3,7 @@ package probes
 import (
 	"context"
 	"fmt"
+	"net"
 	"syscall"
 	"testing"
 	"time"
@@ -198,4 +199,38 @@ func BenchmarkUpstreamsNothingToFind(b *testing.B) {
 	srv := startServer(b, "127.0.0.1:0")
 	srv.post(b, "/ctl/fork?n=49")
 	benchUpstreams(b, srv, 50)
+}
+
+// BenchmarkSampleTree50LoadConns counts each process's connections to
+// soakd on every sample (SamplerOptions.LoadConns): a readlink per fd and
+// a sock_diag dump. Compare BenchmarkSampleTree50.
+func BenchmarkSampleTree50LoadConns(b *testing.B) {
+	srv := startServer(b, "127.0.0.1:0")
+	srv.post(b, "/ctl/fork?n=49")
+	benchSample(b, srv, 50, SamplerOptions{LoadConns: true})
+}
+
+// BenchmarkSampleSingleConns64 is a one-process target holding 64
+// connections from soakd (the test), as a prefork worker holds a busy
+// open loop's; BenchmarkSampleSingleConns64LoadConns counts them.
+func BenchmarkSampleSingleConns64(b *testing.B) {
+	benchSample(b, serverWithConns(b, 64), 1, SamplerOptions{})
+}
+
+func BenchmarkSampleSingleConns64LoadConns(b *testing.B) {
+	benchSample(b, serverWithConns(b, 64), 1, SamplerOptions{LoadConns: true})
+}
+
+// serverWithConns starts the helper target and opens n connections to it,
+// closed at the end.
+func serverWithConns(b *testing.B, n int) *server {
+	srv := startServer(b, "127.0.0.1:0")
+	for range n {
+		c, err := net.Dial("tcp", srv.addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { c.Close() })
+	}
+	return srv
 }

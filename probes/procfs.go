@@ -113,6 +113,15 @@ func openRetry(path string, flags int) (int, error) {
 // readlinkat per fd (the only way procfs tells an fd's kind); it runs
 // against the already open directory, so no path lookup is repeated.
 func (p *procFS) fdScan(pid int32, sockets map[uint64]struct{}) (uint64, error) {
+	if sockets == nil {
+		return p.fdSockets(pid, nil)
+	}
+	return p.fdSockets(pid, func(ino uint64) { sockets[ino] = struct{}{} })
+}
+
+// fdSockets counts the entries of root/pid/fd and, when fn is not nil,
+// calls it with the inode of every socket fd (a readlinkat per fd).
+func (p *procFS) fdSockets(pid int32, fn func(ino uint64)) (uint64, error) {
 	path := p.pidPath(pid, "fd")
 	dir, err := openRetry(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
 	if err != nil {
@@ -122,8 +131,8 @@ func (p *procFS) fdScan(pid int32, sockets map[uint64]struct{}) (uint64, error) 
 	var count uint64
 	err = p.eachDirent(dir, func(name []byte) {
 		count++
-		if sockets != nil {
-			p.addSocket(dir, name, sockets)
+		if fn != nil {
+			p.addSocket(dir, name, fn)
 		}
 	})
 	if err != nil {
@@ -134,8 +143,8 @@ func (p *procFS) fdScan(pid int32, sockets map[uint64]struct{}) (uint64, error) 
 
 var socketPrefix = []byte("socket:[")
 
-// addSocket reads the link of one fd and records a socket's inode.
-func (p *procFS) addSocket(dir int, name []byte, sockets map[uint64]struct{}) {
+// addSocket reads the link of one fd and hands fn a socket's inode.
+func (p *procFS) addSocket(dir int, name []byte, fn func(ino uint64)) {
 	n, err := unix.Readlinkat(dir, string(name), p.link)
 	if err != nil || n < len(socketPrefix)+2 {
 		return // closed meanwhile, or too short to be a socket
@@ -147,7 +156,7 @@ func (p *procFS) addSocket(dir int, name []byte, sockets map[uint64]struct{}) {
 	}
 	ino, err := strconv.ParseUint(string(rest[:len(rest)-1]), 10, 64)
 	if err == nil {
-		sockets[ino] = struct{}{}
+		fn(ino)
 	}
 }
 

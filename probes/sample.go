@@ -181,8 +181,8 @@ type Sample struct {
 }
 
 // MaxMembers caps Sample.Members: a tree of more processes keeps the
-// largest by RSS. A member takes 72 bytes in memory, so 512 of them take
-// 36 KiB per sample.
+// largest by RSS. A member takes 80 bytes in memory, so 512 of them take
+// 40 KiB per sample.
 const MaxMembers = 512
 
 // Member is one live process of the tree in one sample. Its figures come
@@ -199,7 +199,14 @@ type Member struct {
 	FDs     uint64  `json:"fds"`
 	Threads uint64  `json:"threads"`
 	CPU     float64 `json:"cpu_seconds"` // user + system, cumulative
-	NoFDs   bool    `json:"no_fds,omitempty"`
+	// LoadConns is how many of FDs are TCP connections to soakd's own
+	// process (SamplerOptions.LoadConns): the load's, and any connection
+	// soakd closed whose close the process has not read yet. It is a
+	// reading when LoadConnsValid is true; samples stored before it, and
+	// samplers that do not count it, leave both zero.
+	LoadConns      uint64 `json:"load_conns,omitempty"`
+	NoFDs          bool   `json:"no_fds,omitempty"`
+	LoadConnsValid bool   `json:"load_conns_valid,omitempty"`
 }
 
 // Stat returns m in ProcStat's shape.

@@ -39,6 +39,12 @@ type SamplerOptions struct {
 	// MapSnapshot and TakeMaps). It walks the same mappings the rollup
 	// does, and costs more to format: see BenchmarkMapsTree50.
 	Mappings bool
+	// LoadConns counts, in each member, its TCP connections to soakd's
+	// own process (Member.LoadConns): the load's connections, which the
+	// lives rule nets out of each process's fds. It lists every member's
+	// fds with a readlink each, and reads the TCP sockets through
+	// sock_diag, on every sample (see BenchmarkSampleTree50LoadConns).
+	LoadConns bool
 	// Log receives the one-time warnings (permission denied and the like).
 	Log *zap.Logger
 }
@@ -86,6 +92,7 @@ type Sampler struct {
 	now           func() time.Time
 	statPath      string                   // the procfs root's stat file
 	upOwners      map[uint64]upstreamOwner // listening socket inode → owner (Upstreams)
+	peers         *loadPeers               // nil unless SamplerOptions.LoadConns
 }
 
 // NewSampler returns a Sampler of t.
@@ -106,6 +113,10 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 		opts.Log = t.log
 	}
 	fs := newProcFS(t.spec.ProcRoot)
+	var peers *loadPeers
+	if opts.LoadConns {
+		peers = newLoadPeers()
+	}
 	return &Sampler{
 		t: t, opts: opts, log: opts.Log, pageSize: uint64(os.Getpagesize()),
 		fs: fs, self: newProcFS("/proc"), walk: newWalker(fs),
@@ -115,7 +126,7 @@ func NewSampler(t *Target, opts SamplerOptions) *Sampler {
 		smaps: cadence{every: opts.SmapsInterval}, census: cadence{every: opts.SocketInterval},
 		threads: cadence{every: opts.ThreadInterval},
 		pass:    newCPUPass(), now: time.Now,
-		upOwners: map[uint64]upstreamOwner{},
+		upOwners: map[uint64]upstreamOwner{}, peers: peers,
 	}
 }
 
@@ -213,6 +224,9 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 		s.sampleHost(out)
 		s.pass.finish(s, out)
 	}
+	if s.peers != nil {
+		s.countLoadConns(st.ID.PID)
+	}
 	if census {
 		s.sampleTCP(out, st.ID.PID)
 	} else {
@@ -282,10 +296,10 @@ func (s *Sampler) sampleProc(p proc, census bool, out *Sample) Member {
 			s.threadCounters(p, status)
 		}
 	}
-	fds, err := s.countFDs(p.ID.PID, census)
+	fds, scanned, err := s.countFDs(p.ID.PID, census)
 	switch {
 	case err == nil:
-		ps.FDs, ps.NoFDs = fds, false
+		ps.FDs, ps.NoFDs, ps.LoadConnsValid = fds, false, scanned
 		out.FDs += fds
 	case isDenied(err):
 		out.FDsValid = false
@@ -294,19 +308,25 @@ func (s *Sampler) sampleProc(p proc, census bool, out *Sample) Member {
 	return ps
 }
 
-// countFDs counts pid's fds; on a census sample it also collects the
-// socket inodes, which takes a readlink per fd. A census that cannot list
-// the fd dir falls back to the count alone (stat of the dir may still
-// work) and is marked blind.
-func (s *Sampler) countFDs(pid int32, census bool) (uint64, error) {
-	if census {
-		n, err := s.fs.fdScan(pid, s.tcp.owned)
-		if err == nil || !isDenied(err) {
-			return n, err
+// countFDs counts pid's fds; on a census sample, or on every sample when
+// the load's connections are counted, it also collects the socket inodes
+// (scanned), which takes a readlink per fd. A scan that cannot list the
+// fd dir falls back to the count alone (stat of the dir may still work)
+// and the census is marked blind.
+func (s *Sampler) countFDs(pid int32, census bool) (n uint64, scanned bool, err error) {
+	if census || s.peers != nil {
+		if s.peers != nil {
+			n, err = s.scanFDs(pid, len(s.mems), census)
+		} else {
+			n, err = s.fs.fdScan(pid, s.tcp.owned)
 		}
-		s.blindFDs = true
+		if err == nil || !isDenied(err) {
+			return n, err == nil && s.peers != nil, err
+		}
+		s.blindFDs = s.blindFDs || census
 	}
-	return s.fs.fdCount(pid)
+	n, err = s.fs.fdCount(pid)
+	return n, false, err
 }
 
 // readIO fills c's I/O counters from /proc/PID/io; when it is not readable

@@ -80,3 +80,115 @@ func BenchmarkLives(b *testing.B) {
 		lives(recs, value)
 	}
 }
+
+// preforkPileUp is a prefork server that does not leak, soaked in an open
+// loop on a busy machine: three workers, each replaced after 150
+// requests, each holding the load's connections, which pile up through
+// its life from 1 to 20 as its requests slow (a worker's fds 9 → 28), as
+// testdata/zoo's prefork-no-leak did under bench/busy.sh. The tree's fds
+// net of the load stay flat. counted says the members carry their
+// connections to soakd (probes.Member.LoadConns).
+func preforkPileUp(counted bool) []model.Record {
+	const (
+		life     = 150 // requests per worker
+		perTick  = 50  // requests per sample (200 req/s every 0.25 s)
+		samples  = 60
+		workers  = 3
+		ownFDs   = 8
+		rootFDs  = 10
+		warmupAt = 6
+	)
+	type worker struct {
+		pid    int32
+		served int
+	}
+	ws := make([]worker, workers)
+	next := int32(1000)
+	for i := range ws {
+		ws[i] = worker{pid: next, served: i * life / workers} // staggered lives
+		next++
+	}
+	var recs []model.Record
+	for s := range samples {
+		r := model.Record{Sample: probes.Sample{Alive: true, Incarnation: 1, FDsValid: true, RSSValid: true, RSS: 40 << 20, Threads: 4, ThreadsValid: true},
+			Elapsed: float64(s) * 0.25, Requests: uint64(s * perTick), Phase: verdict.Soak}
+		if s < warmupAt {
+			r.Phase = verdict.Warmup
+		}
+		r.Members = append(r.Members, probes.Member{PID: 1, Start: 1, RSS: 10 << 20, FDs: rootFDs, LoadConnsValid: counted})
+		r.FDs = rootFDs
+		for i := range ws {
+			w := &ws[i]
+			w.served += perTick / workers
+			if w.served >= life {
+				w.pid, w.served = next, w.served-life
+				next++
+			}
+			conns := uint64(1 + 19*w.served/life)
+			m := probes.Member{PID: w.pid, Start: uint64(w.pid), PPID: 1, RSS: 10 << 20, FDs: ownFDs + conns}
+			if counted {
+				m.LoadConns, m.LoadConnsValid = conns, true
+			}
+			r.Members = append(r.Members, m)
+			r.FDs += m.FDs
+			r.FDsNet += ownFDs
+		}
+		r.FDsNet += rootFDs
+		r.FDsNetValid = true
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// TestLivesNetOfTheLoad: the lives rule fits each process's fds net of
+// its connections to soakd, so the load's connections piling up in a
+// prefork worker are no leak; members without the count (a procs.csv
+// written before it) are fitted on all their fds, as before, and read one.
+func TestLivesNetOfTheLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		counted bool
+		leak    bool
+	}{
+		{"net of the load's connections", true, false},
+		{"members without the count", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, _ := Analyze(preforkPileUp(tc.counted), nil, AnalysisOptions{Resources: []string{"fds"}})
+			fds := res["fds"]
+			t.Logf("fds: %s %.3g fds/request masked_by %q: %s", fds.Verdict, fds.PerRequest, fds.MaskedBy, fds.Reason)
+			if got := fds.Verdict == verdict.Leak; got != tc.leak {
+				t.Errorf("fds verdict %s (masked by %q); want leak %v", fds.Verdict, fds.MaskedBy, tc.leak)
+			}
+		})
+	}
+}
+
+// TestCarryNet: at the load's end (closing) a member carries its previous
+// net reading, as the tree's fds_net_of_load does; before it, and for a
+// member without the count or first seen then, the count stands.
+func TestCarryNet(t *testing.T) {
+	w := func(pid int32, fds, conns uint64) probes.Member {
+		return probes.Member{PID: pid, Start: uint64(pid), FDs: fds, LoadConns: conns, LoadConnsValid: true}
+	}
+	prev := carryNet([]probes.Member{w(1, 30, 19), w(2, 12, 1)}, nil, false)
+	if want := map[memberID]uint64{{1, 1}: 11, {2, 2}: 11}; !reflect.DeepEqual(prev, want) {
+		t.Fatalf("net readings %v; want %v", prev, want)
+	}
+	// Closing: soakd's ends of 27 more connections of member 1 came and
+	// went between the samples, unseen; member 3 is new; member 2 has no
+	// count this time.
+	ms := []probes.Member{w(1, 70, 32), {PID: 2, Start: 2, FDs: 40}, w(3, 20, 5)}
+	next := carryNet(ms, prev, true)
+	if ms[0].LoadConns != 59 || ms[1].LoadConns != 0 || ms[2].LoadConns != 5 {
+		t.Errorf("load_conns while closing %d, %d, %d; want 59 (70 less the previous net 11), 0 (not counted), 5 (first seen)",
+			ms[0].LoadConns, ms[1].LoadConns, ms[2].LoadConns)
+	}
+	if want := map[memberID]uint64{{1, 1}: 11, {3, 3}: 15}; !reflect.DeepEqual(next, want) {
+		t.Errorf("net readings %v; want %v", next, want)
+	}
+	ms = []probes.Member{w(1, 70, 32)}
+	if carryNet(ms, prev, false); ms[0].LoadConns != 32 {
+		t.Errorf("load_conns before the load's end %d; want 32, as counted", ms[0].LoadConns)
+	}
+}

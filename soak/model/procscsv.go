@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/soakd/soakd/probes"
@@ -17,10 +18,17 @@ import (
 var ProcsCSVHeader = []string{
 	"time", "elapsed_seconds", "phase", "requests", "incarnation",
 	"pid", "start_ticks", "ppid", "name", "rss_bytes", "fds", "threads", "cpu_seconds",
+	"load_conns",
 }
 
+// procsCSVOldColumns is the number of columns of a procs.csv written
+// before load_conns: such a file reads with every member's LoadConns
+// missing.
+const procsCSVOldColumns = 13
+
 // MemberRows formats a record's members as procs.csv rows; fds is empty
-// when the process's fds were not readable.
+// when the process's fds were not readable, load_conns when the
+// connections to soakd were not counted (probes.Member.LoadConnsValid).
 func MemberRows(r Record) [][]string {
 	if len(r.Members) == 0 {
 		return nil
@@ -34,9 +42,13 @@ func MemberRows(r Record) [][]string {
 		if m.NoFDs {
 			fds = ""
 		}
+		conns := u(m.LoadConns)
+		if !m.LoadConnsValid {
+			conns = ""
+		}
 		rows[i] = []string{t, el, ph, req, inc,
 			strconv.Itoa(int(m.PID)), u(m.Start), strconv.Itoa(int(m.PPID)), m.Name,
-			u(m.RSS), fds, u(m.Threads), f(m.CPU)}
+			u(m.RSS), fds, u(m.Threads), f(m.CPU), conns}
 	}
 	return rows
 }
@@ -69,15 +81,19 @@ type ProcRow struct {
 }
 
 // ReadProcsCSV reads the rows of a procs.csv, checking the header. Errors
-// name the line.
+// name the line. A file written before the load_conns column reads with
+// every member's LoadConns missing.
 func ReadProcsCSV(r io.Reader) ([]ProcRow, error) {
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(ProcsCSVHeader)
 	head, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("procs.csv: line 1: %w", err)
 	}
-	for i, h := range ProcsCSVHeader {
+	if len(head) != len(ProcsCSVHeader) && len(head) != procsCSVOldColumns {
+		return nil, fmt.Errorf("procs.csv: line 1: %d columns, want %d (%s)", len(head), len(ProcsCSVHeader), strings.Join(ProcsCSVHeader, ","))
+	}
+	cr.FieldsPerRecord = len(head)
+	for i, h := range ProcsCSVHeader[:len(head)] {
 		if head[i] != h {
 			return nil, fmt.Errorf("procs.csv: line 1: column %d is %q, want %q", i+1, head[i], h)
 		}
@@ -120,6 +136,9 @@ func parseProcRow(row []string) (ProcRow, error) {
 	r.FDs, ok = p.ou()
 	r.NoFDs = !ok
 	r.Threads, r.CPU = p.u(), p.f()
+	if len(row) > procsCSVOldColumns {
+		r.LoadConns, r.LoadConnsValid = p.ou()
+	}
 	return r, p.err
 }
 

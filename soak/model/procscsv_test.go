@@ -19,7 +19,7 @@ import (
 func membersRecords() []Record {
 	a, b, c := fullRecord(), fullRecord(), fullRecord()
 	a.Members = []probes.Member{
-		{PID: 4243, Start: 123456789, PPID: 42, Name: `php-fpm: pool "www", 1`, RSS: 30 << 20, FDs: 12, Threads: 1, CPU: 1.25},
+		{PID: 4243, Start: 123456789, PPID: 42, Name: `php-fpm: pool "www", 1`, RSS: 30 << 20, FDs: 12, Threads: 1, CPU: 1.25, LoadConns: 3, LoadConnsValid: true},
 		{PID: 42, Start: 123450000, PPID: 1, Name: "php-fpm", RSS: 20 << 20, NoFDs: true, Threads: 2, CPU: 0.5},
 	}
 	b.Time, b.Elapsed, b.Requests, b.Phase, b.Incarnation = a.Time.Add(time.Second), a.Elapsed+1.25, a.Requests+500, verdict.Cooldown, 3
@@ -90,7 +90,7 @@ func openRead(t *testing.T, path string) *os.File {
 func TestReadProcsCSVErrorsNameTheLine(t *testing.T) {
 	head := strings.Join(ProcsCSVHeader, ",")
 	row := func(pid, name string) string {
-		return "2026-11-30T02:00:01Z,1.5,soak,100,1," + pid + ",5000,1," + name + ",4096,,1,0.5"
+		return "2026-11-30T02:00:01Z,1.5,soak,100,1," + pid + ",5000,1," + name + ",4096,,1,0.5,"
 	}
 	for _, tc := range []struct{ name, in, want string }{
 		{"bad header", strings.Replace(head, "start_ticks", "start", 1) + "\n", `procs.csv: line 1: column 7 is "start", want "start_ticks"`},
@@ -98,6 +98,7 @@ func TestReadProcsCSVErrorsNameTheLine(t *testing.T) {
 			`procs.csv: line 4: column pid: strconv.ParseInt: parsing "x": invalid syntax`},
 		{"pid too large", head + "\n" + row("4294967296", "w") + "\n", "procs.csv: line 2: column pid:"},
 		{"short row", head + "\n1,2,3\n", "wrong number of fields"},
+		{"short header", "time,elapsed_seconds\n", "procs.csv: line 1: 2 columns, want 14 (time,elapsed_seconds,"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadProcsCSV(strings.NewReader(tc.in))
@@ -105,6 +106,31 @@ func TestReadProcsCSVErrorsNameTheLine(t *testing.T) {
 				t.Errorf("ReadProcsCSV error = %v; want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadProcsCSVWithoutLoadConns: a procs.csv written before the
+// load_conns column reads, each member's count missing (so the lives rule
+// fits all its fds, as it did), and a new file's empty cell reads missing.
+func TestReadProcsCSVWithoutLoadConns(t *testing.T) {
+	old := strings.Join(ProcsCSVHeader[:procsCSVOldColumns], ",") + "\n2026-11-30T02:00:01Z,1.5,soak,100,1,7,5000,1,w,4096,12,1,0.5\n"
+	rows, err := ReadProcsCSV(strings.NewReader(old))
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("ReadProcsCSV of a 13-column file = %d rows, %v; want 1 row", len(rows), err)
+	}
+	if m := rows[0].Member; m.FDs != 12 || m.LoadConns != 0 || m.LoadConnsValid {
+		t.Errorf("member = %+v; want 12 fds and no load_conns reading", m)
+	}
+	now := strings.Join(ProcsCSVHeader, ",") + "\n2026-11-30T02:00:01Z,1.5,soak,100,1,7,5000,1,w,4096,12,1,0.5,\n" +
+		"2026-11-30T02:00:01Z,1.5,soak,100,1,8,5000,1,w,4096,12,1,0.5,5\n"
+	if rows, err = ReadProcsCSV(strings.NewReader(now)); err != nil || len(rows) != 2 {
+		t.Fatalf("ReadProcsCSV = %d rows, %v; want 2 rows", len(rows), err)
+	}
+	if m := rows[0].Member; m.LoadConnsValid {
+		t.Errorf("an empty load_conns cell read as %+v; want no reading", m)
+	}
+	if m := rows[1].Member; m.LoadConns != 5 || !m.LoadConnsValid {
+		t.Errorf("load_conns 5 read as %+v; want 5, a reading", m)
 	}
 }
 
@@ -126,7 +152,7 @@ func FuzzReadProcsCSV(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(buf.String())
-	f.Add(strings.Join(ProcsCSVHeader, ",") + "\n2026-11-30T02:00:01+02:00,NaN,soak,1,1,-1,0,0,\"a\r\nb\",0,,0,-0\n")
+	f.Add(strings.Join(ProcsCSVHeader, ",") + "\n2026-11-30T02:00:01+02:00,NaN,soak,1,1,-1,0,0,\"a\r\nb\",0,,0,-0,\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		rows, err := ReadProcsCSV(strings.NewReader(in))
 		if err != nil {

@@ -146,7 +146,7 @@ var Resources = []ResourceDef{
 		Metric: "soakd_target_anon_memory_bytes", Help: "Anonymous memory of the target's cgroup."},
 	{Name: "fds", Label: "open fds less the load's connections", Unit: "fds", Quantum: 1, Kind: Descriptors, Remote: true, Chart: ChartFDs,
 		Value: splitValue(fdsNet, fds), Part: fdsNet, WholeLabel: "open fds",
-		Member: func(m probes.Member) (float64, bool) { return float64(m.FDs), !m.NoFDs },
+		Member: memberFDsNet,
 		Limit:  func(r Record, _ uint64) float64 { return float64(r.FDLimit) },
 		Whole:  new(optCol("fds", func(r *Record) *uint64 { return &r.FDs }, func(r *Record) *bool { return &r.FDsValid })),
 		Column: optCol("fds_net_of_load", func(r *Record) *uint64 { return &r.FDsNet }, func(r *Record) *bool { return &r.FDsNetValid }),
@@ -202,6 +202,19 @@ func pss(r Record) (uint64, bool)      { return r.PSS, r.SmapsValid }
 func uss(r Record) (uint64, bool)      { return r.USS, r.SmapsValid }
 func fdsNet(r Record) (uint64, bool)   { return r.FDsNet, r.FDsNetValid }
 func fds(r Record) (uint64, bool)      { return r.FDs, r.FDsValid }
+
+// memberFDsNet is a process's fds less its connections to soakd (the
+// load's: probes.Member.LoadConns), as the tree's fds are judged net of
+// the load's connections: a prefork worker holds every connection it
+// accepted, and an open loop on a busy machine opens more. A member
+// without the count (stored before it, another network namespace) gives
+// all its fds.
+func memberFDsNet(m probes.Member) (float64, bool) {
+	if m.LoadConnsValid {
+		return float64(m.FDs - min(m.LoadConns, m.FDs)), !m.NoFDs
+	}
+	return float64(m.FDs), !m.NoFDs
+}
 
 // splitValue judges the part of a reading that part gives where the
 // record has it, else the whole (a sample stored or written before the

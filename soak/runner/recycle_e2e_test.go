@@ -159,3 +159,51 @@ func TestEndToEndRecyclingWithoutALeakIsNotALeak(t *testing.T) {
 		t.Errorf("rss %s (masked by %q), run %s; want no leak", rss.Verdict, rss.MaskedBy, rep.Verdict)
 	}
 }
+
+// soakSlowing soaks testdata/recycle's prefork server (3 workers, each
+// replaced after 150 requests) whose workers slow as they age
+// (--slow-per-request 2ms: a worker's last request waits 300 ms), in an
+// open loop at 200 req/s with the default in-flight bound, for 14 s: the
+// load's connections pile up in each worker through its life, from one
+// or two to 15–45 (a worker's fds 11 → 40–72), as on a busy machine
+// (bench/README.md, prefork-no-leak).
+func soakSlowing(t *testing.T, args ...string) *model.Report {
+	t.Helper()
+	url, pid := startRecycle(t, append([]string{"--workers", "3", "--max-requests", "150", "--slow-per-request", "2ms"}, args...)...)
+	o := runner.Options{
+		Load:   load.Options{Endpoints: []load.Endpoint{{URL: url}}, Rate: 200, Duration: 14 * time.Second, Timeout: 5 * time.Second},
+		Warmup: runner.Warmup{Fraction: 0.1},
+		Log:    zaptest.NewLogger(t),
+	}
+	o.Target.PID, o.Target.URL = pid, url
+	o.Sampler.SmapsInterval = -1
+	return runSoak(t, o)
+}
+
+// The load's connections piling up in a prefork worker are not an fd
+// leak: the lives rule fits each process's fds net of its connections to
+// soakd. Fitted on all fds, each life carried 0.1 fds or more a request.
+func TestEndToEndLoadPilingUpInWorkersIsNotAnFDLeak(t *testing.T) {
+	t.Parallel()
+	rep := soakSlowing(t, "--leak-bytes", "0")
+	fds := rep.Resources["fds"]
+	t.Logf("fds: %s, masked by %q: %s", fds.Verdict, fds.MaskedBy, fds.Reason)
+	if fds.Verdict == "leak" {
+		t.Errorf("fds %s (masked by %q, %.3g fds/request); want no leak", fds.Verdict, fds.MaskedBy, fds.PerRequest)
+	}
+}
+
+// A prefork worker that leaks an fd every 10 requests under the same
+// pile-up is still found, at its own rate.
+func TestEndToEndFDLeakUnderPilingUpIsFound(t *testing.T) {
+	t.Parallel()
+	rep := soakSlowing(t, "--leak-bytes", "0", "--leak-fd-every", "10")
+	fds := rep.Resources["fds"]
+	t.Logf("fds: %s, masked by %q: %s", fds.Verdict, fds.MaskedBy, fds.Reason)
+	if fds.Verdict != "leak" || fds.MaskedBy != "recycling" {
+		t.Fatalf("fds %s masked by %q; want a leak masked by recycling", fds.Verdict, fds.MaskedBy)
+	}
+	if fds.PerRequest < 0.05 || fds.PerRequest > 0.15 {
+		t.Errorf("fds per_request = %.3g; want about 0.1 (an fd every 10 requests)", fds.PerRequest)
+	}
+}

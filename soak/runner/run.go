@@ -64,6 +64,10 @@ type runner struct {
 	live       *liveHeap      // nil: the target's live heap is not read
 	ups        *upstreamWatch // nil: no local tree is sampled
 	until      *until         // nil unless Options.UntilDecided
+
+	// memberNet is each process's fds net of its connections to soakd
+	// at the previous sample (netMembers), by identity.
+	memberNet map[memberID]uint64
 }
 
 // Run soaks the target: it resolves (or starts) the target, checks that the
@@ -107,7 +111,9 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 			return nil, err
 		}
 		defer closeTarget(tgt, o.Log)
-		r.sampler = probes.NewSampler(tgt, o.Sampler)
+		so := o.Sampler
+		so.LoadConns = true // each process's fds net of the load's connections, for the lives rule
+		r.sampler = probes.NewSampler(tgt, so)
 		r.ups = newUpstreamWatch(r.sampler, &o)
 	}
 	if err := preflight(ctx, o.Load); err != nil {
@@ -397,6 +403,7 @@ func (r *runner) record() model.Record {
 	}
 	rec.Requests, rec.Errors = r.soakCounts()
 	r.netFDs(&rec)
+	r.netMembers(&rec)
 	if len(r.o.Load.Endpoints) >= 2 {
 		rec.EndpointRequests = r.eng.EndpointCompleted()
 	}
@@ -428,6 +435,42 @@ func (r *runner) netFDs(rec *model.Record) {
 	if r.loadStarted && !r.loadDone && r.eng.Closing() && r.prev != nil && r.prev.FDsNetValid {
 		rec.FDsNet = r.prev.FDsNet
 	}
+}
+
+// memberID is a process's identity.
+type memberID struct {
+	pid   int32
+	start uint64
+}
+
+// netMembers does for each process what netFDs does for the tree: once
+// the load has begun to close its connections at its end, a process
+// holds an fd for each until it reads the close, and a connection soakd
+// opened since the previous sample and closed before this one is not
+// seen as soakd's (probes.Member.LoadConns), so such a sample's member
+// carries its previous net reading: its LoadConns becomes its fds less
+// that. A process first seen then keeps its count.
+func (r *runner) netMembers(rec *model.Record) {
+	r.memberNet = carryNet(rec.Members, r.memberNet, r.loadStarted && !r.loadDone && r.eng.Closing())
+}
+
+// carryNet sets, when closing, the LoadConns of each member that has a
+// count and a net reading in prev so that its net is prev's, and returns
+// every counted member's net reading.
+func carryNet(members []probes.Member, prev map[memberID]uint64, closing bool) map[memberID]uint64 {
+	next := make(map[memberID]uint64, len(members))
+	for i := range members {
+		m := &members[i]
+		if !m.LoadConnsValid || m.NoFDs {
+			continue
+		}
+		id := memberID{m.PID, m.Start}
+		if net, ok := prev[id]; ok && closing && m.FDs >= net {
+			m.LoadConns = m.FDs - net
+		}
+		next[id] = m.FDs - min(m.LoadConns, m.FDs)
+	}
+	return next
 }
 
 // phase places a record: in the warm-up until it reaches the first of the

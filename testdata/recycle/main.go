@@ -3,7 +3,10 @@
 // processes (re-executions of itself) serving HTTP on the listening socket
 // it hands them. Each worker leaks --leak-bytes per request, outside the
 // Go heap and touched so that it is resident, and an fd every
-// --leak-fd-every requests, and never frees them. The master replaces a
+// --leak-fd-every requests, and never frees them. With --slow-per-request
+// D, a worker's n-th request waits n·D before it answers: a worker that
+// slows as it ages, so that an open loop's connections pile up in it
+// through its life (each in-flight request holds one). The master replaces a
 // worker that exits, so the tree's total stays bounded while every worker
 // grows:
 //
@@ -45,6 +48,7 @@ type options struct {
 	restartEvery     time.Duration
 	leakBytes        int
 	leakFDEvery      int
+	slowPerRequest   time.Duration
 	lifetime         time.Duration
 	worker           bool
 	workerArgs       []string // the flags passed on to each worker
@@ -112,6 +116,9 @@ func parseArgs(args []string) (options, error) {
 			o.workerArgs = append(o.workerArgs, name, val)
 		case "--leak-fd-every":
 			o.leakFDEvery, err = strconv.Atoi(val)
+			o.workerArgs = append(o.workerArgs, name, val)
+		case "--slow-per-request":
+			o.slowPerRequest, err = time.ParseDuration(val)
 			o.workerArgs = append(o.workerArgs, name, val)
 		case "--restart-every":
 			o.restartEvery, err = time.ParseDuration(val)
@@ -306,6 +313,9 @@ func (w *worker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		w.fdMu.Lock()
 		w.fds = append(w.fds, f)
 		w.fdMu.Unlock()
+	}
+	if w.o.slowPerRequest > 0 {
+		time.Sleep(time.Duration(n) * w.o.slowPerRequest)
 	}
 	if w.o.maxRequests > 0 && n >= int64(w.o.maxRequests) {
 		rw.Header().Set("Connection", "close")

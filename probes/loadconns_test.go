@@ -1,0 +1,132 @@
+package probes
+
+import (
+	"fmt"
+	"net"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+)
+
+// The load's connections per process (SamplerOptions.LoadConns): a
+// process's sockets whose peer is soakd's own process (here the test's)
+// count, another process's connections to it do not, and one whose close
+// soakd sent but the process has not read yet still counts.
+func TestLiveLoadConnsPerProcess(t *testing.T) {
+	srv := startServer(t, "127.0.0.1:0")
+	s := NewSampler(openLive(t, Spec{PID: srv.pid}), SamplerOptions{LoadConns: true, SmapsInterval: -1, Log: zaptest.NewLogger(t)})
+	root := func() Member {
+		for _, m := range s.Sample().Members {
+			if m.PID == int32(srv.pid) {
+				return m
+			}
+		}
+		t.Fatalf("no member with the server's pid %d", srv.pid)
+		return Member{}
+	}
+	base := root()
+	if !base.LoadConnsValid {
+		t.Fatalf("member %+v: LoadConnsValid false; want a reading", base)
+	}
+	// Another process's connection: one more fd, not the load's.
+	_, port, _ := strings.Cut(srv.addr, ":")
+	other := exec.Command("bash", "-c", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%s; sleep 60", port))
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
+	waitFor(t, "the other process's connection", func() bool { return root().FDs == base.FDs+1 })
+	if m := root(); m.LoadConns != base.LoadConns {
+		t.Fatalf("another process's connection: load_conns %d → %d; want unchanged", base.LoadConns, m.LoadConns)
+	}
+	const n = 5
+	var conns []net.Conn
+	for range n {
+		c, err := net.Dial("tcp", srv.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	waitFor(t, fmt.Sprintf("%d connections from soakd", n), func() bool {
+		m := root()
+		return m.FDs == base.FDs+1+n && m.LoadConns == base.LoadConns+n
+	})
+	// Closes in flight: a stopped server cannot read them, and holds its
+	// ends (CLOSE_WAIT) while soakd's are gone from its fd table.
+	if err := syscall.Kill(srv.pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(srv.pid, syscall.SIGCONT) })
+	for _, c := range conns {
+		c.Close()
+	}
+	for i := range 3 {
+		if m := root(); m.FDs != base.FDs+1+n || m.LoadConns != base.LoadConns+n {
+			t.Fatalf("sample %d after soakd closed its %d connections, the server stopped: fds %d, load_conns %d; want %d and %d",
+				i+1, n, m.FDs, m.LoadConns, base.FDs+1+n, base.LoadConns+n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := syscall.Kill(srv.pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the closes read", func() bool {
+		m := root()
+		return m.FDs == base.FDs+1 && m.LoadConns == base.LoadConns
+	})
+}
+
+// A process that exits between the sample's fd reads and its socket dump
+// (a prefork worker at its last sample) has its sockets listed as fds and
+// gone from the dump: those that were soakd's connections at the previous
+// sample still count as such.
+func TestLiveLoadConnsOfAProcessExitingMidSample(t *testing.T) {
+	srv := startServer(t, "127.0.0.1:0")
+	s := NewSampler(openLive(t, Spec{PID: srv.pid}), SamplerOptions{LoadConns: true, SmapsInterval: -1, Log: zaptest.NewLogger(t)})
+	root := func() Member {
+		for _, m := range s.Sample().Members {
+			if m.PID == int32(srv.pid) {
+				return m
+			}
+		}
+		return Member{}
+	}
+	const n = 5
+	for range n {
+		c, err := net.Dial("tcp", srv.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+	}
+	waitFor(t, fmt.Sprintf("%d connections from soakd", n), func() bool { return root().LoadConns == n })
+	s.peers.beforeDump = func() {
+		_ = syscall.Kill(srv.pid, syscall.SIGKILL)
+		<-srv.done // reaped: its sockets are closed
+	}
+	m := root()
+	if m.PID == 0 || m.FDs < n || m.LoadConns != n {
+		t.Fatalf("the sample during the exit: %+v; want its %d connections to soakd counted", m, n)
+	}
+}
+
+// Without SamplerOptions.LoadConns the counts are not read, and say so.
+func TestLoadConnsOff(t *testing.T) {
+	srv := startServer(t, "127.0.0.1:0")
+	s := NewSampler(openLive(t, Spec{PID: srv.pid}), SamplerOptions{SmapsInterval: -1, Log: zaptest.NewLogger(t)})
+	for _, m := range s.Sample().Members {
+		if m.LoadConnsValid || m.LoadConns != 0 {
+			t.Errorf("member %+v: a load_conns reading without the option", m)
+		}
+	}
+}

@@ -18,7 +18,7 @@ import (
 // soakd sent but the process has not read yet still counts.
 func TestLiveLoadConnsPerProcess(t *testing.T) {
 	srv := startServer(t, "127.0.0.1:0")
-	s := NewSampler(openLive(t, Spec{PID: srv.pid}), SamplerOptions{LoadConns: true, SmapsInterval: -1, Log: zaptest.NewLogger(t)})
+	s := twoProcessSampler(t, srv)
 	root := func() Member {
 		for _, m := range s.Sample().Members {
 			if m.PID == int32(srv.pid) {
@@ -92,7 +92,7 @@ func TestLiveLoadConnsPerProcess(t *testing.T) {
 // sample still count as such.
 func TestLiveLoadConnsOfAProcessExitingMidSample(t *testing.T) {
 	srv := startServer(t, "127.0.0.1:0")
-	s := NewSampler(openLive(t, Spec{PID: srv.pid}), SamplerOptions{LoadConns: true, SmapsInterval: -1, Log: zaptest.NewLogger(t)})
+	s := twoProcessSampler(t, srv)
 	root := func() Member {
 		for _, m := range s.Sample().Members {
 			if m.PID == int32(srv.pid) {
@@ -101,6 +101,7 @@ func TestLiveLoadConnsOfAProcessExitingMidSample(t *testing.T) {
 		}
 		return Member{}
 	}
+	base := root().LoadConns // the fork's request may keep its connection
 	const n = 5
 	for range n {
 		c, err := net.Dial("tcp", srv.addr)
@@ -109,15 +110,55 @@ func TestLiveLoadConnsOfAProcessExitingMidSample(t *testing.T) {
 		}
 		t.Cleanup(func() { c.Close() })
 	}
-	waitFor(t, fmt.Sprintf("%d connections from soakd", n), func() bool { return root().LoadConns == n })
+	waitFor(t, fmt.Sprintf("%d connections from soakd", n), func() bool { return root().LoadConns == base+n })
 	s.peers.beforeDump = func() {
 		_ = syscall.Kill(srv.pid, syscall.SIGKILL)
 		<-srv.done // reaped: its sockets are closed
 	}
 	m := root()
-	if m.PID == 0 || m.FDs < n || m.LoadConns != n {
+	if m.PID == 0 || m.FDs < n || m.LoadConns != base+n {
 		t.Fatalf("the sample during the exit: %+v; want its %d connections to soakd counted", m, n)
 	}
+}
+
+// twoProcessSampler counts srv's connections to soakd: srv forks a child,
+// since a one-process tree is not counted (TestLoadConnsOnlyInATree).
+func twoProcessSampler(t *testing.T, srv *server) *Sampler {
+	t.Helper()
+	srv.post(t, "/ctl/fork?n=1")
+	s := NewSampler(openLive(t, Spec{PID: srv.pid}), SamplerOptions{LoadConns: true, SmapsInterval: -1, Log: zaptest.NewLogger(t)})
+	waitFor(t, "2 processes", func() bool { return s.Sample().Procs == 2 })
+	return s
+}
+
+// TestLoadConnsOnlyInATree: a one-process tree's connections to soakd are
+// not counted (no process in it can be replaced by another, which is what
+// the lives rule fits, and the count costs a readlink per fd and a socket
+// dump every sample); once the tree has had two processes they are, from
+// then on.
+func TestLoadConnsOnlyInATree(t *testing.T) {
+	srv := startServer(t, "127.0.0.1:0")
+	s := NewSampler(openLive(t, Spec{PID: srv.pid}), SamplerOptions{LoadConns: true, SmapsInterval: -1, Log: zaptest.NewLogger(t)})
+	c, err := net.Dial("tcp", srv.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	for _, m := range s.Sample().Members {
+		if m.LoadConnsValid {
+			t.Fatalf("one process: member %+v has a load_conns reading; want none", m)
+		}
+	}
+	srv.post(t, "/ctl/fork?n=1")
+	waitFor(t, "2 processes", func() bool { return s.Sample().Procs == 2 })
+	waitFor(t, "the root's connection from soakd", func() bool {
+		for _, m := range s.Sample().Members {
+			if m.PID == int32(srv.pid) {
+				return m.LoadConnsValid && m.LoadConns >= 1 // the fork's request may hold another
+			}
+		}
+		return false
+	})
 }
 
 // Without SamplerOptions.LoadConns the counts are not read, and say so.

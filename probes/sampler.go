@@ -207,6 +207,9 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 		return // the root went away between resolving and walking
 	}
 	out.Alive, out.Procs = true, len(procs)
+	if s.peers != nil && len(procs) > 1 {
+		s.peers.on = true
+	}
 	out.FDsValid, out.IOValid = true, true
 	out.RSSValid, out.ThreadsValid = true, true
 	census := s.census.due(out.Time, st.ID)
@@ -224,7 +227,7 @@ func (s *Sampler) sampleTree(out *Sample, st rootState) {
 		s.sampleHost(out)
 		s.pass.finish(s, out)
 	}
-	if s.peers != nil {
+	if s.countingLoad() {
 		s.countLoadConns(st.ID.PID)
 	}
 	if census {
@@ -314,14 +317,14 @@ func (s *Sampler) sampleProc(p proc, census bool, out *Sample) Member {
 // fd dir falls back to the count alone (stat of the dir may still work)
 // and the census is marked blind.
 func (s *Sampler) countFDs(pid int32, census bool) (n uint64, scanned bool, err error) {
-	if census || s.peers != nil {
-		if s.peers != nil {
+	if census || s.countingLoad() {
+		if s.countingLoad() {
 			n, err = s.scanFDs(pid, len(s.mems), census)
 		} else {
 			n, err = s.fs.fdScan(pid, s.tcp.owned)
 		}
 		if err == nil || !isDenied(err) {
-			return n, err == nil && s.peers != nil, err
+			return n, err == nil && s.countingLoad(), err
 		}
 		s.blindFDs = s.blindFDs || census
 	}

@@ -67,6 +67,27 @@ const minPointsPerEndpoint = 4
 // (see floors.negligible), else inconclusive. It returns nil with fewer
 // than two names or counts that do not match the points.
 func AttributeEndpoints(pts []Point, counts [][]float64, names []string, opt ResourceOptions) []EndpointFit {
+	return attributeWith(pts, counts, names, opt, splitWay{
+		minPer: minPointsPerEndpoint,
+		tooFew: "too few soak samples (%d) to split the growth between %d endpoints: soak longer, or sample more often",
+		fit:    func(d *design, quantum float64) (jointFit, error) { return d.fit(quantum) },
+	})
+}
+
+// splitWay is what tells the two splits apart: the fewest points per
+// fitted count, the reason given with fewer, the fit (the envelope's, or
+// the whole series'), and the source named on each endpoint.
+type splitWay struct {
+	minPer int
+	tooFew string // fmt: the points, the endpoints
+	fit    func(d *design, quantum float64) (jointFit, error)
+	source string
+}
+
+// attributeWith is a split: the soak's design, the joint fit, each
+// endpoint judged on the resource's floors; on a garbage-collected
+// runtime an RSS split (no source) is not judged.
+func attributeWith(pts []Point, counts [][]float64, names []string, opt ResourceOptions, w splitWay) []EndpointFit {
 	k := len(names)
 	if k < 2 || len(counts) != len(pts) {
 		return nil
@@ -74,27 +95,27 @@ func AttributeEndpoints(pts []Point, counts [][]float64, names []string, opt Res
 	opt = opt.withDefaults()
 	out := make([]EndpointFit, k)
 	for j, n := range names {
-		out[j] = EndpointFit{Endpoint: n, Verdict: Inconclusive}
+		out[j] = EndpointFit{Endpoint: n, Verdict: Inconclusive, Source: w.source}
 	}
 	d := soakDesign(pts, counts, k)
-	if d == nil || len(d.y) < minPointsPerEndpoint*(k+1) {
+	if d == nil || len(d.y) < w.minPer*(k+1) {
 		n := 0
 		if d != nil {
 			n = len(d.y)
 		}
-		return withReason(out, fmt.Sprintf("too few soak samples (%d) to split the growth between %d endpoints: soak longer, or sample more often", n, k))
+		return withReason(out, fmt.Sprintf(w.tooFew, n, k))
 	}
 	for j := range out {
 		out[j].Requests = d.spanOf(j)
 	}
-	jf, err := d.fit(opt.Quantum)
+	jf, err := w.fit(d, opt.Quantum)
 	if err != nil {
 		return withReason(out, err.Error())
 	}
 	seconds := d.sec[len(d.sec)-1] - d.sec[0]
 	for j := range out {
 		judgeEndpoint(&out[j], jf.at(j), opt, seconds, d.y[len(d.y)-1])
-		if opt.Collected != "" && out[j].Reason == "" {
+		if w.source == "" && opt.Collected != "" && out[j].Reason == "" {
 			out[j].Verdict, out[j].Reason = Inconclusive, collectedReason(opt.Collected)
 		}
 	}
@@ -121,35 +142,12 @@ const minLiveHeapReadings = 4
 // heap per request (the RSS that holds them is about twice that under
 // GOGC=100).
 func AttributeLiveHeap(pts []Point, counts [][]float64, names []string, opt ResourceOptions) []EndpointFit {
-	k := len(names)
-	if k < 2 || len(counts) != len(pts) {
-		return nil
-	}
-	opt = opt.withDefaults()
-	out := make([]EndpointFit, k)
-	for j, n := range names {
-		out[j] = EndpointFit{Endpoint: n, Verdict: Inconclusive, Source: LiveHeapSource}
-	}
-	d := soakDesign(pts, counts, k)
-	if d == nil || len(d.y) < minLiveHeapReadings*(k+1) {
-		n := 0
-		if d != nil {
-			n = len(d.y)
-		}
-		return withReason(out, fmt.Sprintf("too few live-heap readings in the soak (%d, one per block of the designed mix) to split the growth between %d endpoints: soak longer", n, k))
-	}
-	for j := range out {
-		out[j].Requests = d.spanOf(j)
-	}
-	jf, err := fitJoint(d.x, d.y, opt.Quantum)
-	if err != nil {
-		return withReason(out, err.Error())
-	}
-	seconds := d.sec[len(d.sec)-1] - d.sec[0]
-	for j := range out {
-		judgeEndpoint(&out[j], jf.at(j), opt, seconds, d.y[len(d.y)-1])
-	}
-	return out
+	return attributeWith(pts, counts, names, opt, splitWay{
+		minPer: minLiveHeapReadings,
+		tooFew: "too few live-heap readings in the soak (%d, one per block of the designed mix) to split the growth between %d endpoints: soak longer",
+		fit:    func(d *design, quantum float64) (jointFit, error) { return fitJoint(d.x, d.y, quantum) },
+		source: LiveHeapSource,
+	})
 }
 
 // collectedReason is why the split is not judged on a garbage-collected

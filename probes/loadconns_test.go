@@ -20,13 +20,11 @@ func TestLiveLoadConnsPerProcess(t *testing.T) {
 	srv := startServer(t, "127.0.0.1:0")
 	s := twoProcessSampler(t, srv)
 	root := func() Member {
-		for _, m := range s.Sample().Members {
-			if m.PID == int32(srv.pid) {
-				return m
-			}
+		m, ok := memberOf(s.Sample(), srv.pid)
+		if !ok {
+			t.Fatalf("no member with the server's pid %d", srv.pid)
 		}
-		t.Fatalf("no member with the server's pid %d", srv.pid)
-		return Member{}
+		return m
 	}
 	base := root()
 	if !base.LoadConnsValid {
@@ -93,14 +91,7 @@ func TestLiveLoadConnsPerProcess(t *testing.T) {
 func TestLiveLoadConnsOfAProcessExitingMidSample(t *testing.T) {
 	srv := startServer(t, "127.0.0.1:0")
 	s := twoProcessSampler(t, srv)
-	root := func() Member {
-		for _, m := range s.Sample().Members {
-			if m.PID == int32(srv.pid) {
-				return m
-			}
-		}
-		return Member{}
-	}
+	root := func() Member { m, _ := memberOf(s.Sample(), srv.pid); return m }
 	base := root().LoadConns // the fork's request may keep its connection
 	const n = 5
 	for range n {
@@ -119,6 +110,16 @@ func TestLiveLoadConnsOfAProcessExitingMidSample(t *testing.T) {
 	if m.PID == 0 || m.FDs < n || m.LoadConns != base+n {
 		t.Fatalf("the sample during the exit: %+v; want its %d connections to soakd counted", m, n)
 	}
+}
+
+// memberOf is the member of sample with pid.
+func memberOf(sample Sample, pid int) (Member, bool) {
+	for _, m := range sample.Members {
+		if m.PID == int32(pid) {
+			return m, true
+		}
+	}
+	return Member{}, false
 }
 
 // twoProcessSampler counts srv's connections to soakd: srv forks a child,
@@ -152,12 +153,8 @@ func TestLoadConnsOnlyInATree(t *testing.T) {
 	srv.post(t, "/ctl/fork?n=1")
 	waitFor(t, "2 processes", func() bool { return s.Sample().Procs == 2 })
 	waitFor(t, "the root's connection from soakd", func() bool {
-		for _, m := range s.Sample().Members {
-			if m.PID == int32(srv.pid) {
-				return m.LoadConnsValid && m.LoadConns >= 1 // the fork's request may hold another
-			}
-		}
-		return false
+		m, ok := memberOf(s.Sample(), srv.pid)
+		return ok && m.LoadConnsValid && m.LoadConns >= 1 // the fork's request may hold another
 	})
 }
 

@@ -91,9 +91,16 @@ func startRecycle(t *testing.T, args ...string) (string, int) {
 // req/s (4 in flight), a tenth of it warm-up, without smaps.
 func soakRecycle(t *testing.T, args ...string) *model.Report {
 	t.Helper()
+	return soakRecycleAt(t, 4, args...)
+}
+
+// soakRecycleAt is soakRecycle with at most inFlight requests in flight
+// (0: the load's default bound).
+func soakRecycleAt(t *testing.T, inFlight int, args ...string) *model.Report {
+	t.Helper()
 	url, pid := startRecycle(t, args...)
 	o := runner.Options{
-		Load: load.Options{Endpoints: []load.Endpoint{{URL: url}}, Rate: 200, Concurrency: 4, Duration: 14 * time.Second,
+		Load: load.Options{Endpoints: []load.Endpoint{{URL: url}}, Rate: 200, Concurrency: inFlight, Duration: 14 * time.Second,
 			Timeout: 5 * time.Second},
 		Warmup: runner.Warmup{Fraction: 0.1},
 		Log:    zaptest.NewLogger(t),
@@ -169,15 +176,7 @@ func TestEndToEndRecyclingWithoutALeakIsNotALeak(t *testing.T) {
 // (bench/README.md, prefork-no-leak).
 func soakSlowing(t *testing.T, args ...string) *model.Report {
 	t.Helper()
-	url, pid := startRecycle(t, append([]string{"--workers", "3", "--max-requests", "150", "--slow-per-request", "2ms"}, args...)...)
-	o := runner.Options{
-		Load:   load.Options{Endpoints: []load.Endpoint{{URL: url}}, Rate: 200, Duration: 14 * time.Second, Timeout: 5 * time.Second},
-		Warmup: runner.Warmup{Fraction: 0.1},
-		Log:    zaptest.NewLogger(t),
-	}
-	o.Target.PID, o.Target.URL = pid, url
-	o.Sampler.SmapsInterval = -1
-	return runSoak(t, o)
+	return soakRecycleAt(t, 0, append([]string{"--workers", "3", "--max-requests", "150", "--slow-per-request", "2ms"}, args...)...)
 }
 
 // The load's connections piling up in a prefork worker are not an fd

@@ -239,6 +239,11 @@ func TestEndToEndCacheThatFillsIsNeverALeak(t *testing.T) {
 func TestEndToEndCPUBound(t *testing.T) {
 	url, pid := startTarget(t, "--cpu-per-request", "2ms")
 	rep := soakFor(t, url, pid, load.Options{Concurrency: 1, Duration: 8 * time.Second}, 0)
+	if rep.CPU.Evidence == verdict.EvidenceStarved {
+		// Other work held the cores (bench/busy.sh): the target got too
+		// little CPU for its bound to be told, and the verdict says so.
+		t.Skipf("the machine was too busy to decide: %s", rep.CPU.Reason)
+	}
 	if rep.CPU.Bound != "cpu" {
 		t.Errorf("cpu bound = %q; want cpu (%s)", rep.CPU.Bound, rep.CPU.Reason)
 	}

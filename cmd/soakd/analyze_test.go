@@ -236,6 +236,13 @@ func TestAnalyzeRealRuns(t *testing.T) {
 		{file: "jvm-heap-steps.csv", want: verdict.Leak, reason: "(sign test: "},
 		// A JVM without a leak: the young generation touched, then flat.
 		{file: "jvm-flat.csv", notWant: verdict.Leak},
+		// A Go heap keeping 512 B a request, in collector-paced steps
+		// (issue 41, item 3): never stable. 10 is a leak reported as
+		// slowing; 8 and 1 are inconclusive, held back by the slowing
+		// rules (docs/verdict-study.md, "Slowing is not stopping").
+		{file: "go-heap-leak-10.csv", want: verdict.Leak, reason: "after the growth slowed at 115 981 requests"},
+		{file: "go-heap-leak-8.csv", notWant: verdict.Stable},
+		{file: "go-heap-leak-1.csv", notWant: verdict.Stable},
 	} {
 		name := c.resource
 		if name == "" {

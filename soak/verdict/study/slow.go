@@ -31,6 +31,14 @@ type SlowDesign struct {
 	// design with the same seed differs only in the samples kept (the
 	// zero value keeps them all).
 	Sampling Sampling
+	// SlowTo, when SlowAt > 0, is the leak's rate from SlowAt (a share
+	// of the soak's requests) on: a leak that slows and goes on (a Go
+	// heap whose collector paces its growth, a leak on a path the load
+	// takes less). Truth is then SlowTo, the rate that goes on.
+	SlowTo, SlowAt float64
+	// Cache bytes fill over the soak as a cache does, 1 − e^(−q/τ),
+	// with τ CacheTau soaks (0: no cache); on top of the leak, if any.
+	Cache, CacheTau float64
 }
 
 // Sampling is how a design's soak samples are kept: the series is drawn
@@ -145,10 +153,40 @@ func (d SlowDesign) Name() string {
 	if d.Start > 0 {
 		s += fmt.Sprintf(" from %g %%", 100*d.Start)
 	}
+	if d.SlowAt > 0 {
+		s += fmt.Sprintf(" → %g at %g %%", d.SlowTo, 100*d.SlowAt)
+	}
+	if d.Cache > 0 {
+		s += fmt.Sprintf(" cache %g MiB τ %g", d.Cache/mib, d.CacheTau)
+	}
 	if v := d.Sampling.String(); v != "" {
 		s += " " + v
 	}
 	return s
+}
+
+// Truth is the per-request growth that goes on: SlowTo for a leak that
+// slows, else Leak.
+func (d SlowDesign) Truth() float64 {
+	if d.SlowAt > 0 {
+		return d.SlowTo
+	}
+	return d.Leak
+}
+
+// grown is what the design's leak and cache add by soak request q.
+func (d SlowDesign) grown(q float64) float64 {
+	total := d.Rate * d.SoakSec
+	var v float64
+	if at := d.SlowAt * total; d.SlowAt > 0 && q > at {
+		v = d.Leak*at + d.SlowTo*(q-at)
+	} else {
+		v = d.Leak * math.Max(q-d.Start*d.Rate*d.SoakSec, 0) // as before SlowAt, to the last bit
+	}
+	if d.Cache > 0 {
+		v += d.Cache * -math.Expm1(-math.Max(q, 0)/(d.CacheTau*total))
+	}
+	return v
 }
 
 // runLength names a soak length, e.g. "30 min" or "2 h".
@@ -187,14 +225,14 @@ func (d SlowDesign) Make(rng *rand.Rand) Series {
 	live := logUniform(rng, 2*mib, 8*mib)
 	phase := rng.Float64()
 	pts := generate(sh, func(q, t float64, ph verdict.Phase) (float64, int) {
-		v := base + 0.5*mib*rng.NormFloat64() + wander() + d.Leak*math.Max(q-d.Start*d.Rate*d.SoakSec, 0)
+		v := base + 0.5*mib*rng.NormFloat64() + wander() + d.grown(q)
 		if d.CycleSec > 0 {
 			v += live * math.Mod(t/d.CycleSec+phase+1e4, 1)
 		}
 		return pages(v), 0
 	})
 	pts = d.Sampling.apply(pts, sh.SoakSec)
-	return Series{Points: pts, Opt: verdict.ResourceOptions{Name: "rss", Unit: "bytes"}, Truth: d.Leak,
+	return Series{Points: pts, Opt: verdict.ResourceOptions{Name: "rss", Unit: "bytes"}, Truth: d.Truth(),
 		NoiseSD: math.Hypot(0.5*mib, 1*mib), Shape: sh}
 }
 
@@ -214,7 +252,7 @@ func (t SlowTally) Found() float64 { return float64(t.Leak) / float64(t.N) }
 // FalseStable is the share called stable (or plateau) while the truth is
 // above the lowest floor in force; 0 when it is not.
 func (t SlowTally) FalseStable() float64 {
-	if t.Design.Leak <= t.Design.HorizonFloor() {
+	if t.Design.Truth() <= t.Design.HorizonFloor() {
 		return 0
 	}
 	return float64(t.Stable+t.Plateau) / float64(t.N)
@@ -224,7 +262,7 @@ func (t SlowTally) FalseStable() float64 {
 // floor (and so under every floor: the per-request floor is 16 B); 0 when
 // it is above.
 func (t SlowTally) FalseLeak() float64 {
-	if t.Design.Leak > t.Design.HorizonFloor() {
+	if t.Design.Truth() > t.Design.HorizonFloor() {
 		return 0
 	}
 	return float64(t.Leak) / float64(t.N)
@@ -247,10 +285,10 @@ func RunSlow(d SlowDesign, n int, seed uint64) SlowTally {
 		default:
 			t.Inconclusive++
 		}
-		if res.CI95[0] <= d.Leak && d.Leak <= res.CI95[1] {
+		if res.CI95[0] <= d.Truth() && d.Truth() <= res.CI95[1] {
 			t.Covered++
 		}
-		if res.Verdict != verdict.Leak && d.Leak > d.HorizonFloor() {
+		if res.Verdict != verdict.Leak && d.Truth() > d.HorizonFloor() {
 			t.Misses[missWhy(res)]++
 		}
 	}
@@ -470,4 +508,28 @@ func Wilson(k, n int) (float64, float64) {
 	c := (p + z*z/(2*nf)) / (1 + z*z/nf)
 	h := z / (1 + z*z/nf) * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
 	return math.Max(0, c-h), math.Min(1, c+h)
+}
+
+// SlowingDesigns are issue 41 item 3's designs over 2 h: leaks that slow
+// at mid-run by a quarter, a third and a half to 3× the horizon floor
+// (at 100 and 1 000 req/s), the issue's 40 → 20 B/request at 500 req/s
+// (13× the floor after the knot), and a cache of 8 MiB that fills with
+// τ of 0.3 and 1 soak, with no leak and on top of a 5 B/request leak.
+func SlowingDesigns() []SlowDesign {
+	var ds []SlowDesign
+	for _, rate := range SlowRates {
+		post := 3 * SlowDesign{Rate: rate}.HorizonFloor()
+		for _, by := range []float64{0.25, 1.0 / 3, 0.5} {
+			ds = append(ds, SlowDesign{Leak: post / (1 - by), SlowTo: post, SlowAt: 0.5, Rate: rate, SoakSec: 7200})
+		}
+	}
+	ds = append(ds, SlowDesign{Leak: 40, SlowTo: 20, SlowAt: 0.5, Rate: 500, SoakSec: 7200})
+	for _, rate := range SlowRates {
+		for _, tau := range []float64{0.3, 1} {
+			for _, leak := range []float64{0, 5} {
+				ds = append(ds, SlowDesign{Leak: leak, Rate: rate, SoakSec: 7200, Cache: 8 * mib, CacheTau: tau})
+			}
+		}
+	}
+	return ds
 }

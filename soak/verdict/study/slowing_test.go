@@ -1,0 +1,33 @@
+package study
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+// TestSlowingDesigns measures issue 41 item 3's designs (docs/
+// verdict-study.md, "Slowing is not stopping"). Over
+// seed 1, 200 runs a design, leaks that slow at mid-run to 3× the floor
+// are found in 155, 118, 51 of 200 (a quarter, a third, a half; 100
+// req/s) and 152, 126, 54 (1 000 req/s), 40 → 20 B/request at 500 req/s
+// in 76: logged, the bar (≥ 90 %) not yet met. What is asserted holds
+// now and must hold after any change to the slowing rules: a cache of 8
+// MiB filling with no leak is a leak in ≤ 1 % (0–1 of 200).
+// SLOWING_N sets the runs a design.
+func TestSlowingDesigns(t *testing.T) {
+	t.Parallel() // pure arithmetic on one goroutine: two run at once on two cores
+	n := 200
+	fmt.Sscan(os.Getenv("SLOWING_N"), &n)
+	if raceBuild {
+		n = 4 // the mechanics only
+	}
+	for _, d := range SlowingDesigns() {
+		r := RunSlow(d, n, 1)
+		t.Logf("%-44s after the knot %.2f× the floor: leak %d, stable %d, plateau %d, inconclusive %d of %d %v",
+			d.Name(), d.Truth()/d.HorizonFloor(), r.Leak, r.Stable, r.Plateau, r.Inconclusive, r.N, r.Misses)
+		if !raceBuild && d.Cache > 0 && d.Leak == 0 && r.Leak > r.N/100 {
+			t.Errorf("%s: %d false leaks of %d; want ≤ 1 %%", d.Name(), r.Leak, r.N)
+		}
+	}
+}

@@ -114,6 +114,12 @@ func analyzeFile(path string, ao analysis.Options, warn io.Writer) (*model.Repor
 	}
 	if run.Target != nil {
 		ao.Collector = run.Target.Collector
+		if model.BaselineLeftOut(run.Target.Upstreams, recs) {
+			// As the live run did: the baseline measured the tree before
+			// a followed upstream joined it.
+			recs = model.WithoutBaseline(recs)
+			fmt.Fprintf(warn, "soakd: %s: the baseline is left out, as in the run: a followed upstream joined the sampled tree after baseline samples were taken (report.json beside)\n", path)
+		}
 	}
 	if ao.LiveHeap, err = readLiveHeap(filepath.Join(filepath.Dir(path), model.LiveHeapFile)); err != nil {
 		return nil, err
@@ -159,7 +165,8 @@ type besideReport struct {
 	} `json:"resources"`
 	Where  *model.Where `json:"where"`
 	Target *struct {
-		Collector string `json:"collector"`
+		Collector string           `json:"collector"`
+		Upstreams []model.Upstream `json:"upstreams"`
 	} `json:"target"`
 }
 

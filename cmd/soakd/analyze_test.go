@@ -349,3 +349,40 @@ func TestAnalyzeReadsACutFile(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %d, the leak, and a warning containing %q\n%s", code, stderr, exitLeak, want, out)
 	}
 }
+
+// TestAnalyzeLeavesOutTheBaselineAsTheRunDid: a run that followed an
+// upstream from the warm-up left its baseline (a smaller tree) out of
+// the analysis; analysing its samples again does the same, from the
+// report.json beside them, and says so. A followed upstream seen before
+// any baseline sample, or one not followed, leaves the baseline in.
+func TestAnalyzeLeavesOutTheBaselineAsTheRunDid(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		upstreams string
+		leftOut   bool
+	}{
+		{"followed from the warm-up", `[{"addr": "127.0.0.1:8081", "pid": 77, "name": "python3", "seen_seconds": 3.5, "seen_phase": "warmup", "followed": true}]`, true},
+		{"seen, not followed", `[{"addr": "127.0.0.1:8081", "pid": 77, "name": "python3", "seen_seconds": 3.5, "seen_phase": "warmup"}]`, false},
+		{"followed before the baseline", `[{"addr": "127.0.0.1:8081", "pid": 77, "name": "python3", "seen_seconds": -1, "seen_phase": "baseline", "followed": true}]`, false},
+		{"no upstream", `[]`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := samplesFile(t, 0)
+			beside := `{"target": {"upstreams": ` + tc.upstreams + `}}`
+			if err := os.WriteFile(filepath.Join(filepath.Dir(path), "report.json"), []byte(beside), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, out, stderr := analyzeArgs(t, "--json", path)
+			var rep model.Report
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("the JSON report: %v\n%s%s", err, out, stderr)
+			}
+			if got := rep.Phases.BaselineSeconds == 0; got != tc.leftOut {
+				t.Errorf("baseline %.1f s; want it left out: %v", rep.Phases.BaselineSeconds, tc.leftOut)
+			}
+			if said := strings.Contains(stderr, "the baseline is left out"); said != tc.leftOut {
+				t.Errorf("stderr %q; want it to say the baseline is left out: %v", stderr, tc.leftOut)
+			}
+		})
+	}
+}

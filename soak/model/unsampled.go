@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/soakd/soakd/probes"
+	"github.com/soakd/soakd/soak/verdict"
 )
 
 // UnsampledAdvice is what to do about an endpoint whose server is not
@@ -66,4 +67,34 @@ func (t TargetInfo) writeUpstreams(w io.Writer) {
 	for _, u := range t.Upstreams {
 		fmt.Fprintf(w, "  %s\n", u.Sentence())
 	}
+}
+
+// BaselineLeftOut says whether an upstream joined the sampled set after
+// baseline samples were taken: the baseline then measured a smaller
+// tree than the soak, and its records are left out of the analysis (the
+// live run's rule, which soakd analyze applies again from the report's
+// upstreams).
+func BaselineLeftOut(ups []Upstream, recs []Record) bool {
+	for _, u := range ups {
+		if !u.Followed {
+			continue
+		}
+		for _, r := range recs {
+			if r.Phase == verdict.Baseline && r.Elapsed <= u.SeenSeconds {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// WithoutBaseline returns recs without the baseline's records.
+func WithoutBaseline(recs []Record) []Record {
+	out := make([]Record, 0, len(recs))
+	for _, r := range recs {
+		if r.Phase != verdict.Baseline {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -141,16 +141,11 @@ func (w *upstreamWatch) upstreams() []model.Upstream {
 }
 
 // analysisRecords leaves out the baseline's records when an upstream
-// joined the sampled set after them.
+// joined the sampled set after them (model.BaselineLeftOut, which soakd
+// analyze applies from the report).
 func (w *upstreamWatch) analysisRecords(recs []model.Record) []model.Record {
 	if w == nil || !w.baselineStale {
 		return recs
 	}
-	out := make([]model.Record, 0, len(recs))
-	for _, r := range recs {
-		if r.Phase != verdict.Baseline {
-			out = append(out, r)
-		}
-	}
-	return out
+	return model.WithoutBaseline(recs)
 }

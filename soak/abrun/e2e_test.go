@@ -80,7 +80,15 @@ func e2eOptions() Options {
 // transient rule): 400 B/request gets there in about a third of the
 // requests that 120 B/request needs (about 150 000 a build).
 func TestABFindsLeak(t *testing.T) {
+	const leakBuildRequests = 50000 // about a third of the 150 000 that 120 B/request needs
 	res := abRun(t, "", "--leak-bytes 400", e2eOptions())
+	if rss := res.Metrics["rss_per_request"]; rss.Verdict != compare.Regressed && res.StoppedBy == "duration" && res.RequestsB < leakBuildRequests {
+		// Under bench/busy.sh at load 16 the 60 s served 20 000 requests
+		// a build (882–1682 req/s): the leaky build's RSS had not passed
+		// its level at the soak's start, so its own fit could not read a
+		// leak, whatever the difference (386 B/request, CI 356–417).
+		t.Skipf("the machine was too busy: build B served %d requests in %.0f s, fewer than the %d its leak needs to outgrow its start; rss_per_request %s", res.RequestsB, res.Seconds, leakBuildRequests, rss.Verdict)
+	}
 	if rss := res.Metrics["rss_per_request"]; rss.Verdict != compare.Regressed {
 		t.Errorf("rss_per_request: %s; want regressed", rss.Verdict)
 	}

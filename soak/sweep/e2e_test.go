@@ -160,6 +160,10 @@ func TestSweepListenQueue(t *testing.T) {
 func TestSweepFDLimit(t *testing.T) {
 	srv := soaktest.StartServer(t, zooBinary(t), "--max-lifetime", "120", "--mode", "threads", "--delay-ms", "20", "--max-fds", "100")
 	rep := sweepOf(t, srv.URL, srv.PID, ladder{levels: []int{20, 40, 60, 150}, level: 700 * time.Millisecond, timeout: 3 * time.Second})
+	// Under bench/busy.sh at load 16 the server, starved, accepted none of
+	// the 150 clients within the level (all 150 in its accept queue, its
+	// fds at 67 of 100, 0 req/s): the wall was never reached.
+	skipIfMachineFull(t, rep, sweep.CauseFDLimit)
 	wantCause(t, rep, sweep.CauseFDLimit)
 	pc := rep.PerConnection
 	if pc.FDLimit != 100 || pc.CeilingConnections < 85 || pc.CeilingConnections > 100 {

@@ -179,7 +179,9 @@ type Resource struct {
 	// slowed but still clears the floor in force after it (the reason
 	// says "slowing but still leaking"), or one under a warm-up that
 	// outlasted its phase. It holds both slopes; PerRequest and CI95 are
-	// then the slope after the knot.
+	// then the slope after the knot. On a plateau it holds the stretch
+	// after the knot that the reason cites ("… after the knot (95 % CI
+	// …)"), while PerRequest, CI95 and PValue stay the whole soak's.
 	Tail *Tail `json:"tail,omitempty"`
 	// Step is set when the soak holds one step (a one-off allocation).
 	Step *Step `json:"step,omitempty"`

@@ -12,7 +12,8 @@ import (
 // exactly when the 95 % interval beside it lies above 0, however
 // lopsided the interval is about the slope (issue 41: "p = 6.0e-4" beside
 // "CI −0.5–44.2 B"), and Theil–Sen fits of wander-inflated series agree
-// the same way.
+// the same way, at 95 % and at an until-decided look's level (p < (1 −
+// level)/2 exactly when the interval at that level lies above 0).
 func TestSlopePAgreesWithItsInterval(t *testing.T) {
 	cases := []struct {
 		name string
@@ -44,7 +45,8 @@ func TestSlopePAgreesWithItsInterval(t *testing.T) {
 			x[j] = float64(j)
 			y[j] = 0.05*rng.Float64()*float64(j) + w + 0.3*rng.NormFloat64()
 		}
-		f := widen(trend.TheilSenInflated(x, y, 0.95, 1+9*rng.Float64()), 0.01)
+		vif := 1 + 9*rng.Float64()
+		f := widen(trend.TheilSenInflated(x, y, 0.95, vif), 0.01)
 		if math.Abs((f.Hi-f.Slope)-(f.Slope-f.Lo)) > 0.2*(f.Hi-f.Lo) {
 			lopsided++
 		}
@@ -54,8 +56,17 @@ func TestSlopePAgreesWithItsInterval(t *testing.T) {
 				t.Errorf("series %d: p = %.4g beside 95 %% CI %.4g–%.4g (slope %.4g)", i, p, f.Lo, f.Hi, f.Slope)
 			}
 		}
+		// An until-decided look's interval, at its own level.
+		lv := []float64{0.99, 0.999, 0.99986}[i%3]
+		fl := widen(trend.TheilSenInflated(x, y, lv, vif), 0.01)
+		if p := slopePAt(fl, lv); (p < (1-lv)/2) != (fl.Lo > 0) {
+			disagree++
+			if disagree <= 5 {
+				t.Errorf("series %d: p = %.4g beside %.5g %% CI %.4g–%.4g (slope %.4g)", i, p, 100*lv, fl.Lo, fl.Hi, fl.Slope)
+			}
+		}
 	}
-	t.Logf("2 000 Theil–Sen fits under AR(1) wander, %d lopsided by over a fifth of their width: %d with p < 0.025 disagreeing with ci95", lopsided, disagree)
+	t.Logf("2 000 Theil–Sen fits under AR(1) wander, %d lopsided by over a fifth of their width: %d disagreeing with their interval, at 95 %% or a look's level", lopsided, disagree)
 	if lopsided == 0 {
 		t.Errorf("got no lopsided interval; the check needs some")
 	}

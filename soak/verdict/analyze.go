@@ -248,7 +248,25 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 	if d.verdict == Inconclusive {
 		res.Reason += sawtoothText(s, f, d, rph, opt.Quantum, opt.Unit)
 	}
-	return keptBound(finite(carry(across(checkLives(res, pts, opt, by, rph, fl), pts, opt), opt.Earlier)))
+	out := keptBound(finite(carry(across(checkLives(res, pts, opt, by, rph, fl), pts, opt), opt.Earlier)))
+	if out.Verdict == Plateau && d.verdict == Plateau && d.tail != nil {
+		out.Tail = plateauTail(f, d)
+	}
+	return out
+}
+
+// plateauTail is a plateau's stretch after the knot, the slope and
+// interval its reason cites ("… after the knot (95 % CI …)"); CI95 stays
+// the whole soak's, beside its p-value. Before issue 41 the JSON carried
+// only the whole soak's, and a reader could not find the interval the
+// text gave.
+func plateauTail(f fit, d decision) *Tail {
+	return &Tail{
+		AtRequests:       finiteOr0(f.b.X[f.shape.at]),
+		BeforePerRequest: finiteOr0(f.sub(0, f.shape.at+1).Slope),
+		PerRequest:       finiteOr0(d.tail.slope),
+		CI95:             [2]float64{finiteOr0(d.tail.lo), finiteOr0(d.tail.hi)},
+	}
 }
 
 // keptBound clears the bound of a resource that the lives or an earlier

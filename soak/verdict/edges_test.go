@@ -85,7 +85,7 @@ func TestCooldownText(t *testing.T) {
 
 // TestPTestNamesTheTest: the JSON's p_test says which test p_value comes
 // from (issue 41, item 5): "slope" is the z test of the fit ci95 comes
-// from (the slope over the SE its width implies); "sign" is
+// from (the slope over the SE its lower half implies); "sign" is
 // the sign test of sudden jumps, which the reason names too, beside which
 // ci95 may span 0. A steady leak and a flat series take p from the slope;
 // growth in 14 random jumps of 1–8 MiB, most of them early, never falling,

@@ -59,7 +59,7 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, cool *release,
 		s = fmt.Sprintf("%s grew %s under load, %s, but was released after %s idle: %s", opt.Name, slope, f.pText(), secs(cool.idle), cool.text(u))
 	case whyPlateau:
 		s = fmt.Sprintf("%s grew %s then levelled off: %s after the knot (95 %% CI %s) against %s before, like a cache or warm-up",
-			opt.Name, amount(f.end-f.start, u), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), perReq(f.whole.Slope, u))
+			opt.Name, amount(f.end-f.start, u), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), perReq(f.sub(0, f.shape.at+1).Slope, u))
 	case whySlowing:
 		s = fmt.Sprintf("%s %s, %s, but the growth is slowing: %s after the knot (95 %% CI %s), and slowing at that pace it may level off before it adds %s per %s; too soon to tell a leak from a plateau",
 			opt.Name, slope, f.pText(), perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), amount(th.HorizonGrowth, u), secs(th.Horizon))

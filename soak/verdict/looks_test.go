@@ -65,7 +65,9 @@ func TestThresholdsSpent(t *testing.T) {
 }
 
 // TestLevelWidensTheWholeInterval: a look at a spent level reads a wider
-// whole-soak interval, reports its level, and keeps the slope's p-value.
+// whole-soak interval, reports its level, and takes the slope's p-value
+// from that interval: p < (1 − level)/2 exactly when it lies above 0
+// (before issue 41 p stayed the 95 % interval's, and could disagree).
 func TestLevelWidensTheWholeInterval(t *testing.T) {
 	pts := make([]Point, 0, 200)
 	for i := range 200 {
@@ -85,7 +87,8 @@ func TestLevelWidensTheWholeInterval(t *testing.T) {
 	if !strings.Contains(b.Reason, "(99.95 % CI ") || strings.Contains(b.Reason, "(95 % CI ") {
 		t.Errorf("reason %q; want the interval worded at 99.95 %%", b.Reason)
 	}
-	if a.PValue != b.PValue {
-		t.Errorf("p-values %g, %g; want the same", a.PValue, b.PValue)
+	if (a.PValue < 0.025) != (a.CI95[0] > 0) || (b.PValue < (1-b.Level)/2) != (b.CI95[0] > 0) {
+		t.Errorf("p-values %g beside 95 %% CI %v and %g beside %g %% CI %v; want each under (1 − level)/2 exactly when its interval lies above 0",
+			a.PValue, a.CI95, b.PValue, 100*b.Level, b.CI95)
 	}
 }

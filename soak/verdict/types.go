@@ -179,7 +179,9 @@ type Resource struct {
 	// slowed but still clears the floor in force after it (the reason
 	// says "slowing but still leaking"), or one under a warm-up that
 	// outlasted its phase. It holds both slopes; PerRequest and CI95 are
-	// then the slope after the knot.
+	// then the slope after the knot. On a plateau it holds the stretch
+	// after the knot that the reason cites ("… after the knot (95 % CI
+	// …)"), while PerRequest, CI95 and PValue stay the whole soak's.
 	Tail *Tail `json:"tail,omitempty"`
 	// Step is set when the soak holds one step (a one-off allocation).
 	Step *Step `json:"step,omitempty"`
@@ -239,10 +241,10 @@ type Tail struct {
 // The tests a Resource's PValue comes from (Resource.PTest).
 const (
 	// PTestSlope: one-sided, a z test of the fit CI95 is from: the slope
-	// over the standard error that CI95's width implies. CI95 (Theil–Sen,
-	// inflated) need not be symmetric about the slope, so a p under 0.025
-	// can still stand beside a CI95 that reaches below 0 (17 of 1 750
-	// study runs, docs/verdict-study.md, "One interval per claim").
+	// over the standard error that CI95's lower half implies, (slope −
+	// CI95[0])/1.96, so PValue < 0.025 exactly when CI95[0] > 0 (CI95,
+	// Theil–Sen inflated, need not be symmetric about the slope;
+	// docs/verdict-study.md, "A p that agrees with its interval").
 	PTestSlope = "slope"
 	// PTestSign: the sign test of the series' sudden jumps up against
 	// down, for growth in jumps (a heap expanding, arenas mapped); it is

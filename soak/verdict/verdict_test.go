@@ -256,6 +256,33 @@ func TestPlateauShape(t *testing.T) {
 	}
 }
 
+// TestPlateauTailIsTheCitedInterval: a plateau's JSON carries the
+// interval after the knot that its reason cites, as tail.ci95, and the
+// slope before the knot that the reason compares it with; ci95 and
+// p_value stay the whole soak's (issue 41: the JSON had only the whole
+// soak's, which the text did not cite).
+func TestPlateauTailIsTheCitedInterval(t *testing.T) {
+	pts := wobble(line(Soak, 0, 1800, 30*mib, 0, 0))
+	for i := range pts {
+		pts[i].Value += 20 * mib * math.Min(1, float64(i)/500)
+	}
+	res := AnalyzeResource(pts, rss)
+	if res.Verdict != Plateau {
+		t.Fatalf("got %s (%s); want plateau", res.Verdict, res.Reason)
+	}
+	if res.Tail == nil {
+		t.Fatalf("got no tail on a plateau; want the interval after the knot: %s", res.Reason)
+	}
+	tl := res.Tail
+	cited := perReq(tl.PerRequest, rss.Unit) + " after the knot (95 % CI " + ciText(tl.CI95[0], tl.CI95[1], rss.Unit) + ") against " + perReq(tl.BeforePerRequest, rss.Unit) + " before"
+	if !strings.Contains(res.Reason, cited) {
+		t.Errorf("got reason %q; want it to cite the tail %q", res.Reason, cited)
+	}
+	if tl.CI95 == res.CI95 || !(tl.BeforePerRequest > tl.CI95[1]) || tl.AtRequests <= 0 {
+		t.Errorf("got tail %+v beside the whole soak's ci95 %v; want the stretch after the knot, under the slope before it", *tl, res.CI95)
+	}
+}
+
 func TestTimeToExhaustion(t *testing.T) {
 	// 200 B/request at 1 000 req/s = 720 MB/h; from ~170 MiB to a 1 GiB limit.
 	pts := wobble(line(Soak, 0, 600, 50*mib, 200, 0))

@@ -240,7 +240,7 @@ func TestAnalyzeRealRuns(t *testing.T) {
 		// (issue 41, item 3): never stable. 10 is a leak reported as
 		// slowing; 8 and 1 are inconclusive, held back by the slowing
 		// rules (docs/verdict-study.md, "Slowing is not stopping").
-		{file: "go-heap-leak-10.csv", want: verdict.Leak, reason: "after the growth slowed at 115 981 requests"},
+		{file: "go-heap-leak-10.csv", want: verdict.Leak, reason: "after the growth slowed at request 115 981 ("},
 		{file: "go-heap-leak-8.csv", notWant: verdict.Stable},
 		{file: "go-heap-leak-1.csv", notWant: verdict.Stable},
 	} {

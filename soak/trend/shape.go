@@ -52,12 +52,37 @@ func Hinge(x, y []float64) (HingeFit, bool) {
 	if math.IsInf(best.SS, 1) {
 		return best, false
 	}
-	best.Resid = make([]float64, n)
-	for i := range x {
-		best.Resid[i] = y[i] - best.Before*x[i] - (best.After-best.Before)*math.Max(0, x[i]-best.Knot)
-	}
-	center(best.Resid)
+	best.Resid = hingeResid(x, y, best)
 	return best, true
+}
+
+// HingeAt fits the continuous two-segment line with its knot at the k-th
+// point; ok is false when the columns are collinear.
+func HingeAt(x, y []float64, k int) (HingeFit, bool) {
+	n := len(x)
+	if k <= 0 || k >= n-1 {
+		return HingeFit{}, false
+	}
+	h := make([]float64, n)
+	for i := range x {
+		h[i] = math.Max(0, x[i]-x[k])
+	}
+	c, ss, ok := lsq([][]float64{ones(n), x, h}, y)
+	if !ok {
+		return HingeFit{}, false
+	}
+	f := HingeFit{Knot: x[k], Index: k, Before: c[1], After: c[1] + c[2], SS: ss}
+	f.Resid = hingeResid(x, y, f)
+	return f, true
+}
+
+func hingeResid(x, y []float64, h HingeFit) []float64 {
+	r := make([]float64, len(x))
+	for i := range x {
+		r[i] = y[i] - h.Before*x[i] - (h.After-h.Before)*math.Max(0, x[i]-h.Knot)
+	}
+	center(r)
+	return r
 }
 
 // StepFit is a line with one jump: level Size higher from the Index-th

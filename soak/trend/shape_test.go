@@ -18,6 +18,28 @@ func TestHingeFindsTheKnot(t *testing.T) {
 	}
 }
 
+// TestHingeAt: a hinge fitted at a given knot agrees with the best
+// hinge there, and a late rise (flat, then 50 a point from the 31st point) is
+// fitted exactly at its own knot.
+func TestHingeAt(t *testing.T) {
+	x := seq(40)
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = 2e7 + 50*math.Max(v-x[30], 0)
+	}
+	h, ok := HingeAt(x, y, 30)
+	if !ok || h.Index != 30 || !near(h.Before, 0, 1e-6) || !near(h.After, 50, 1e-6) || h.SS > 1e-3 || len(h.Resid) != len(x) {
+		t.Errorf("got %+v ok=%v; want the knot at 30, slopes 0 then 50, SS 0", h, ok)
+	}
+	best, _ := Hinge(x, y)
+	if at, _ := HingeAt(x, y, best.Index); at.SS != best.SS || at.After != best.After {
+		t.Errorf("HingeAt(%d) = %+v; want the best hinge's %+v", best.Index, at, best)
+	}
+	if _, ok := HingeAt(x, y, 0); ok {
+		t.Error("HingeAt(0): ok; want no knot at the first point")
+	}
+}
+
 func TestStepLine(t *testing.T) {
 	x := seq(30)
 	y := make([]float64, len(x))

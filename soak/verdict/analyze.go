@@ -125,6 +125,9 @@ const methodEnvelope = "lower-envelope"
 //     plateau when the growth after the knot is negligible, a leak
 //     (measured after the knot) when a hinge's tail is straight and clears
 //     a floor on its own, else inconclusive;
+//   - growth that began late (a hinge whose slope rises, riseKnot): a
+//     leak measured from its knot when the stretch after it decides one
+//     on its own (decideLate), the knot named in Change;
 //   - one step: stable, with the step reported, when the growth beside it
 //     is negligible;
 //   - two or three climbing steps: inconclusive, never stable.
@@ -210,10 +213,21 @@ func analyze(pts []Point, opt ResourceOptions, r trend.Reduce) Resource {
 		t := trend.Fit{Slope: d.tail.slope, Lo: d.tail.lo, Hi: d.tail.hi}
 		res.PerRequest, res.CI95, res.PValue, res.PTest = t.Slope, [2]float64{t.Lo, t.Hi}, slopeP(t), PTestSlope
 		res.PerHour, res.PerDay = t.Slope*rph, t.Slope*rph*th.Horizon/3600
-		if d.before == 0 {
-			d.before = f.sub(0, f.shape.at+1).Slope
+		at := f.shape.at
+		if d.why == whyLate {
+			at = d.at
 		}
-		res.Tail = &Tail{AtRequests: f.b.X[f.shape.at], BeforePerRequest: d.before, PerRequest: t.Slope, CI95: res.CI95}
+		if d.before == 0 {
+			d.before = f.sub(0, at+1).Slope
+		}
+		res.Tail = &Tail{AtRequests: f.b.X[at], BeforePerRequest: d.before, PerRequest: t.Slope, CI95: res.CI95}
+		if d.why == whyLate || d.why == whyLeakSlowing {
+			res.Change = ChangeSlowed
+			if d.why == whyLate {
+				res.Change = ChangeBegan
+			}
+			res.ChangeAtRequest, res.ChangeAtSeconds = f.b.X[at], stepSeconds(s, f.b.X[at])
+		}
 	} else if d.verdict == Leak {
 		// The second half's own interval, beside the whole soak's that
 		// decided: a warm-up that outlasted its phase by too little to

@@ -104,6 +104,8 @@ type decision struct {
 	size    float64   // the tree's size there, for transient, when larger than level (else 0)
 	seen    bool      // level is the process's when soakd first saw it
 	recent  *recent   // the recent stretch that grows, for whyRecent
+	at      int       // whyLate: the envelope's index where growth began
+	dBIC    float64   // whyLate: the hinge's evidence over the line
 }
 
 // tail is the fit after a shape's knot.
@@ -132,6 +134,9 @@ const (
 	// whyRecent: within the floor over the whole soak, but a recent
 	// stretch grows (see recentGrowth).
 	whyRecent = "recent"
+	// whyLate: growth that began late, a leak measured from where it
+	// began (see decideLate).
+	whyLate = "late"
 )
 
 // Constraints that bind the advice to run more.
@@ -146,6 +151,9 @@ const (
 // when none was.
 func decide(f fit, th Thresholds, fl floors, rel *bool, cycle float64) decision {
 	d := decideWhole(f, th, fl, rel, cycle)
+	if l, ok := lateInstead(f, d, th, fl, rel); ok {
+		return l
+	}
 	if d.verdict != Stable || d.why == whyReleased {
 		return d
 	}

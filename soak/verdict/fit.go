@@ -30,6 +30,7 @@ type fit struct {
 	endSec      float64 // seconds at the last soak sample
 	shape       shape
 	levels      *trend.Binned // the bins' medians (series.levels); nil when not binned
+	rise        *knot         // where growth may have begun late (riseKnot), with the wander read about its hinge; nil when none
 }
 
 // fitSeries fits the binned series, reduced by r, with an interval and a
@@ -127,6 +128,10 @@ func fitSeries(s *series, r trend.Reduce, quantum float64) fit {
 		resid = trend.Residuals(b.X, b.Y, trend.TheilSen(b.X, b.Y))
 	}
 	f.post = s.noisePosterior(b, resid, r == trend.ByMin && s.cycles(quantum) != nil)
+	if k, ok := riseKnot(b); ok && f.shape.yields(k) {
+		k.post = s.noisePosterior(b, k.resid, r == trend.ByMin && s.cycles(quantum) != nil)
+		f.rise = &k
+	}
 	f.rho = f.post.Median()
 	f.vif = f.post.Inflation(b.X)
 	f.whole = widen(trend.TheilSenInflated(b.X, b.Y, 0.95, f.vif), quantum/f.span)

@@ -39,8 +39,15 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, cool *release,
 			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
 		}
 	case whyLeakSlowing:
-		s = fmt.Sprintf("%s %s (95 %% CI %s) after the growth slowed at %s requests, from %s before, %s, %s: slowing but still leaking, the soak's last third clearing %s too",
-			opt.Name, perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), group(res.Tail.AtRequests), perReq(d.before, u), pText(res.PValue), perDayText(res.PerDay, th, u), fl.binding(th, u))
+		s = fmt.Sprintf("%s %s (95 %% CI %s) after the growth slowed at request %s (%s into the run), from %s before, %s, %s: slowing but still leaking, the soak's last third clearing %s too",
+			opt.Name, perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), group(res.ChangeAtRequest), secs(res.ChangeAtSeconds), perReq(d.before, u), pText(res.PValue), perDayText(res.PerDay, th, u), fl.binding(th, u))
+		s += cooldownText(cool, u)
+		if tte := res.TimeToExhaustionSeconds; tte != nil {
+			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
+		}
+	case whyLate:
+		s = fmt.Sprintf("%s %s (95 %% CI %s) since growth began at request %s (%s into the run), from %s before, %s, %s",
+			opt.Name, perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), group(res.ChangeAtRequest), secs(res.ChangeAtSeconds), perReq(d.before, u), pText(res.PValue), perDayText(res.PerDay, th, u))
 		s += cooldownText(cool, u)
 		if tte := res.TimeToExhaustionSeconds; tte != nil {
 			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
@@ -68,6 +75,13 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, cool *release,
 	case whyStairs:
 		s = fmt.Sprintf("%s climbed %s in %d steps: growth in chunks that may go on; run as long again to see whether the steps keep coming",
 			opt.Name, amount(f.shape.size, u), f.shape.steps)
+		if f.shape.smooth {
+			// Levels fit it better than a line, but not better than a
+			// slope that changes, or not in sharp jumps: growth whose
+			// rate changed (stairsOverHinge).
+			s = fmt.Sprintf("%s grew %s, %s, faster in some stretches than in others (no sharp jumps, and where it began to grow faster does not decide a leak on its own): growth that may go on; run as long again to see whether it does",
+				opt.Name, slope, f.pText())
+		}
 	case whyFlat:
 		s = fmt.Sprintf("%s stable: %s, the interval within %s either way", opt.Name, slope, fl.binding(th, u))
 	case whyExact:

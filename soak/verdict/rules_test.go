@@ -333,9 +333,12 @@ func TestLevellingText(t *testing.T) {
 // TestLateLeakIsNotStable: a leak that starts late is averaged with the
 // flat stretch before it by the whole soak's fit, whose interval can lie
 // within the floor. An hour at 1 000 req/s with 64 KiB of noise, a leak
-// of 3× the horizon floor (2.3 B/request) from 75 % of the requests: not
-// stable, and the reason names the recent growth and what to do; the
-// same soak without the leak, or with one step of 2 MiB at 75 %, is.
+// of 3× the horizon floor (2.3 B/request) from 75 % of the requests: a
+// leak measured from where its growth began (decideLate; before issue
+// 41's change-point, inconclusive by the recent growth); one of 1.5×,
+// which the stretch after its knot does not decide alone: not stable,
+// and the reason names the recent growth and what to do; the same soak
+// without the leak, or with one step of 2 MiB at 75 %, is.
 func TestLateLeakIsNotStable(t *testing.T) {
 	const soak, floor = 3600 * 1000.0, 64 * mib / (1000 * 86400)
 	for _, tt := range []struct {
@@ -343,7 +346,8 @@ func TestLateLeakIsNotStable(t *testing.T) {
 		value func(q float64) float64
 		want  string
 	}{
-		{"late leak", func(q float64) float64 { return 50*mib + 3*floor*math.Max(q-0.75*soak, 0) }, Inconclusive},
+		{"late leak", func(q float64) float64 { return 50*mib + 3*floor*math.Max(q-0.75*soak, 0) }, Leak},
+		{"late leak 1.5×", func(q float64) float64 { return 50*mib + 1.5*floor*math.Max(q-0.75*soak, 0) }, Inconclusive},
 		{"flat", func(float64) float64 { return 50 * mib }, Stable},
 		{"late step", func(q float64) float64 { return 50*mib + 2*mib*float64(map[bool]int{true: 1}[q >= 0.75*soak]) }, ""},
 	} {
@@ -359,6 +363,9 @@ func TestLateLeakIsNotStable(t *testing.T) {
 			if res.Verdict != tt.want {
 				t.Errorf("%s, seed %d: got %s (%s); want %s", tt.name, seed, res.Verdict, res.Reason, tt.want)
 				continue
+			}
+			if tt.want == Leak && !strings.Contains(res.Reason, "since growth began at request") {
+				t.Errorf("%s, seed %d: got reason %q; want where growth began named", tt.name, seed, res.Reason)
 			}
 			if tt.want == Inconclusive && (!strings.Contains(res.Reason, "growth in the last") ||
 				!strings.Contains(res.Reason, "cannot call it stable; run longer") || res.Settle == "") {

@@ -19,14 +19,17 @@ const (
 // shape is the best description of an envelope, and how strongly the data
 // prefer it to a line.
 type shape struct {
-	kind  shapeKind
-	at    int       // the knot (decel) or the first point after the step (step)
-	steps int       // climbing steps (stairs)
-	size  float64   // the step's size (step), the staircase's rise (stairs)
-	slope float64   // the slope beside the step (step)
-	dBIC  float64   // evidence against the line; ≥ shapeEvidence to be chosen
-	resid []float64 // the shape's residuals; nil for the line
-	curve bool      // a decel found by the quadratic's bend, not a hinge
+	kind   shapeKind
+	at     int       // the knot (decel) or the first point after the step (step)
+	steps  int       // climbing steps (stairs)
+	size   float64   // the step's size (step), the staircase's rise (stairs)
+	slope  float64   // the slope beside the step (step)
+	dBIC   float64   // evidence against the line; ≥ shapeEvidence to be chosen
+	resid  []float64 // the shape's residuals; nil for the line
+	curve  bool      // a decel found by the quadratic's bend, not a hinge
+	starts []int     // stairs: the first point of each level after the first
+	means  []float64 // stairs: each level
+	smooth bool      // stairs: not steps but growth whose rate changes (stairsOverHinge fails)
 }
 
 // shapeEvidence is the BIC difference that counts as strong evidence for a
@@ -43,8 +46,10 @@ const shapeEvidence = 10
 // candidate's own ρ would favour whichever leaves zig-zag residuals. A
 // shape is chosen only when it beats the line by shapeEvidence; a hinge
 // counts only when the slope falls to under half (deceleration: a slope
-// that rises is a leak that started late, which the line handles), and a
-// staircase only when every level is above the one before.
+// that rises is a leak that started late, which riseKnot and decideLate
+// weigh apart), and a staircase only when every level is above the one
+// before; a staircase that is not steps (stairsOverHinge) is kept, and
+// so is its verdict, but it is marked smooth and not described as steps.
 //
 // A quadratic that bends down significantly (curved) competes with them
 // on the same BIC, whatever its margin over the line: when it was only a
@@ -71,7 +76,8 @@ func classify(b trend.Binned, levels *trend.Binned) shape {
 		extra int
 	}
 	var cs []cand
-	if h, ok := trend.Hinge(b.X, b.Y); ok && h.Before > 0 && h.After < keepFraction*h.Before && robustlySlower(b, h.Index) {
+	h, hok := trend.Hinge(b.X, b.Y)
+	if hok && h.Before > 0 && h.After < keepFraction*h.Before && robustlySlower(b, h.Index) {
 		cs = append(cs, cand{shape{kind: shapeDecel, at: h.Index, resid: h.Resid}, h.SS, 2})
 	}
 	if st, ok := trend.StepLine(b.X, b.Y); ok && st.Size > 0 {
@@ -79,7 +85,7 @@ func classify(b trend.Binned, levels *trend.Binned) shape {
 	}
 	for _, lv := range trend.Staircase(b.Y, 4)[2:] {
 		if climbing(lv.Means) {
-			s := shape{kind: shapeStairs, steps: len(lv.Starts), size: lv.Means[len(lv.Means)-1] - lv.Means[0], resid: lv.Resid}
+			s := shape{kind: shapeStairs, steps: len(lv.Starts), size: lv.Means[len(lv.Means)-1] - lv.Means[0], resid: lv.Resid, starts: lv.Starts, means: lv.Means}
 			cs = append(cs, cand{s, lv.SS, 2*len(lv.Means) - 3})
 		}
 	}
@@ -114,6 +120,9 @@ func classify(b trend.Binned, levels *trend.Binned) shape {
 		d := evidence(lin, c.ss, c.extra, me)
 		// The bend has passed its own test (curved); the others need
 		// strong evidence over the line.
+		if c.s.kind == shapeStairs {
+			c.s.smooth = hok && !stairsOverHinge(b, c.s, c.ss, h, me)
+		}
 		if (d >= shapeEvidence || c.s.curve) && (best.kind == shapeLine || d > best.dBIC) {
 			best = c.s
 			best.dBIC = d
@@ -212,3 +221,62 @@ func robustlySlower(b trend.Binned, i int) bool {
 	before, after := trend.TheilSen(b.X[:i+1], b.Y[:i+1]), trend.TheilSen(b.X[i:], b.Y[i:])
 	return before.Pairs > 0 && after.Pairs > 0 && after.Slope < keepFraction*before.Slope
 }
+
+// stairsOverHinge: a staircase is steps, not a smooth change of rate
+// (issue 41, item 2: a leak that began at mid-run read "climbed 29.3 MiB
+// in 3 steps"),
+// only when it beats the best continuous two-segment line (h, whichever
+// way its slope turns) by shapeEvidence on the me effective points, and
+// its steps are sharp: at each, the mean of the two points after the
+// step less that of the two before is at least sharpStep of the rise
+// between the levels. A ramp cut into levels rises within them, and
+// across a step only by its share of the ramp; a step rises where it is.
+func stairsOverHinge(b trend.Binned, st shape, ss float64, h trend.HingeFit, me float64) bool {
+	if evidence(h.SS, ss, 2*len(st.means)-5, me) < shapeEvidence {
+		return false
+	}
+	wander := sharpSpread(h.Resid)
+	for k, i := range st.starts {
+		if i < 2 || i+2 > len(b.Y) {
+			continue
+		}
+		jump := twoAcross(b.Y, i)
+		if jump < sharpStep*(st.means[k+1]-st.means[k]) || jump < zSharp*wander {
+			return false
+		}
+	}
+	return true
+}
+
+// twoAcross is the mean of y's two points from i on less that of the
+// two before i.
+func twoAcross(y []float64, i int) float64 {
+	return (y[i]+y[i+1])/2 - (y[i-2]+y[i-1])/2
+}
+
+// sharpSpread is the robust spread (1.4826 × the median absolute
+// deviation) of twoAcross over the residuals r about the hinge: how far
+// the wander alone moves the envelope across a step.
+func sharpSpread(r []float64) float64 {
+	var d []float64
+	for i := 2; i+2 <= len(r); i++ {
+		d = append(d, twoAcross(r, i))
+	}
+	if len(d) == 0 {
+		return 0
+	}
+	m := trend.Median(d)
+	for i := range d {
+		d[i] = math.Abs(d[i] - m)
+	}
+	return 1.4826 * trend.Median(d)
+}
+
+// zSharp: a step is sharp when it rises across its two points either
+// side by more than this many of the wander's spreads there
+// (sharpSpread), about a one-sided 0.1 % chance.
+const zSharp = 3
+
+// sharpStep is the share of a level's rise that its step must show
+// across the two points either side (stairsOverHinge).
+const sharpStep = 0.5

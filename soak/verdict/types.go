@@ -183,6 +183,16 @@ type Resource struct {
 	// after the knot that the reason cites ("… after the knot (95 % CI
 	// …)"), while PerRequest, CI95 and PValue stay the whole soak's.
 	Tail *Tail `json:"tail,omitempty"`
+	// Change names where a leak's growth rate changed, when the leak is
+	// measured from there: ChangeBegan for growth that began late (the
+	// reason says "since growth began at request N (T into the run)"),
+	// ChangeSlowed for a leak that slowed and still leaks.
+	// ChangeAtRequest is the cumulative requests there and
+	// ChangeAtSeconds the seconds since the run started; Tail holds the
+	// slopes on either side.
+	Change          string  `json:"change,omitempty"`
+	ChangeAtRequest float64 `json:"change_at_request,omitempty"`
+	ChangeAtSeconds float64 `json:"change_at_seconds,omitempty"`
 	// Step is set when the soak holds one step (a one-off allocation).
 	Step *Step `json:"step,omitempty"`
 	// Baseline is the idle level before the load, when one was sampled.
@@ -230,7 +240,14 @@ type SecondHalf struct {
 	CI95       [2]float64 `json:"ci95"` // per request, 95 %
 }
 
-// Tail is the growth of a slowing leak after its knot.
+// What Resource.Change names.
+const (
+	ChangeBegan  = "began"  // growth began late: the rate before was under half the one after
+	ChangeSlowed = "slowed" // growth slowed and still leaks
+)
+
+// Tail is the growth of a leak after its knot: one that slowed, or one
+// that began late.
 type Tail struct {
 	AtRequests       float64    `json:"at_requests"`        // cumulative requests at the knot
 	BeforePerRequest float64    `json:"before_per_request"` // the slope before the knot

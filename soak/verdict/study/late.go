@@ -24,6 +24,23 @@ func LateDesigns() []SlowDesign {
 	return ds
 }
 
+// LateFoundDesigns are the leaks that start late which issue 41, item
+// 2 asks to find: 3×, 6× and 13× the horizon floor from 25 %, 50 % and
+// 75 % of a 2 h soak's requests, at 100 and 1 000 req/s, on the slow
+// designs' noise.
+func LateFoundDesigns() []SlowDesign {
+	var ds []SlowDesign
+	for _, rate := range SlowRates {
+		fl := SlowDesign{Rate: rate}.HorizonFloor()
+		for _, mult := range []float64{3, 6, 13} {
+			for _, from := range []float64{0.25, 0.5, 0.75} {
+				ds = append(ds, SlowDesign{Leak: mult * fl, Rate: rate, SoakSec: 7200, Start: from})
+			}
+		}
+	}
+	return ds
+}
+
 // FlatRow is one trendless model's verdicts: how many of N runs read
 // stable (the verdict's decisiveness) and leak (a false alarm).
 type FlatRow struct {

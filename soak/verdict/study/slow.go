@@ -241,6 +241,9 @@ type SlowTally struct {
 	Design                   SlowDesign
 	N, Leak, Stable, Plateau int
 	Inconclusive, Covered    int
+	// Steps counts the runs whose reason describes steps ("in N
+	// steps"), Began those that name where growth began.
+	Steps, Began int
 	// Misses counts the runs not called leak while the leak is above
 	// the floor, by why (see missWhy).
 	Misses map[string]int
@@ -284,6 +287,12 @@ func RunSlow(d SlowDesign, n int, seed uint64) SlowTally {
 			t.Plateau++
 		default:
 			t.Inconclusive++
+		}
+		if strings.Contains(res.Reason, " steps: ") {
+			t.Steps++
+		}
+		if res.Change == verdict.ChangeBegan {
+			t.Began++
 		}
 		if res.CI95[0] <= d.Truth() && d.Truth() <= res.CI95[1] {
 			t.Covered++

@@ -36,3 +36,20 @@ func TestTextReportCPUCostLines(t *testing.T) {
 		})
 	}
 }
+
+// A cost decided not rising says by which bar in the CPU figures: the
+// absolute floor (what its rise adds of a core over 24 h), the relative
+// bar, or both.
+func TestTextReportCPUCostNotRising(t *testing.T) {
+	cost := verdict.CostDrift{Windows: 10, Start: 1e-4, CI95: [2]float64{-1e-3, 1e-3}, FloorPerHour: 2e-3, HorizonCores: 0.0002}
+	rep := &Report{Verdict: "clean", Phases: Phases{SoakSeconds: 600},
+		CPU: verdict.CPU{Bound: "io", Reason: "io: waits", Throughput: 10, Cost: cost}}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "CPU cost:          not rising: its rise adds at most 0.02 % of a core over 24 h at this throughput (the floor is 10 %)\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("report:\n%s\nwant the line %q", b.String(), want)
+	}
+}

@@ -467,6 +467,9 @@ func (r *Report) writeCPU(w io.Writer) {
 		drift += fmt.Sprintf(", CPU per request %s to %s (%+.0f %%)", FormatSeconds(d.Start), FormatSeconds(d.End), 100*d.Change)
 	}
 	fmt.Fprintf(w, "Drift:             %s\n", drift)
+	if nr := c.Cost.NotRising(r.Phases.SoakSeconds); nr != "" {
+		fmt.Fprintf(w, "CPU cost:          %s\n", nr)
+	}
 }
 
 // p99Drift words the p99 latency's slope: over the soak when it was

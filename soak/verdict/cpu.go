@@ -23,6 +23,15 @@ const (
 	costRise         = 0.25 // a rise of the CPU per request over the soak that is a CPU leak
 	costAlpha        = 0.005
 	costMinWindows   = 6
+	// costFloorCores and costHorizon are the CPU cost's absolute floor: a
+	// rise of the cost per request that, at the soak's throughput, adds
+	// less than costFloorCores of one core over costHorizon seconds is
+	// negligible, as memory's limit-share floor (Thresholds.
+	// HorizonLimitShare, 10 % of the limit over the 24 h Horizon) is with
+	// the smallest CPU limit a server has, one core (a single thread
+	// saturates there). See docs/cpu-leak.md, "The absolute floor".
+	costFloorCores = 0.1
+	costHorizon    = 86400
 	// starvedWait: a target waiting for a CPU this share of the time, and
 	// longer than it ran, while other work held starvedOthers cores or
 	// more (when the machine's CPU time was read), is starved: whether it
@@ -226,7 +235,22 @@ type CostDrift struct {
 	ClientStart    float64 `json:"client_start_cores,omitempty"`
 	ClientEnd      float64 `json:"client_end_cores,omitempty"`
 	AdjustedChange float64 `json:"adjusted_change"`
-	Reason         string  `json:"reason,omitempty"`
+	// FloorPerHour is the absolute floor in force, as a slope of the cost
+	// (seconds per request per hour): the slope that adds costFloorCores
+	// (10 %) of one core over costHorizon (24 h) at the soak's throughput;
+	// 0 when the throughput is unknown, and then no floor is in force.
+	// HorizonCores is what the slope's 95 % interval's upper end (CI95[1])
+	// adds over those 24 h at that throughput, in cores.
+	FloorPerHour float64 `json:"floor_seconds_per_hour,omitempty"`
+	HorizonCores float64 `json:"horizon_cores,omitempty"`
+	Reason       string  `json:"reason,omitempty"`
+}
+
+// UnderFloor tells whether the cost's rise is proven negligible by the
+// absolute floor: the upper end of its slope's 95 % interval, at the
+// soak's throughput, adds less than 10 % of one core over 24 h.
+func (d CostDrift) UnderFloor() bool {
+	return d.FloorPerHour > 0 && d.CI95[1] < d.FloorPerHour
 }
 
 // AnalyzeCPU says whether the target was CPU-bound, waited on I/O, or was
@@ -277,7 +301,7 @@ func AnalyzeCPU(in CPUInput) CPU {
 	c.Capacity, c.CapacitySource = capacity(in)
 	c.P99SlopePerHour = p99Slope(in)
 	c.ThroughputDecay = decay(in.RateAtSeconds, in.RateSeries)
-	c.Cost = costDriftOn(in.CostAtSeconds, in.CostRequests, in.CostSeconds, in.CostContention)
+	c.Cost = costDriftOn(in.CostAtSeconds, in.CostRequests, in.CostSeconds, in.CostContention, soakRate(in))
 	if in.WallSeconds <= 0 || in.Requests <= 0 {
 		c.Reason = "inconclusive: no soak window or no completed requests"
 		return c
@@ -630,8 +654,17 @@ func dur(s float64) string {
 	return num(s) + " s"
 }
 
-// costDrift is costDriftOn without the requests' axis.
-func costDrift(at, cost []float64, c Contention) CostDrift { return costDriftOn(at, nil, cost, c) }
+// costDrift is costDriftOn without the requests' axis and without the
+// throughput (no absolute floor).
+func costDrift(at, cost []float64, c Contention) CostDrift { return costDriftOn(at, nil, cost, c, 0) }
+
+// soakRate is the soak's throughput, requests per second; 0 when unknown.
+func soakRate(in CPUInput) float64 {
+	if in.WallSeconds <= 0 || in.Requests <= 0 {
+		return 0
+	}
+	return in.Requests / in.WallSeconds
+}
 
 // costDriftOn fits the CPU seconds per request of each window against
 // time and, when req (the requests completed by each window's middle)
@@ -655,11 +688,17 @@ func costDrift(at, cost []float64, c Contention) CostDrift { return costDriftOn(
 //     line fits it better than one step does (a step is a one-off
 //     change, such as the target moving to another core, not growth);
 //   - the rise stands apart from every contention figure that moved
-//     (adjustForContention).
+//     (adjustForContention);
+//   - at rate (the soak's throughput, requests per second; 0 = unknown,
+//     no floor) it clears the absolute floor: the lower end of the
+//     decision's interval adds at least 10 % of one core over 24 h
+//     (costFloorCores, costHorizon). A rise proven but not clear of it is
+//     inconclusive, or, when the upper end is under the floor too,
+//     negligible: neither rising nor inconclusive.
 //
 // Otherwise a rise that passed the plain test is inconclusive, with the
 // reason that stopped it.
-func costDriftOn(at, req, cost []float64, c Contention) CostDrift {
+func costDriftOn(at, req, cost []float64, c Contention, rate float64) CostDrift {
 	n := min(len(at), len(cost))
 	d := CostDrift{Windows: n}
 	if n < costMinWindows {
@@ -696,6 +735,10 @@ func costDriftOn(at, req, cost []float64, c Contention) CostDrift {
 	d.Start, d.End = fu.At(u0), fu.At(u1)
 	d.SlopePerHour, d.PValue, d.NaivePValue, d.WanderInflation = f.Slope*3600, mk.PIncrease, naive.PIncrease, vif
 	d.CI95 = [2]float64{f.Lo * 3600, f.Hi * 3600}
+	if rate > 0 {
+		d.FloorPerHour = costFloorCores / (rate * costHorizon) * 3600
+		d.HorizonCores = f.Hi * costHorizon * rate
+	}
 	if d.Start > 0 {
 		d.Change = d.End/d.Start - 1
 	}
@@ -718,8 +761,56 @@ func costDriftOn(at, req, cost []float64, c Contention) CostDrift {
 		d.Rising, d.Inconclusive = false, true
 		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %s to %s (%+.0f %%, %s), but %s; %s",
 			dur(d.Start), dur(d.End), 100*d.Change, pText(d.PValue), why, costDecides)
+		return d
 	}
+	return clearFloor(d, fu.Lo, rate)
+}
+
+// clearFloor keeps a rising cost a CPU leak only when the lower end of
+// the decision's interval (lo, per request served on the requests' axis,
+// else per second) adds at least the absolute floor over the horizon at
+// rate: a rise proven but not clear of it is inconclusive, or negligible
+// (neither) when the upper end is under the floor too. Memory's floors
+// do the same: growth proven but under the lowest floor in force is
+// never a leak, and the floors project it over 24 h, so a leak that
+// keeps growing past the soak still clears them.
+func clearFloor(d CostDrift, lo, rate float64) CostDrift {
+	if d.FloorPerHour <= 0 {
+		return d
+	}
+	if d.Axis == "requests" {
+		lo *= rate
+	}
+	lo *= 3600
+	if lo >= d.FloorPerHour {
+		return d
+	}
+	adds := fmt.Sprintf("at %s req/s its rise adds %s–%s of a core over 24 h, and %s is the floor (a rise under it is negligible)",
+		num(rate), corePct(lo/3600*costHorizon*rate), corePct(d.HorizonCores), corePct(costFloorCores))
+	d.Rising = false
+	if d.UnderFloor() {
+		d.Reason = fmt.Sprintf("CPU per request rose %s to %s (%+.0f %%, %s), but %s: not a CPU leak",
+			dur(d.Start), dur(d.End), 100*d.Change, pText(d.PValue), adds)
+		return d
+	}
+	d.Inconclusive = true
+	d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %s to %s (%+.0f %%, %s), but %s; a longer soak would tell whether it clears the floor",
+		dur(d.Start), dur(d.End), 100*d.Change, pText(d.PValue), adds)
 	return d
+}
+
+// corePct is a share of one core as a percentage: "0.02 %", "12 %".
+func corePct(c float64) string {
+	p := 100 * c
+	switch a := math.Abs(p); {
+	case a >= 10:
+		return fmt.Sprintf("%.0f %%", p)
+	case a >= 1:
+		return fmt.Sprintf("%.1f %%", p)
+	case a >= 0.01:
+		return fmt.Sprintf("%.2f %%", p)
+	}
+	return fmt.Sprintf("%.1g %%", p)
 }
 
 // costDecides is what would decide a CPU cost that rose but is not

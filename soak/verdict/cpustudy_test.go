@@ -33,6 +33,10 @@ type costModel struct {
 	contention func(rng *rand.Rand, n int) (z []float64, effect func(z float64) float64)
 }
 
+// rate is the soak's mean throughput, requests per second, as the
+// verdict reads it (the requests over the soak's span).
+func (m costModel) rate() float64 { return 1000 * (1 - m.fall/2) }
+
 func (m costModel) series(rng *rand.Rand) (at, req, cost []float64, c Contention) {
 	const span = 60.0
 	noise := m.noise(rng, m.n)
@@ -153,7 +157,7 @@ func runCostModel(m costModel, seeds int) costOutcome {
 	for s := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(s), 42))
 		at, req, cost, c := m.series(rng)
-		d := costDriftOn(at, req, cost, c)
+		d := costDriftOn(at, req, cost, c, m.rate())
 		if d.Rising {
 			o.rising++
 		}

@@ -1,6 +1,9 @@
 package verdict
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // ConfirmLooks is how many looks in a row an until-decided run's parts
 // must read the same decided verdicts before the run stops (the last
@@ -62,10 +65,13 @@ func (c *Confirm) Look(parts map[string]string) bool {
 //     figures are missing (no CPU time, no responses, no soak window),
 //     nor while other work starves the target of CPU (EvidenceStarved).
 //   - the CPU cost per request: rising (a CPU leak), or proven not to
-//     rise by the CPU leak's 25 % over the soak: the upper end of its
-//     slope's 95 % interval adds less than that. Not decided with fewer
-//     than its windows, or while the machine's contention explains a rise
-//     or cannot be told from it (CostDrift.Inconclusive).
+//     rise: the upper end of its slope's 95 % interval adds less than
+//     the CPU leak's 25 % over the soak, or, at the soak's throughput,
+//     less than the absolute floor (10 % of one core over 24 h;
+//     CostDrift.UnderFloor). Not decided with fewer than its windows, or
+//     while a rise is inconclusive (the machine's contention explains it
+//     or cannot be told from it, it did not keep rising, or it is not
+//     clear of the floor) and its upper end is over the floor.
 //
 // soakSeconds is the soak the cost was fitted over. The answer names
 // both parts, e.g. "io, not rising".
@@ -83,15 +89,60 @@ func CPUDecided(c CPU, soakSeconds float64) (answer, missing string) {
 	}
 	d := c.Cost
 	switch {
-	case d.Inconclusive:
-		return "", "the CPU cost per request rose with the machine's contention: " + d.Reason
 	case d.Rising:
 		return bound + ", rising", ""
 	case d.Windows < costMinWindows:
 		return "", fmt.Sprintf("the CPU cost per request has %d windows, a trend needs %d", d.Windows, costMinWindows)
+	case d.UnderFloor():
+		return bound + ", not rising", ""
+	case d.Inconclusive:
+		return "", "the CPU cost per request is undecided: " + d.Reason
 	case d.Start > 0 && d.CI95[1]*soakSeconds/3600 < costRise*d.Start:
 		return bound + ", not rising", ""
 	}
-	return "", fmt.Sprintf("the CPU cost per request is not yet proven to rise by less than %.0f %% over the soak (its slope's upper end adds %.0f %%)",
-		100*costRise, 100*d.CI95[1]*soakSeconds/3600/d.Start)
+	return "", fmt.Sprintf("the CPU cost per request is not yet proven to rise by less than %.0f %% over the soak (its slope's upper end adds %s)%s",
+		100*costRise, upperRise(d, soakSeconds), floorText(d))
+}
+
+// upperRise is what the upper end of the cost's slope adds over the
+// soak, as a share of the cost at its start.
+func upperRise(d CostDrift, soakSeconds float64) string {
+	if d.Start <= 0 {
+		return "an unknown share: no cost at the start"
+	}
+	return fmt.Sprintf("%+.0f %%", 100*d.CI95[1]*soakSeconds/3600/d.Start)
+}
+
+// floorText says how far the cost's rise is from the absolute floor, or
+// "" when no floor is in force.
+func floorText(d CostDrift) string {
+	if d.FloorPerHour <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", nor to add less than %s of a core over 24 h at this throughput (its upper end adds %s)",
+		corePct(costFloorCores), corePct(d.HorizonCores))
+}
+
+// NotRising words why the cost per request is decided not to rise, with
+// both bars, e.g. "not rising: its rise adds at most 0.02 % of a core
+// over 24 h at this throughput (the floor is 10 %)"; "" when it is not
+// so decided (see CPUDecided). soakSeconds is the soak the cost was
+// fitted over.
+func (d CostDrift) NotRising(soakSeconds float64) string {
+	if d.Rising || d.Windows < costMinWindows {
+		return ""
+	}
+	rel := !d.Inconclusive && d.Start > 0 && d.CI95[1]*soakSeconds/3600 < costRise*d.Start
+	var by []string
+	if d.UnderFloor() {
+		by = append(by, fmt.Sprintf("its rise adds at most %s of a core over 24 h at this throughput (the floor is %s)",
+			corePct(max(d.HorizonCores, 0)), corePct(costFloorCores)))
+	}
+	if rel {
+		by = append(by, fmt.Sprintf("its rise over the soak is at most %s (the bar is %.0f %%)", upperRise(d, soakSeconds), 100*costRise))
+	}
+	if len(by) == 0 {
+		return ""
+	}
+	return "not rising: " + strings.Join(by, "; ")
 }

@@ -38,7 +38,8 @@ func TestCPUDecided(t *testing.T) {
 		{"starved is no answer", CPU{Bound: BoundInconclusive, Evidence: EvidenceStarved, Reason: "inconclusive: starved: …", Cost: cost}, "", "starved of CPU by other work"},
 		{"missing figures", CPU{Bound: BoundInconclusive, Evidence: EvidenceMissing, Reason: "no CPU"}, "", "missing"},
 		{"rising", CPU{Bound: BoundCPU, Cost: CostDrift{Windows: 10, Rising: true}}, "cpu, rising", ""},
-		{"contention", CPU{Bound: BoundCPU, Cost: CostDrift{Windows: 10, Rising: true, Inconclusive: true}}, "", "contention"},
+		{"contention", CPU{Bound: BoundCPU, Cost: CostDrift{Windows: 10, Inconclusive: true,
+			Reason: "CPU per request inconclusive: it rose +40 % while …; cannot tell a leak from the machine's contention"}}, "", "contention"},
 		{"few windows", CPU{Bound: BoundIO, Cost: CostDrift{Windows: 3}}, "", "windows"},
 		{"wide cost", CPU{Bound: BoundIO, Cost: CostDrift{Windows: 10, Start: 1e-4, CI95: [2]float64{-1e-3, 1e-3}}}, "", "not yet proven"},
 	} {

@@ -304,14 +304,7 @@ func TestAnalyzeKeepsTheRunsWhereFindings(t *testing.T) {
 				"mappings": [{"name": "[heap]", "growth_bytes": 300000000, "share": 1}],
 				"sites": [{"site": "main.handle", "kind": "go-heap", "growth_bytes": 299000000, "per_request": 1000, "share": 0.99}]}},
 			  "where": {"maps_reads": 12, "evidence": [{"name": "heap-end.pb.gz", "kind": "go-heap", "bytes": 2048}]}}`
-			if err := os.WriteFile(filepath.Join(filepath.Dir(path), "report.json"), []byte(beside), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, out, stderr := analyzeArgs(t, "--json", path)
-			var rep model.Report
-			if err := json.Unmarshal([]byte(out), &rep); err != nil {
-				t.Fatalf("the JSON report: %v\n%s%s", err, out, stderr)
-			}
+			rep, _ := analyzeBeside(t, path, beside)
 			rss := rep.Resources["rss"]
 			if len(rss.Sites) != 1 || rss.Sites[0].Site != "main.handle" {
 				t.Errorf("rss sites = %+v; want the run's main.handle", rss.Sites)
@@ -369,14 +362,7 @@ func TestAnalyzeLeavesOutTheBaselineAsTheRunDid(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := samplesFile(t, 0)
 			beside := `{"target": {"upstreams": ` + tc.upstreams + `}}`
-			if err := os.WriteFile(filepath.Join(filepath.Dir(path), "report.json"), []byte(beside), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, out, stderr := analyzeArgs(t, "--json", path)
-			var rep model.Report
-			if err := json.Unmarshal([]byte(out), &rep); err != nil {
-				t.Fatalf("the JSON report: %v\n%s%s", err, out, stderr)
-			}
+			rep, stderr := analyzeBeside(t, path, beside)
 			if got := rep.Phases.BaselineSeconds == 0; got != tc.leftOut {
 				t.Errorf("baseline %.1f s; want it left out: %v", rep.Phases.BaselineSeconds, tc.leftOut)
 			}
@@ -385,4 +371,19 @@ func TestAnalyzeLeavesOutTheBaselineAsTheRunDid(t *testing.T) {
 			}
 		})
 	}
+}
+
+// analyzeBeside writes beside as the report.json next to the samples at
+// path, analyses them as JSON, and returns the report and stderr.
+func analyzeBeside(t *testing.T, path, beside string) (model.Report, string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(filepath.Dir(path), "report.json"), []byte(beside), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, stderr := analyzeArgs(t, "--json", path)
+	var rep model.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("the JSON report: %v\n%s%s", err, out, stderr)
+	}
+	return rep, stderr
 }

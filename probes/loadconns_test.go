@@ -1,9 +1,12 @@
 package probes
 
 import (
+	"bytes"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,6 +68,10 @@ func TestLiveLoadConnsPerProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(srv.pid, syscall.SIGCONT) })
+	// kill returns before every thread has stopped: a thread still
+	// running read the closes and closed its ends (a quiet CI run: fds
+	// 13, load_conns 1 at the first sample).
+	waitFor(t, "every thread of the server stopped", func() bool { return allStopped(srv.pid) })
 	for _, c := range conns {
 		c.Close()
 	}
@@ -167,4 +174,23 @@ func TestLoadConnsOff(t *testing.T) {
 			t.Errorf("member %+v: a load_conns reading without the option", m)
 		}
 	}
+}
+
+// allStopped says whether every thread of pid is stopped (state T).
+func allStopped(pid int) bool {
+	stats, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	if err != nil || len(stats) == 0 {
+		return false
+	}
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return false
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 || i+2 >= len(b) || (b[i+2] != 'T' && b[i+2] != 't') {
+			return false
+		}
+	}
+	return true
 }

@@ -3,7 +3,8 @@
 # clean servers (C, Python, Go, Node, a JVM, nginx), in turn, each at a
 # fixed rate, in a closed loop (one worker, as TestZooFlatIsStable) or at
 # a fixed rate while two more busy loops run over the soak's middle third
-# (a load that varies); it prints one line per run and counts the runs
+# (a load that varies), or in a closed loop while one more busy loop runs
+# over the soak's first half (the machine goes quiet); it prints one line per run and counts the runs
 # whose CPU verdict says the cost per request is rising (a CPU leak).
 # Run it under bench/busy.sh, which keeps every core busy:
 #
@@ -120,7 +121,7 @@ stop() {
 
 secs=${D%s}
 servers=(c go python node jvm nginx)
-shapes=(rate closed vary)
+shapes=(rate closed vary quiet)
 for ((i = 0; i < N; i++)); do
   name=${servers[i % ${#servers[@]}]}
   shape=${shapes[(i / ${#servers[@]}) % ${#shapes[@]}]}
@@ -128,7 +129,7 @@ for ((i = 0; i < N; i++)); do
   mkdir -p "$dir"
   start "$name"
   args=(--rate "$rate"); workers=0
-  [[ $shape == closed ]] && { args=(-c 1); workers=1; }
+  [[ $shape == closed || $shape == quiet ]] && { args=(-c 1); workers=1; }
   vary=()
   if [[ $shape == vary ]]; then
     # two more busy loops over the middle third of the soak (the soak
@@ -137,6 +138,12 @@ for ((i = 0; i < N; i++)); do
       (sleep $((3 + secs / 3)); exec timeout $((secs / 3)) bash -c 'while :; do :; done') &
       vary+=($!)
     done
+  fi
+  if [[ $shape == quiet ]]; then
+    # one more busy loop from before the soak to its middle: the machine
+    # goes quiet mid-soak (a clean C server's cost rose +28 to +108 %)
+    (exec timeout $((3 + secs / 2)) bash -c 'while :; do :; done') &
+    vary+=($!)
   fi
   "$SOAKD" run -q --out "$dir" -d "$D" --pid "${pids[-1]}" "${args[@]}" "$url" >/dev/null 2>"$dir/run.err" || true
   for j in "${vary[@]}"; do wait "$j" 2>/dev/null || true; done

@@ -3,7 +3,6 @@ package runner_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -158,21 +157,13 @@ func TestZooFlatIsStable(t *testing.T) {
 	if rss := rep.Resources["rss"]; rss.Growth != 0 || rss.PerRequest != 0 {
 		t.Errorf("rss growth = %.0f B, per_request = %g B; want 0 and 0 (the server allocates nothing)", rss.Growth, rss.PerRequest)
 	}
-	memoryLeak := false
-	for _, r := range rep.Resources {
-		memoryLeak = memoryLeak || r.Verdict == verdict.Leak
-	}
-	if c := rep.CPU.Cost; rep.Verdict == verdict.OverallLeak && !memoryLeak && c.Rising && math.Abs(c.ContentionEnd-c.ContentionStart) >= 0.5 {
-		// A quiet CI run: the cost per request rose 11 → 22 µs while the
-		// machine's other work (the suite's other package) went from 0.91
-		// to 0.09 cores, and the contention adjustment left +42 %: a
-		// false CPU leak, issue 42's open item, which the memory and the
-		// counts this test is about do not share.
-		t.Skipf("the CPU cost was called rising while the machine's other work went from %.2f to %.2f cores (issue 42's open item): %s",
-			c.ContentionStart, c.ContentionEnd, c.Reason)
-	}
+	// A CPU leak called here is false too: a quiet CI run's cost per
+	// request rose 11 → 22 µs as the suite's other package left (other
+	// work 0.91 → 0.09 cores), which the contention test now reads
+	// inconclusive (verdict's quietens-mid-soak models; bench/cpu-false.sh's
+	// quiet shape).
 	if rep.Verdict != verdict.OverallClean && rep.Verdict != verdict.OverallInconclusive {
-		t.Errorf("overall verdict = %q; want clean or inconclusive", rep.Verdict)
+		t.Errorf("overall verdict = %q; want clean or inconclusive (CPU: %s)", rep.Verdict, rep.CPU.Cost.Reason)
 	}
 }
 

@@ -3,6 +3,9 @@ package verdict
 import (
 	"fmt"
 	"math"
+	"slices"
+
+	"github.com/soakd/soakd/soak/trend"
 )
 
 // Contention correction of the CPU cost drift. On a busy machine the CPU
@@ -29,6 +32,11 @@ const (
 	// follows the time.
 	contentionRiseShare = 0.1
 	contentionRiseMin   = 0.05
+	// levelBins and levelBinWindows: a contention figure that moved is
+	// fitted with up to levelBins level bins, one per levelBinWindows
+	// windows (levelBasis).
+	levelBins       = 4
+	levelBinWindows = 8
 )
 
 // Contention is the machine's contention over each cost window: Others,
@@ -50,9 +58,9 @@ type Contention struct {
 // then the residual cost on the residual time), with its standard error
 // and the share of the time's variance that the contention follows (R²).
 type partialFit struct {
-	Slope, SE, R2 float64
-	DF            int
-	ok            bool
+	Slope, SE, R2, Inflation float64
+	DF                       int
+	ok                       bool
 }
 
 // fitPartial fits y = a + b·t + Σ cₖ·zₖ by least squares and returns b;
@@ -76,7 +84,17 @@ func fitPartial(t, y []float64, zs ...[]float64) partialFit {
 		e := yr[i] - b*tr[i]
 		ss += e * e
 	}
-	return partialFit{Slope: b, SE: math.Sqrt(ss / float64(df) / stt), R2: 1 - stt/tt, DF: df, ok: true}
+	// The windows wander about the fit as they do about the time-only
+	// line: the slope's variance is inflated by the wander its residuals
+	// show (trend.WanderPosterior), as the time-only decision's is, or a
+	// cost that stepped with the contention and then wandered reads as a
+	// rise beyond it.
+	res := make([]float64, len(yr))
+	for i := range yr {
+		res[i] = yr[i] - b*tr[i]
+	}
+	vif := trend.WanderPosterior(t, res).Inflation(t)
+	return partialFit{Slope: b, SE: math.Sqrt(ss / float64(df) / stt * vif), R2: 1 - stt/tt, DF: df, Inflation: vif, ok: true}
 }
 
 // withoutContention is y less the part of it that the contention
@@ -173,18 +191,18 @@ func sd(v []float64) float64 {
 	return math.Sqrt(s / float64(len(v)-1))
 }
 
-// tCritical001 is Student's t at one-sided α = 0.001 by degrees of
-// freedom.
-var tCritical001 = tTable{normal: 3.090, rows: []tRow{{1, 318.3}, {2, 22.33}, {3, 10.21}, {4, 7.173}, {5, 5.893},
-	{6, 5.208}, {7, 4.785}, {8, 4.501}, {9, 4.297}, {10, 4.144}, {12, 3.930}, {15, 3.733}, {20, 3.552},
-	{30, 3.385}, {60, 3.232}, {120, 3.160}}}
+// tCritical005 is Student's t at one-sided α = 0.005 (costAlpha, the
+// level of the time-only trend test) by degrees of freedom.
+var tCritical005 = tTable{normal: 2.576, rows: []tRow{{1, 63.66}, {2, 9.925}, {3, 5.841}, {4, 4.604}, {5, 4.032},
+	{6, 3.707}, {7, 3.499}, {8, 3.355}, {9, 3.250}, {10, 3.169}, {12, 3.055}, {15, 2.947}, {20, 2.845},
+	{30, 2.750}, {60, 2.660}, {120, 2.617}}}
 
-// tQuantile001 is tCritical001 at df; +Inf below one degree of freedom.
-func tQuantile001(df int) float64 {
+// tQuantile005 is tCritical005 at df; +Inf below one degree of freedom.
+func tQuantile005(df int) float64 {
 	if df < 1 {
 		return math.Inf(1)
 	}
-	return tCritical001.at(df)
+	return tCritical005.at(df)
 }
 
 // edgeMeans is the mean of v over the first and the last third of the
@@ -196,7 +214,8 @@ func edgeMeans(v []float64) (first, last float64) {
 
 // adjustForContention rechecks a time-only rise against the contention
 // of each window. It keeps d rising when the time slope, with the
-// contention regressed out, is still significant (t at α = 0.001) and
+// contention regressed out, is still significant (t at α = 0.005, its
+// variance inflated by the wander of the fit's residuals) and
 // still at least costRise over the soak; otherwise it makes the cost
 // inconclusive and says why. A constant or unknown contention leaves d as
 // it is.
@@ -232,7 +251,7 @@ func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
 		d.AdjustedChange = d.Change
 		return d // no contention figure moved: none explains a rise
 	}
-	f := fitPartial(x, y, rose...)
+	f := fitPartial(x, y, levelBasis(rose, len(x))...)
 	if !f.ok && f.R2 == 0 {
 		d.AdjustedChange = d.Change
 		return d // the contention held still, or is unknown: the time-only fit stands
@@ -246,7 +265,7 @@ func adjustForContention(d CostDrift, x, y []float64, c Contention) CostDrift {
 	case !f.ok || f.R2 >= contentionCollinear:
 		d.Reason = fmt.Sprintf("CPU per request inconclusive: it rose %+.0f %% while %s, in step with it; cannot tell a leak from the machine's contention (soak on a quieter machine)",
 			100*d.Change, machine)
-	case f.Slope/f.SE >= tQuantile001(f.DF) && d.AdjustedChange >= costRise:
+	case f.Slope/f.SE >= tQuantile005(f.DF) && d.AdjustedChange >= costRise:
 		d.Reason += fmt.Sprintf(" (%+.0f %% of it beyond what the machine's contention explains: %s)", 100*d.AdjustedChange, machine)
 		return d
 	default:
@@ -294,4 +313,34 @@ func contentionText(d CostDrift) string {
 		s += fmt.Sprintf(", soakd's own CPU from %.2f to %.2f cores", d.ClientStart, d.ClientEnd)
 	}
 	return s
+}
+
+// levelBasis is each contention figure of zs as it is, followed by
+// indicators of its level bins (up to levelBins, cut at its quantiles):
+// the cost's dependence on the contention is fitted as a line plus one
+// step per bin, which takes in an effect that curves (a ping-pong over
+// loopback is far dearer on an idle machine than on one with a little
+// other work) and one that lags the figure, read every few seconds.
+func levelBasis(zs [][]float64, n int) [][]float64 {
+	k := min(levelBins, n/levelBinWindows)
+	var out [][]float64
+	for _, z := range zs {
+		out = append(out, z)
+		if k < 2 || len(z) != n {
+			continue
+		}
+		s := slices.Clone(z)
+		slices.Sort(s)
+		for j := 1; j < k; j++ {
+			cut := s[j*n/k]
+			ind := make([]float64, n)
+			for i, v := range z {
+				if v >= cut {
+					ind[i] = 1
+				}
+			}
+			out = append(out, ind)
+		}
+	}
+	return out
 }

@@ -101,13 +101,22 @@ func TestCostDriftUnderContention(t *testing.T) {
 		{name: "constant cost, contention 0.3 to 1.8 cores, 8 windows", c: contended{n: 8, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow}},
 		{name: "constant cost, a steady ramp of contention", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.05, slow: linearSlow}},
 		{name: "constant cost, a full machine, run-queue wait 0.3 to 1.8 s per CPU second", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, saturated: true}},
-		{name: "+50 %, a full machine, run-queue wait 0.3 to 1.8 s per CPU second", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, rise: 0.5, saturated: true}, leak: true},
+		// The rise beyond the contention is tested with the windows'
+		// wander allowed for (fitPartial), as the time-only trend is: a
+		// clean cost that stepped with the contention and wandered on
+		// read a CPU leak in 9–11 % of the study's quietens-mid-soak
+		// seeds before, ≤ 0.5 % now. The price is paid here, where the
+		// contention moved in step with the leak: 95.5 % → 87.5 % found,
+		// the rest inconclusive; held to ≥ 85 %.
+		{name: "+50 %, a full machine, run-queue wait 0.3 to 1.8 s per CPU second", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, rise: 0.5, saturated: true}, leak: true, minFind: 0.85},
 		// The contention's jitter is taken out of the cost before the
 		// trend test (withoutContention), and what is left still wanders
 		// a little: 89.5 % found, the rest inconclusive; held to ≥ 85 %.
 		{name: "+50 %, constant contention", c: contended{n: 30, z0: 0.5, z1: 0.5, jitter: 0.3, slow: linearSlow, rise: 0.5}, leak: true, minFind: 0.85},
 		{name: "+50 %, no other work", c: contended{n: 30, slow: linearSlow, rise: 0.5}, leak: true},
-		{name: "+50 %, contention 0.3 to 1.8 cores", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, rise: 0.5}, leak: true},
+		// 95.5 % → 87.5 % found since the wander is allowed for beyond
+		// the contention, the rest inconclusive; held to ≥ 85 %.
+		{name: "+50 %, contention 0.3 to 1.8 cores", c: contended{n: 30, z0: 0.3, z1: 1.8, jitter: 0.3, slow: linearSlow, rise: 0.5}, leak: true, minFind: 0.85},
 		// The machine quietens: other work falls, and a cost that is
 		// dearer on a quiet machine rises with no leak (a clean C server
 		// read a CPU leak of +73 % as other work fell from 1.6 to 0.66
@@ -120,10 +129,12 @@ func TestCostDriftUnderContention(t *testing.T) {
 		// inconclusive, never not rising; held to ≥ 50 %.
 		{name: "+100 %, contention 1.8 to 0.3 cores", c: contended{n: 30, z0: 1.8, z1: 0.3, jitter: 0.3, slow: linearSlow, rise: 1}, leak: true, minFind: 0.5},
 		// Here it adds +53 % in step with the time to a +50 % rise: the
-		// two are told apart only by the contention's wander, and 87.5 %
-		// of the leaks are found (the rest inconclusive, never stable);
-		// held to ≥ 80 % (minFind).
-		{name: "+50 %, contention 1.8 to 0.3 cores, dearer on a quiet machine", c: contended{n: 30, z0: 1.8, z1: 0.3, jitter: 0.3, slow: quietSlow, rise: 0.5}, leak: true, minFind: 0.8},
+		// two are told apart only by the contention's wander. 82 % of the
+		// leaks were found before the rise beyond the contention allowed
+		// for the windows' wander, 64.5 % now (42.5 % with a line in the
+		// contention alone: its level bins take in the curve); the rest
+		// inconclusive, never stable; held to ≥ 60 % (minFind).
+		{name: "+50 %, contention 1.8 to 0.3 cores, dearer on a quiet machine", c: contended{n: 30, z0: 1.8, z1: 0.3, jitter: 0.3, slow: quietSlow, rise: 0.5}, leak: true, minFind: 0.6},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -56,11 +56,11 @@ type Contention struct {
 // partialFit is the cost's time slope once the contention is regressed
 // out (Frisch–Waugh: time and cost are both regressed on the contention,
 // then the residual cost on the residual time), with its standard error
-// and the share of the time's variance that the contention follows (R²).
+// (inflated by the wander of the residuals) and the share of the time's variance that the contention follows (R²).
 type partialFit struct {
-	Slope, SE, R2, Inflation float64
-	DF                       int
-	ok                       bool
+	Slope, SE, R2 float64
+	DF            int
+	ok            bool
 }
 
 // fitPartial fits y = a + b·t + Σ cₖ·zₖ by least squares and returns b;
@@ -94,7 +94,7 @@ func fitPartial(t, y []float64, zs ...[]float64) partialFit {
 		res[i] = yr[i] - b*tr[i]
 	}
 	vif := trend.WanderPosterior(t, res).Inflation(t)
-	return partialFit{Slope: b, SE: math.Sqrt(ss / float64(df) / stt * vif), R2: 1 - stt/tt, DF: df, Inflation: vif, ok: true}
+	return partialFit{Slope: b, SE: math.Sqrt(ss / float64(df) / stt * vif), R2: 1 - stt/tt, DF: df, ok: true}
 }
 
 // withoutContention is y less the part of it that the contention

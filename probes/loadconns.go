@@ -29,10 +29,11 @@ import (
 // dump walks all of the kernel's hash tables: 1.2 ms of CPU a sample on a
 // shared machine). It looks up the server end of each of the load's
 // connections by its two addresses, a hash lookup each, once per
-// connection, and counts the ones a member holds. A socket counted once stays counted while a
-// member holds it: soakd's close in flight, or a close between the fd
-// read and the lookup. Only the load's connections count that way;
-// another connection of soakd's process to the target is the target's.
+// connection, and counts the ones a member holds. A socket counted once
+// stays counted while a member holds it: soakd's close in flight, or a
+// close between the fd read and the lookup. Only the load's connections
+// count that way; another connection of soakd's process to the target
+// is the target's.
 //
 // Closes between the two reads: a sample lists the fds first and dumps
 // the sockets a moment later. A worker that exits closes its sockets in

@@ -357,3 +357,19 @@ func sumOf(m map[int32]uint64) (n uint64) {
 	}
 	return n
 }
+
+// A server listening on IPv6's any address holds a connection to its
+// IPv4 address as an IPv6 socket with the addresses mapped: the listed
+// count finds it as the dump does, and IPv6 connections as well.
+func TestLiveLoadConnsListedDualStack(t *testing.T) {
+	eachLoadWay(t, func(t *testing.T, lo *testLoad) {
+		srv := startServer(t, "[::]:0")
+		s := twoProcessSampler(t, srv, lo)
+		root := func() Member { m, _ := memberOf(s.Sample(), srv.pid); return m }
+		base := root().LoadConns // the fork's request may keep its connection
+		_, port, _ := net.SplitHostPort(srv.addr)
+		lo.dial(t, net.JoinHostPort("127.0.0.1", port))
+		lo.dial(t, net.JoinHostPort("::1", port))
+		waitFor(t, "2 connections from soakd, over IPv4 and IPv6", func() bool { return root().LoadConns == base+2 })
+	})
+}

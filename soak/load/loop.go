@@ -63,8 +63,8 @@ type evLoop struct {
 	active  int   // workers not done
 	buf     []byte
 	events  []unix.EpollEvent
-	endsM   sync.Mutex         // guards ends
-	ends    map[int]*connAddrs // the open connections by fd (Engine.EachConn)
+	endsM   sync.Mutex        // guards ends
+	ends    map[int]connAddrs // the open connections by fd (Engine.EachConn)
 }
 
 // loopCount is the number of event loops: one per P but one, which is
@@ -137,7 +137,7 @@ func newEvLoop(e *Engine) (*evLoop, error) {
 		return nil, err
 	}
 	return &evLoop{e: e, epfd: epfd, wake: wake, buf: make([]byte, readBuf), events: make([]unix.EpollEvent, 256),
-		ends: map[int]*connAddrs{}}, nil
+		ends: map[int]connAddrs{}}, nil
 }
 
 // close is called once the loop has finished; the eventfd stays open
@@ -290,7 +290,7 @@ func (l *evLoop) dial(c *loopConn) error {
 	l.byFD[fd] = c
 	c.fd, c.connecting, c.used = fd, err == unix.EINPROGRESS, false
 	l.endsM.Lock()
-	l.ends[fd] = &connAddrs{}
+	l.ends[fd] = connAddrs{}
 	l.endsM.Unlock()
 	l.e.conns.Add(1)
 	l.acct.st.mu.Lock()
@@ -485,7 +485,11 @@ func (l *evLoop) eachConn(fn func(local, remote netip.AddrPort)) {
 	l.endsM.Lock()
 	defer l.endsM.Unlock()
 	for fd, a := range l.ends {
-		if a.readEnds(fd); a.Local.Port() != 0 {
+		if a.Local.Port() == 0 || a.Remote.Port() == 0 {
+			a.readEnds(fd)
+			l.ends[fd] = a
+		}
+		if a.Local.Port() != 0 {
 			fn(a.Local, a.Remote)
 		}
 	}

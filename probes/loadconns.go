@@ -199,8 +199,10 @@ func (s *Sampler) countStillHeld(seen map[uint64]struct{}) {
 // each counts in the member holding it. Its inode is looked up by the
 // connection's addresses (diagExact) the first time the connection is
 // listed with its server end accepted, and remembered while the load
-// lists it: while soakd's end holds the pair of addresses no other socket
-// can have them, so the inode stays the server end's until that closes.
+// lists it and a member holds that inode: while both ends hold the pair
+// of addresses no other socket can have them. Once the server's end is
+// closed, the load may close its own and open another with the same
+// pair (its port reused) between two samples: that one is looked up.
 // A socket counted at the previous sample that a member still holds
 // counts again, whether or not the load still lists it (a close in
 // flight) and whether or not it was found (closed since the fds were
@@ -214,8 +216,12 @@ func (s *Sampler) readLoadEnds() (ok, listed bool) {
 	if !s.opts.LoadEnds(func(local, remote netip.AddrPort) {
 		e := connEnds{unmapped(local), unmapped(remote)}
 		if ino, ok := lp.inode[e]; ok {
-			s.countLoadEnd(e, ino)
-		} else if e.Local.Port() != 0 && e.Remote.Port() != 0 { // else not connected yet
+			if _, held := lp.owner[ino]; held {
+				s.countLoadEnd(e, ino)
+				return
+			}
+		}
+		if e.Local.Port() != 0 && e.Remote.Port() != 0 { // else not connected yet
 			lp.ends = append(lp.ends, e)
 		}
 	}) {

@@ -230,7 +230,19 @@ func (l *testLoad) options(t testing.TB) SamplerOptions {
 // helpers), one waiting for the next keeps the connection.
 func (l *testLoad) dial(t testing.TB, addr string) net.Conn {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
+	return l.dialFrom(t, nil, addr)
+}
+
+// dialFrom is dial from the local address local (any when nil).
+func (l *testLoad) dialFrom(t testing.TB, local *net.TCPAddr, addr string) net.Conn {
+	t.Helper()
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1) })
+	}}
+	if local != nil {
+		d.LocalAddr = local
+	}
+	c, err := d.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,4 +384,34 @@ func TestLiveLoadConnsListedDualStack(t *testing.T) {
 		lo.dial(t, net.JoinHostPort("::1", port))
 		waitFor(t, "2 connections from soakd, over IPv4 and IPv6", func() bool { return root().LoadConns == base+2 })
 	})
+}
+
+// A connection of the load that takes a closed one's addresses between
+// two samples (its port reused once the server closed its end) is looked
+// up anew and counted.
+func TestLiveLoadConnsListedPortReused(t *testing.T) {
+	srv := startServer(t, "127.0.0.1:0")
+	lo := &testLoad{listed: true, conns: map[net.Conn]struct{}{}}
+	s := twoProcessSampler(t, srv, lo)
+	root := func() Member { m, _ := memberOf(s.Sample(), srv.pid); return m }
+	base := root()
+	fds := func() int { // read without a sample
+		ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", srv.pid))
+		return len(ents)
+	}
+	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: freePort(t)}
+	first := lo.dialFrom(t, local, srv.addr)
+	waitFor(t, "the first connection counted", func() bool { return root().LoadConns == base.LoadConns+1 })
+	// A reset leaves no TIME_WAIT at soakd's end: its port is free at
+	// once, and the server closes its end on reading the reset.
+	if err := first.(*net.TCPConn).SetLinger(0); err != nil {
+		t.Fatal(err)
+	}
+	lo.close(first)
+	waitFor(t, "the server closed the first", func() bool { return fds() == int(base.FDs) })
+	lo.dialFrom(t, local, srv.addr)
+	waitFor(t, "the server accepted the second", func() bool { return fds() == int(base.FDs)+1 })
+	if m := root(); m.LoadConns != base.LoadConns+1 {
+		t.Fatalf("the second connection, from the first's address %s: load_conns %d; want %d", local, m.LoadConns, base.LoadConns+1)
+	}
 }

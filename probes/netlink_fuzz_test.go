@@ -53,3 +53,28 @@ func FuzzParseDiagMessages(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseDiagExact: any datagram of replies to lookups parses or fails
+// without a panic, counts no more replies than it has room for, and hands
+// on only whole struct inet_diag_msg.
+func FuzzParseDiagExact(f *testing.F) {
+	f.Add(diagMessage(unix.SOCK_DIAG_BY_FAMILY, tcpEstablished, 8080, 12345))
+	enoent := make([]byte, nlmsgHdrLen+4)
+	binary.LittleEndian.PutUint32(enoent, uint32(len(enoent)))
+	binary.LittleEndian.PutUint16(enoent[4:], unix.NLMSG_ERROR)
+	binary.LittleEndian.PutUint32(enoent[nlmsgHdrLen:], uint32(0xffffffff-1)) // -ENOENT
+	f.Add(append(enoent, diagMessage(unix.SOCK_DIAG_BY_FAMILY, tcpCloseWait, 80, 2)...))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		found := 0
+		n, _ := parseDiagExact(b, func(_ uint32, msg []byte) {
+			found++
+			if len(msg) < diagMsgLen {
+				t.Fatalf("a message of %d bytes; want at least %d", len(msg), diagMsgLen)
+			}
+		})
+		if n > len(b)/nlmsgHdrLen || found > n {
+			t.Fatalf("%d replies, %d sockets from %d bytes", n, found, len(b))
+		}
+	})
+}

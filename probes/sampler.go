@@ -2,6 +2,7 @@ package probes
 
 import (
 	"cmp"
+	"net/netip"
 	"os"
 	"slices"
 	"strconv"
@@ -45,6 +46,16 @@ type SamplerOptions struct {
 	// fds with a readlink each, and reads the TCP sockets through
 	// sock_diag, on every sample (see BenchmarkSampleTree50LoadConns).
 	LoadConns bool
+	// LoadEnds, with LoadConns, lists the load's connections open now:
+	// fn gets each one's local address (soakd's end) and remote address
+	// (the server's end). The count then looks up each connection's server
+	// end by its addresses, instead of reading soakd's own fds and every
+	// TCP socket of the machine (see BenchmarkLoadConnsCount), and counts
+	// the load's connections only: another connection of soakd's process
+	// to the target counts as the target's. It returns false when it
+	// cannot list them; that sample is then counted the way without it.
+	// It is called from the sampling goroutine.
+	LoadEnds func(fn func(local, remote netip.AddrPort)) bool
 	// Log receives the one-time warnings (permission denied and the like).
 	Log *zap.Logger
 }

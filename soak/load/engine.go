@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -149,6 +150,30 @@ func (e *Engine) Errors() uint64 {
 // an open loop that meets a stall starts workers with connections of
 // their own, and keeps them. Safe to call from any goroutine; cheap.
 func (e *Engine) OpenConns() int { return int(e.conns.Load()) }
+
+// connAddrs are a connection's two addresses: Local the load's end,
+// Remote the target's.
+type connAddrs struct {
+	Local, Remote netip.AddrPort
+}
+
+// EachConn calls fn with the addresses of each of the load's connections
+// open now, its own end (local) and the target's (remote): each is an fd
+// in the server that accepted it, which the sampler finds by these
+// addresses (probes.SamplerOptions.LoadEnds). A connection still
+// connecting is left out. It reads each raw or event-loop socket's
+// addresses once, two system calls, on the first call that finds it
+// connected. Safe to call from any goroutine; it always returns true.
+func (e *Engine) EachConn(fn func(local, remote netip.AddrPort)) bool {
+	e.eachWorker(func(w *worker) { w.eachConn(fn) })
+	e.loopsMu.Lock()
+	loops := e.loops
+	e.loopsMu.Unlock()
+	for _, l := range loops {
+		l.eachConn(fn)
+	}
+	return true
+}
 
 // Closing says the load has begun to close its connections at its end
 // (the first worker or event loop has finished): until the server has

@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -526,36 +530,56 @@ func TestAnswerWithTheCloseIsRead(t *testing.T) {
 // TestOpenConns holds the engine's count of its open connections to the
 // server's own count of the connections it holds, while the load runs and
 // after it: every dial is counted once and every close uncounts it, on
-// each I/O path (TestPollerPath and TestLoopPath run it again).
+// each I/O path (TestPollerPath and TestLoopPath run it again). The
+// connections EachConn lists are the server's, by their addresses.
 func TestOpenConns(t *testing.T) {
 	tests := []struct {
 		name string
 		o    Options
 	}{
+		{"closed loop, one worker", Options{Concurrency: 1, KeepAlive: true, Duration: 30 * time.Second}},
 		{"closed loop, keep-alive", Options{Concurrency: 3, KeepAlive: true, Duration: 30 * time.Second}},
 		{"closed loop, a connection per request", Options{Concurrency: 2, Duration: 30 * time.Second}},
 		{"open loop", Options{Rate: 200, Concurrency: 4, KeepAlive: true, Duration: 30 * time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			var e *Engine
 			var open atomic.Int64 // the server's connections, accepted and not yet closed
+			var mu sync.Mutex     // guards ends
+			ends := map[string]bool{}
 			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				time.Sleep(time.Millisecond)
 				okHandler(w, r)
 			}))
-			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+			srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+				k := c.RemoteAddr().String() + " → " + c.LocalAddr().String()
+				mu.Lock()
+				defer mu.Unlock()
 				switch s {
 				case http.StateNew:
 					open.Add(1)
+					ends[k] = true
 				case http.StateClosed, http.StateHijacked:
 					open.Add(-1)
+					delete(ends, k)
 				}
+			}
+			listed := func() (engine, server []string) {
+				e.EachConn(func(l, r netip.AddrPort) { engine = append(engine, l.String()+" → "+r.String()) })
+				mu.Lock()
+				server = slices.Collect(maps.Keys(ends))
+				mu.Unlock()
+				slices.Sort(engine)
+				slices.Sort(server)
+				return engine, server
 			}
 			srv.Start()
 			t.Cleanup(srv.Close)
 			o := tt.o
 			o.Endpoints = endpoints(srv.URL)
-			e, err := New(o)
+			var err error
+			e, err = New(o)
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}
@@ -575,6 +599,15 @@ func TestOpenConns(t *testing.T) {
 			if !agreed {
 				t.Errorf("open connections never agreed mid-run: last %s", last)
 			}
+			agreed = false
+			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !agreed; time.Sleep(5 * time.Millisecond) {
+				c, s := listed()
+				agreed = len(c) > 0 && slices.Equal(c, s)
+				last = fmt.Sprintf("engine %q, server %q", c, s)
+			}
+			if !agreed {
+				t.Errorf("the connections EachConn lists never were the server's mid-run: last %s", last)
+			}
 			if c := e.OpenConns(); c > o.Concurrency {
 				t.Errorf("engine counts %d open connections; want at most its %d workers", c, o.Concurrency)
 			}
@@ -587,6 +620,9 @@ func TestOpenConns(t *testing.T) {
 			}
 			if c := e.OpenConns(); c != 0 {
 				t.Errorf("after the run the engine counts %d open connections; want 0", c)
+			}
+			if c, _ := listed(); len(c) != 0 {
+				t.Errorf("after the run EachConn lists %q; want none", c)
 			}
 			if !e.Closing() {
 				t.Errorf("Closing after the run = false; want true")

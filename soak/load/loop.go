@@ -2,6 +2,7 @@ package load
 
 import (
 	"net"
+	"net/netip"
 	"os"
 	"runtime"
 	"sync"
@@ -62,6 +63,8 @@ type evLoop struct {
 	active  int   // workers not done
 	buf     []byte
 	events  []unix.EpollEvent
+	endsM   sync.Mutex        // guards ends
+	ends    map[int]connAddrs // the open connections by fd (Engine.EachConn)
 }
 
 // loopCount is the number of event loops: one per P but one, which is
@@ -133,12 +136,16 @@ func newEvLoop(e *Engine) (*evLoop, error) {
 		unix.Close(wake)
 		return nil, err
 	}
-	return &evLoop{e: e, epfd: epfd, wake: wake, buf: make([]byte, readBuf), events: make([]unix.EpollEvent, 256)}, nil
+	return &evLoop{e: e, epfd: epfd, wake: wake, buf: make([]byte, readBuf), events: make([]unix.EpollEvent, 256),
+		ends: map[int]connAddrs{}}, nil
 }
 
 // close is called once the loop has finished; the eventfd stays open
 // until then so a late stop can still write to it.
 func (l *evLoop) close() {
+	l.endsM.Lock()
+	clear(l.ends)
+	l.endsM.Unlock()
 	for _, cs := range l.conns {
 		for _, c := range cs {
 			if c != nil && c.fd >= 0 {
@@ -282,6 +289,9 @@ func (l *evLoop) dial(c *loopConn) error {
 	}
 	l.byFD[fd] = c
 	c.fd, c.connecting, c.used = fd, err == unix.EINPROGRESS, false
+	l.endsM.Lock()
+	l.ends[fd] = connAddrs{}
+	l.endsM.Unlock()
 	l.e.conns.Add(1)
 	l.acct.st.mu.Lock()
 	l.acct.st.connections++
@@ -460,7 +470,27 @@ func (l *evLoop) closeConn(c *loopConn) {
 		return
 	}
 	l.byFD[c.fd] = nil
+	l.endsM.Lock()
+	delete(l.ends, c.fd)
+	l.endsM.Unlock()
 	unix.Close(c.fd) // also leaves the epoll set
 	c.fd, c.connecting = -1, false
 	l.e.conns.Add(-1)
+}
+
+// eachConn calls fn with the addresses of each of the loop's connections
+// open now, once connected. Holding endsM keeps each fd from closing
+// meanwhile (closeConn leaves ends first).
+func (l *evLoop) eachConn(fn func(local, remote netip.AddrPort)) {
+	l.endsM.Lock()
+	defer l.endsM.Unlock()
+	for fd, a := range l.ends {
+		if a.Local.Port() == 0 || a.Remote.Port() == 0 {
+			a.readEnds(fd)
+			l.ends[fd] = a
+		}
+		if a.Local.Port() != 0 {
+			fn(a.Local, a.Remote)
+		}
+	}
 }

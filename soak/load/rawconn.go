@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"runtime"
 
@@ -30,6 +31,9 @@ func useRawIO(o *Options) bool {
 // it down (shutdown(2) wakes a blocked connect, read or write).
 type rawConn struct {
 	fd int
+	// ends are its addresses once read (see worker.eachConn), guarded by
+	// the worker's connM.
+	ends connAddrs
 }
 
 // dialRaw opens a blocking socket to sa. set publishes the socket to the
@@ -120,4 +124,29 @@ func sockaddr(addr string) (unix.Sockaddr, int, error) {
 		return sa, unix.AF_INET6, nil
 	}
 	return nil, 0, &net.AddrError{Err: "no IP address", Addr: addr}
+}
+
+// addrPortOf is sa's address and port (zero for a sockaddr not IP).
+func addrPortOf(sa unix.Sockaddr) netip.AddrPort {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return netip.AddrPortFrom(netip.AddrFrom4(a.Addr), uint16(a.Port))
+	case *unix.SockaddrInet6:
+		return netip.AddrPortFrom(netip.AddrFrom16(a.Addr).Unmap(), uint16(a.Port))
+	}
+	return netip.AddrPort{}
+}
+
+// readEnds fills ends with fd's two addresses, read once it is connected.
+func (a *connAddrs) readEnds(fd int) {
+	if a.Local.Port() != 0 && a.Remote.Port() != 0 {
+		return
+	}
+	if sa, err := unix.Getpeername(fd); err == nil { // ENOTCONN while it connects
+		if a.Remote = addrPortOf(sa); a.Remote.Port() != 0 {
+			if sa, err := unix.Getsockname(fd); err == nil {
+				a.Local = addrPortOf(sa)
+			}
+		}
+	}
 }

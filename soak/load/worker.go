@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"net/netip"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -405,4 +406,31 @@ func (w *worker) closeAll() {
 	for i := range w.conns {
 		w.closeConn(&w.conns[i])
 	}
+}
+
+// eachConn calls fn with the addresses of each of the worker's
+// connections open now, once connected. Holding connM keeps each from
+// closing meanwhile (closeConn takes it out first).
+func (w *worker) eachConn(fn func(local, remote netip.AddrPort)) {
+	w.connM.Lock()
+	defer w.connM.Unlock()
+	for i := range w.conns {
+		c := &w.conns[i]
+		switch {
+		case c.nc != nil:
+			l, lok := c.nc.LocalAddr().(*net.TCPAddr)
+			r, rok := c.nc.RemoteAddr().(*net.TCPAddr)
+			if lok && rok { // an IPv4 address may come mapped into IPv6
+				fn(unmapped(l.AddrPort()), unmapped(r.AddrPort()))
+			}
+		case c.raw != nil:
+			if c.raw.ends.readEnds(c.raw.fd); c.raw.ends.Local.Port() != 0 {
+				fn(c.raw.ends.Local, c.raw.ends.Remote)
+			}
+		}
+	}
+}
+
+func unmapped(a netip.AddrPort) netip.AddrPort {
+	return netip.AddrPortFrom(a.Addr().Unmap(), a.Port())
 }

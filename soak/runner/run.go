@@ -113,6 +113,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 		defer closeTarget(tgt, o.Log)
 		so := o.Sampler
 		so.LoadConns = true // each process's fds net of the load's connections, for the lives rule
+		so.LoadEnds = eng.EachConn
 		r.sampler = probes.NewSampler(tgt, so)
 		r.ups = newUpstreamWatch(r.sampler, &o)
 	}

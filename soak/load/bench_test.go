@@ -20,8 +20,16 @@ var static512 = []byte("HTTP/1.1 200 OK\r\nServer: bench\r\nContent-Type: text/h
 // BenchmarkRoundTrip is one request round trip of the engine at c=1 with
 // keep-alive against a minimal local server.
 func BenchmarkRoundTrip(b *testing.B) {
+	benchEngine(b, Options{KeepAlive: true})
+}
+
+// benchEngine runs b.N requests of the engine with o (its endpoints,
+// request count and a generous duration filled in) against a minimal
+// local server that answers static512.
+func benchEngine(b *testing.B, o Options) {
 	url := rawServer(b, serveStatic(static512))
-	e, err := New(Options{Endpoints: endpoints(url), Requests: uint64(b.N), KeepAlive: true, Duration: time.Hour})
+	o.Endpoints, o.Requests, o.Duration = endpoints(url), uint64(b.N), time.Hour
+	e, err := New(o)
 	if err != nil {
 		b.Fatal(err)
 	}

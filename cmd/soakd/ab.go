@@ -70,7 +70,7 @@ func newABFlagSet(o *abrun.Options, f *abFlags, stderr io.Writer) *pflag.FlagSet
 	fs.IntVar(&o.MinPairs, "min-pairs", 4, "pairs before the first look")
 	fs.IntVar(&o.LookEvery, "look-every", 1, "pairs between looks (the test holds at every look)")
 	fs.Float64Var(&o.Alpha, "alpha", abrun.DefaultAlpha, "two-sided error of each metric's confidence sequence, over all looks")
-	declareMargins(fs, &f.cmp, "A's")
+	declareMargins(fs, &f.cmp, compare.InterleavedMargins(), "A's")
 	fs.StringVar(&f.cmp.markdown, "markdown", "", "also write the comparison as a Markdown table to this file (for a CI job's summary)")
 	fs.StringVar(&f.cmp.junit, "junit", "", "also write the comparison as JUnit XML to this file: one test case per metric, failed when regressed")
 	l := &o.Load
@@ -211,10 +211,10 @@ func writeABText(w io.Writer, res *abrun.Result) error {
 }
 
 // declareMargins declares the margin flags of soakd compare and soakd
-// ab into f; ref names what a relative margin is a share of ("the old
-// run's", "A's").
-func declareMargins(fs *pflag.FlagSet, f *compareFlags, ref string) {
-	d := compare.DefaultMargins()
+// ab into f, with d's defaults (compare.DefaultMargins for two separate
+// runs, compare.InterleavedMargins for ab); ref names what a relative
+// margin is a share of ("the old run's", "A's").
+func declareMargins(fs *pflag.FlagSet, f *compareFlags, d compare.Margins, ref string) {
 	fs.Float64Var(&f.m.LeakBytes, "leak-margin", d.LeakBytes, "memory growth per request that matters, bytes (or --leak-margin-share of "+ref+" slope, if larger)")
 	fs.Float64Var(&f.m.LeakCount, "leak-margin-count", d.LeakCount, "fds, threads or sockets per request that matter")
 	fs.Float64Var(&f.sharePct, "leak-margin-share", 100*d.LeakShare, "the share of "+ref+" slope that matters, %")

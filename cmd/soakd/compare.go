@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -34,6 +35,7 @@ type compareFlags struct {
 	latencyPct, cpuPct, tputPct    float64
 	p99Pct, p999Pct                float64
 	sharePct                       float64
+	runSpread                      float64
 }
 
 func newCompareFlagSet(f *compareFlags, stderr io.Writer) *pflag.FlagSet {
@@ -45,7 +47,8 @@ func newCompareFlagSet(f *compareFlags, stderr io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&f.json, "json", false, "print the comparison as JSON")
 	fs.StringVar(&f.markdown, "markdown", "", "also write the comparison as a Markdown table to this file (for a CI job's summary)")
 	fs.StringVar(&f.junit, "junit", "", "also write the comparison as JUnit XML to this file: one test case per metric, failed when regressed")
-	declareMargins(fs, f, "the old run's")
+	declareMargins(fs, f, compare.DefaultMargins(), "the old run's")
+	fs.Float64Var(&f.runSpread, "run-spread", 1, "how far two separate runs of one build differ by themselves, as a multiple of what soakd measured (docs/compare.md); each latency, CPU and throughput interval is widened by it; 0 for runs known to share their process and machine state")
 	fs.Uint64Var(&f.seed, "seed", 1, "the bootstrap's seed: the same runs and seed give the same intervals")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: soakd compare [flags] OLD NEW\n\n"+
@@ -111,6 +114,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "soakd compare:", err)
 		return exitUsage
 	}
+	if !(f.runSpread >= 0) || math.IsInf(f.runSpread, 0) {
+		fmt.Fprintf(stderr, "soakd compare: --run-spread: must be a number >= 0 (1: the spread soakd measured; 0: none), got %v\n", f.runSpread)
+		return exitUsage
+	}
 	var runs [2]*model.Report
 	for i, arg := range fs.Args() {
 		if runs[i], err = f.load(arg); errors.Is(err, errSweep) {
@@ -121,7 +128,8 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	res := compare.Compare(compare.FromReport(runs[0]), compare.FromReport(runs[1]), compare.Options{Margins: m, Seed: f.seed, MarginNames: marginFlags})
+	res := compare.Compare(compare.FromReport(runs[0]), compare.FromReport(runs[1]), compare.Options{Margins: m, Seed: f.seed, MarginNames: marginFlags,
+		RunSpread: compare.DefaultRunSpread().Scaled(f.runSpread), ControlCPU: true})
 	if err := f.write(res, stdout); err != nil {
 		fmt.Fprintln(stderr, "soakd compare:", err)
 		return exitUsage

@@ -85,7 +85,7 @@ func (o *Options) setDefaults() {
 		o.Log = zap.NewNop()
 	}
 	if o.Margins == (compare.Margins{}) {
-		o.Margins = compare.DefaultMargins()
+		o.Margins = compare.InterleavedMargins()
 	}
 }
 

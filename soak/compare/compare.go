@@ -47,13 +47,38 @@ type Margins struct {
 	Throughput float64
 }
 
-// DefaultMargins: leak per request max(16 B, 25 %) (a count 0.001),
-// latency p50 ±10 %, p99 ±25 %, p99.9 ±50 %, CPU per request ±5 %, error
-// rate ±0.5 points, throughput −10 %. docs/compare.md gives the reason
-// for each: the noise two runs of one build showed.
+// DefaultMargins are soakd compare's, for two separate runs: leak per
+// request max(16 B, 25 %) (a count 0.001), latency p50 ±25 %, p99 ±25 %,
+// p99.9 ±50 %, CPU per request ±20 %, error rate ±0.5 points, throughput
+// −10 %. docs/compare.md gives the reason for each: what matters, or
+// what two separate runs of one build can resolve (DefaultRunSpread),
+// whichever is larger.
 func DefaultMargins() Margins {
-	return Margins{LeakBytes: 16, LeakCount: 0.001, LeakShare: 0.25, Latency: 0.10, LatencyP99: 0.25, LatencyP999: 0.50,
-		CPU: 0.05, ErrorPoints: 0.5, Throughput: 0.10}
+	return Margins{LeakBytes: 16, LeakCount: 0.001, LeakShare: 0.25, Latency: 0.25, LatencyP99: 0.25, LatencyP999: 0.50,
+		CPU: 0.20, ErrorPoints: 0.5, Throughput: 0.10}
+}
+
+// InterleavedMargins are soakd ab's: its builds run at once, their
+// blocks interleaved, so that the machine's drift falls on both alike and
+// its paired differences resolve far finer changes than two separate runs
+// can: latency p50 ±10 %, p99 ±25 %, p99.9 ±50 %, CPU per request ±5 %,
+// the rest as DefaultMargins. docs/ab.md gives the reasons.
+func InterleavedMargins() Margins {
+	m := DefaultMargins()
+	m.Latency, m.LatencyP99, m.LatencyP999, m.CPU = 0.10, 0.25, 0.50, 0.05
+	return m
+}
+
+// RunSpread is, for each block metric, the standard deviation of one
+// run's offset on the log scale (ln(figure)): how far two separate runs
+// of one build differ by themselves, beyond what either run's time
+// blocks show (where the processes ran, their heaps' layout, the
+// machine's state between the runs).
+type RunSpread struct {
+	P50, P99, P999, CPU, Throughput float64
+	// CPUControlled is the spread of the target's CPU per request
+	// relative to soakd's own (Options.ControlCPU).
+	CPUControlled float64
 }
 
 // Keys of the margins, as Validate names them and Options.MarginNames
@@ -113,6 +138,9 @@ type Block struct {
 	// CPUSeconds is the target's CPU time over the block; NaN when not
 	// known (no CPU readings, or the target restarted within the block).
 	CPUSeconds float64
+	// SelfCPUSeconds is soakd's own CPU time over the block; 0 when not
+	// known.
+	SelfCPUSeconds float64
 	// P50, P99 and P999 are the means over the block's progress
 	// intervals of their latency quantiles, weighted by requests, in
 	// seconds; 0 when the block has none.
@@ -139,6 +167,11 @@ type Run struct {
 	// per CPU second they ran, over the soak (schedstat); NaN when not
 	// read. See ContentionShare.
 	Contention float64
+	// Rate is the open loop's rate asked, requests per second; 0 for a
+	// closed loop or when not known. Concurrency is the load's (its
+	// clients, or the open loop's most in flight); 0 when not known.
+	Rate        float64
+	Concurrency int
 }
 
 // Metric is one compared figure: the report's "metrics.<name>" object.
@@ -160,6 +193,15 @@ type Metric struct {
 	MarginBy string `json:"margin_by,omitempty"`
 	Verdict  string `json:"verdict"`
 	Reason   string `json:"reason,omitempty"`
+	// Control is how far soakd's own CPU per request moved between the
+	// runs, as a share (cpu_per_request only, when judged against it:
+	// Options.ControlCPU); Difference and CI95 are then the target's
+	// relative to soakd's, and Old and New stay the target's own.
+	Control float64 `json:"control_difference,omitempty"`
+	// RunSpread is how far the interval was widened on each side for two
+	// separate runs' own offsets (Options.RunSpread), as a share (0.17:
+	// ±17 % at 95 %); 0 when it was not.
+	RunSpread float64 `json:"run_spread,omitempty"`
 	// Slow is carried from the slope: see Slope.Slow.
 	Slow bool `json:"-"`
 	// HigherIsBetter is true for throughput: its regression is a drop.
@@ -250,6 +292,17 @@ type Options struct {
 	Seed uint64
 	// Resamples is the bootstrap's number of resamples; default 2000.
 	Resamples int
+	// RunSpread is how far two separate runs of one build differ by
+	// themselves in each block metric, beyond what either run's blocks
+	// show; the zero value adds nothing (two runs known to share their
+	// process and machine state). DefaultRunSpread is what this machine
+	// measured.
+	RunSpread RunSpread
+	// ControlCPU judges CPU per request against soakd's own CPU per
+	// request when both runs read it under the same load (see
+	// controlCPU). Leave it off when soakd's own CPU is not one run's
+	// (a daemon running jobs side by side).
+	ControlCPU bool
 	// MarginNames, when set, says how a reader sets each margin, by its
 	// key (MarginCPU: "--cpu-margin"): the text shows it beside the
 	// margin (Metric.MarginBy).
@@ -335,4 +388,16 @@ func Judge(ci [2]float64, margin float64) string {
 		return Improved
 	}
 	return Inconclusive
+}
+
+// DefaultRunSpread is the spread two separate runs of one build showed
+// on a quiet 2-core machine (docs/compare.md, "How far two runs of one
+// build differ").
+func DefaultRunSpread() RunSpread {
+	return RunSpread{P50: 0.03, P99: 0.35, P999: 0.3, CPU: 0.08, Throughput: 0.08, CPUControlled: 0.025}
+}
+
+// Scaled is s with every spread multiplied by k.
+func (s RunSpread) Scaled(k float64) RunSpread {
+	return RunSpread{P50: k * s.P50, P99: k * s.P99, P999: k * s.P999, CPU: k * s.CPU, Throughput: k * s.Throughput, CPUControlled: k * s.CPUControlled}
 }

@@ -211,3 +211,12 @@ func (r Result) Line() string {
 	}
 	return fmt.Sprintf("soakd compare: %s: %s", r.Verdict, strings.Join(worst, "; "))
 }
+
+// marginFlag names how a reader sets m's margin: its flag, else "its
+// margin".
+func (m Metric) marginFlag() string {
+	if m.MarginBy != "" {
+		return m.MarginBy
+	}
+	return "its margin"
+}

@@ -28,6 +28,10 @@ func FromReport(rep *model.Report) Run {
 	}
 	if rep.Load != nil {
 		r.P999 = rep.Load.Latency.P999
+		if rep.Load.Mode == "open" {
+			r.Rate = rep.Load.TargetRate
+		}
+		r.Concurrency = rep.Load.Concurrency
 	}
 	return r
 }
@@ -94,6 +98,9 @@ func block(recs []model.Record, at int, in []int) Block {
 	cpu0, cpu1 := before.CPUUser+before.CPUSystem, last.CPUUser+last.CPUSystem
 	if last.Incarnation == before.Incarnation && cpu0 > 0 && cpu1 >= cpu0 {
 		b.CPUSeconds = cpu1 - cpu0
+	}
+	if s0, s1 := before.SelfUser+before.SelfSystem, last.SelfUser+last.SelfSystem; s0 > 0 && s1 > s0 {
+		b.SelfCPUSeconds = s1 - s0
 	}
 	var n float64
 	for _, i := range in {

@@ -20,7 +20,7 @@ func TestSelfIsSame(t *testing.T) {
 	for k := range 10 {
 		for _, noise := range []string{"white", "ar1", "sawtooth"} {
 			rng := rand.New(rand.NewPCG(7, uint64(k)))
-			run := compare.FromReport(simulate(rng, newServer(rng, noise), change{}))
+			run := compare.FromReport(simulate(rng, newServer(rng, noise), change{}, compare.RunSpread{}))
 			res := compare.Compare(run, run, compare.Options{Margins: compare.DefaultMargins(), Seed: uint64(k), Resamples: 300})
 			for name, m := range res.Metrics {
 				if m.Relative && (m.Difference != 0 || m.CI95 != [2]float64{0, 0}) {
@@ -82,7 +82,7 @@ func TestIntervalsRespectBounds(t *testing.T) {
 // blocks merged in pairs differs by nothing in its totals.
 func TestAlignBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
-	old := compare.FromReport(simulate(rng, newServer(rng, "white"), change{}))
+	old := compare.FromReport(simulate(rng, newServer(rng, "white"), change{}, compare.RunSpread{}))
 	cur := old
 	cur.Blocks = nil
 	for i := 0; i+1 < len(old.Blocks); i += 2 {
@@ -106,7 +106,7 @@ func TestAlignBlocks(t *testing.T) {
 // set beside it.
 func TestMarginsNamed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	run := compare.FromReport(simulate(rng, newServer(rng, "white"), change{}))
+	run := compare.FromReport(simulate(rng, newServer(rng, "white"), change{}, compare.RunSpread{}))
 	names := map[string]string{compare.MarginLatency: "--p50", compare.MarginLatencyP99: "--p99", compare.MarginLatencyP999: "--p999",
 		compare.MarginCPU: "--cpu", compare.MarginThroughput: "--tput", compare.MarginErrorPoints: "--err", compare.MarginLeakBytes: "--leak"}
 	res := compare.Compare(run, run, compare.Options{Margins: compare.DefaultMargins(), Seed: 1, Resamples: 100, MarginNames: names})
@@ -138,7 +138,7 @@ func TestPairedSlopeCovers(t *testing.T) {
 		for k := range n {
 			rng := rand.New(rand.NewPCG(11, uint64(k)*31+uint64(len(noise))))
 			s := newServer(rng, noise)
-			old, cur := compare.FromReport(simulate(rng, s, change{})), compare.FromReport(simulate(rng, s, change{leak: 64}))
+			old, cur := compare.FromReport(simulate(rng, s, change{}, compare.RunSpread{})), compare.FromReport(simulate(rng, s, change{leak: 64}, compare.RunSpread{}))
 			_, ci, ok := compare.PairedSlope(old.Series["rss"], cur.Series["rss"])
 			if !ok {
 				t.Fatalf("%s %d: no paired fit", noise, k)
@@ -190,5 +190,65 @@ func TestColumnsNamed(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "0.25 s for a core per CPU second they ran (A (pooled)), 0.5 s (B (pooled))") {
 		t.Errorf("text lacks the contention figures:\n%s", text.String())
+	}
+}
+
+// TestRunSpreadWidens: two separate runs of one build differ by a
+// constant offset that no time block shows (on a quiet machine, CPU per
+// request +16.4 % between two 60 s soaks of testdata/target). Without the
+// between-run spread, such a pair reads regressed against ±5 %; with it,
+// the interval is widened on each side by z·√2·spread in quadrature, the
+// verdict is inconclusive and says that separate runs cannot resolve the
+// margin (the spread taken at 99 %: zSpread); a margin wider than the
+// offset and the spread reads same. A
+// run compared with itself is not widened (its interval stays [0, 0]),
+// nor the throughput of two open loops at one rate (the load set it).
+func TestRunSpreadWidens(t *testing.T) {
+	blocks := func(cpu, tput float64) []compare.Block {
+		bs := make([]compare.Block, 20)
+		for i := range bs {
+			f := 1 + 0.01*float64(i%3-1)
+			bs[i] = compare.Block{Seconds: 3, Requests: 3 * tput * f, CPUSeconds: 3 * tput * f * cpu * f, P50: 0.8e-3 * f, P99: 3e-3 * f, P999: 4e-3 * f, Start: 3 * float64(i)}
+		}
+		return bs
+	}
+	old, cur := compare.Run{Blocks: blocks(150e-6, 500)}, compare.Run{Blocks: blocks(150e-6*1.164, 500)}
+	tight := compare.InterleavedMargins()
+	spread := compare.RunSpread{P50: 0.03, P99: 0.2, P999: 0.15, CPU: 0.06, Throughput: 0.06}
+	judge := func(m compare.Margins, rs compare.RunSpread, a, b compare.Run) compare.Metric {
+		return compare.Compare(a, b, compare.Options{Margins: m, RunSpread: rs, Seed: 1, Resamples: 500}).Metrics[compare.CPUPerRequest]
+	}
+	if m := judge(tight, compare.RunSpread{}, old, cur); m.Verdict != compare.Regressed {
+		t.Errorf("without the spread: CPU %s %v; want regressed (the blocks alone see no offset)", m.Verdict, m.CI95)
+	}
+	m := judge(tight, spread, old, cur)
+	want := math.Expm1(2.5758293035489 * math.Sqrt2 * 0.06) // the spread at 99 %
+	if m.Verdict != compare.Inconclusive || math.Abs(m.RunSpread-want) > 1e-9 || !strings.Contains(m.Reason, "two separate runs differ by themselves by more than that margin") {
+		t.Errorf("with the spread: CPU %s %v, spread %v (want %v): %s; want inconclusive, naming why", m.Verdict, m.CI95, m.RunSpread, want, m.Reason)
+	}
+	if b := math.Log1p(want); m.CI95[0] > (1+m.Difference)*math.Exp(-b)-1+1e-9 || m.CI95[1] < (1+m.Difference)*math.Exp(b)-1-1e-9 {
+		t.Errorf("with the spread: CPU interval %v; want it to hold its point widened by ×/÷ %.3g", m.CI95, 1+want)
+	}
+	wide := tight
+	wide.CPU = 0.6
+	if m := judge(wide, spread, old, cur); m.Verdict != compare.Same {
+		t.Errorf("margin ±60 %%: CPU %s %v; want same", m.Verdict, m.CI95)
+	}
+	self := compare.Compare(old, old, compare.Options{Margins: tight, RunSpread: spread, Seed: 1, Resamples: 300})
+	for name, m := range self.Metrics {
+		if m.Relative && (m.CI95 != [2]float64{0, 0} || m.RunSpread != 0) {
+			t.Errorf("a run against itself: %s interval %v, spread %v; want [0, 0] and none", name, m.CI95, m.RunSpread)
+		}
+	}
+	for _, c := range []struct {
+		rateOld, rateNew float64
+		widened          bool
+	}{{500, 500, false}, {0, 0, true}, {500, 400, true}} {
+		a, b := old, cur
+		a.Rate, b.Rate = c.rateOld, c.rateNew
+		tp := compare.Compare(a, b, compare.Options{Margins: tight, RunSpread: spread, Seed: 1, Resamples: 300}).Metrics[compare.Throughput]
+		if (tp.RunSpread > 0) != c.widened {
+			t.Errorf("rates %v and %v: throughput widened by %v; want widened %v", c.rateOld, c.rateNew, tp.RunSpread, c.widened)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -24,11 +25,54 @@ func goodRun(status string, rep *model.Report, res *compare.Result) bool {
 		(res == nil || res.Verdict != compare.Regressed)
 }
 
-// compareRuns judges the run new against the run old, both with their
-// records. The seed is the new run's ID: a comparison is reproducible.
-func compareRuns(old, cur *model.Report, curID int64) compare.Result {
+// compareRuns judges the run curID (its report cur) against the run
+// oldID (old), both with their records. The seed is the new run's ID: a
+// comparison is reproducible. CPU per request is judged against soakd's
+// own only when neither run shared this daemon with another run: the
+// daemon's CPU is then the run's alone (compare.Options.ControlCPU).
+func (d *Daemon) compareRuns(old, cur *model.Report, oldID, curID int64) compare.Result {
+	alone := !d.sharedDaemon(oldID) && !d.sharedDaemon(curID)
 	return compare.Compare(compare.FromReport(old), compare.FromReport(cur),
-		compare.Options{Margins: compare.DefaultMargins(), Seed: uint64(curID)})
+		compare.Options{Margins: compare.DefaultMargins(), RunSpread: compare.DefaultRunSpread(), ControlCPU: alone, Seed: uint64(curID)})
+}
+
+// sharedLookBack is how far before a run's start sharedDaemon looks for
+// another run that was still going when it started.
+const sharedLookBack = 48 * time.Hour
+
+// sharedDaemon tells whether any other run went while run id did (true
+// when that cannot be read): the daemon's own CPU, which soakd's samples
+// carry as soakd's, was then not that run's alone.
+func (d *Daemon) sharedDaemon(id int64) bool {
+	runs, err := d.st.Runs("", 0)
+	if err != nil {
+		return true
+	}
+	var me store.Run
+	found := false
+	for _, r := range runs {
+		if r.ID == id {
+			me, found = r, true
+		}
+	}
+	if !found {
+		return true
+	}
+	end := func(r store.Run) time.Time {
+		if r.Ended.IsZero() {
+			return time.Now()
+		}
+		return r.Ended
+	}
+	for _, r := range runs {
+		if r.ID == id || r.Started.Before(me.Started.Add(-sharedLookBack)) {
+			continue
+		}
+		if r.Started.Before(end(me)) && me.Started.Before(end(r)) {
+			return true
+		}
+	}
+	return false
 }
 
 // againstBaseline compares a finished run with its job's baseline, stores
@@ -63,7 +107,7 @@ func (d *Daemon) compareWithBaseline(job string, id, base int64, rep *model.Repo
 		d.log.Warn("reading the baseline run to compare with", zap.String("job", job), zap.Int64("baseline", base), zap.Error(err))
 		return nil
 	}
-	res := compareRuns(old, rep, id)
+	res := d.compareRuns(old, rep, base, id)
 	b, err := json.Marshal(res)
 	if err == nil {
 		err = d.st.SaveComparison(id, base, res.Verdict, b)

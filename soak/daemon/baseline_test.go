@@ -12,6 +12,7 @@ import (
 
 	"github.com/soakd/soakd/alerts"
 	"github.com/soakd/soakd/soak/compare"
+	"github.com/soakd/soakd/soak/model"
 	"github.com/soakd/soakd/soak/store"
 )
 
@@ -104,4 +105,38 @@ func finishedRun(t *testing.T, d *testDaemon, job string) int64 {
 		return runStatus(t, d.url, job, id).Status != store.StatusRunning
 	})
 	return id
+}
+
+// TestSharedDaemon: a run that went while another did (of any job) shared
+// the daemon's CPU, which its samples carry as soakd's own, so its CPU per
+// request is not judged against soakd's; one that went alone did not.
+func TestSharedDaemon(t *testing.T) {
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	run := func(job string, from, to time.Duration) int64 {
+		id, err := st.CreateRun(job, "schedule", "http://127.0.0.1:1/", t0.Add(from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.FinishRun(id, store.StatusCompleted, &model.Report{Started: t0.Add(from), Ended: t0.Add(to)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	alone := run("a", 0, time.Minute)
+	first := run("a", 2*time.Minute, 4*time.Minute)
+	overlapping := run("b", 3*time.Minute, 5*time.Minute)
+	after := run("a", 6*time.Minute, 7*time.Minute)
+	d := &Daemon{st: st}
+	for _, c := range []struct {
+		id     int64
+		shared bool
+	}{{alone, false}, {first, true}, {overlapping, true}, {after, false}, {999, true}} {
+		if got := d.sharedDaemon(c.id); got != c.shared {
+			t.Errorf("run %d: shared %v; want %v", c.id, got, c.shared)
+		}
+	}
 }

@@ -216,5 +216,5 @@ func (d *Daemon) judge(ids [2]int64) (compare.Result, error) {
 	if err != nil {
 		return compare.Result{}, err
 	}
-	return compareRuns(a, b, ids[1]), nil
+	return d.compareRuns(a, b, ids[0], ids[1]), nil
 }

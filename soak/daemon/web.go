@@ -220,7 +220,7 @@ func (d *Daemon) pageCompare(w http.ResponseWriter, r *http.Request) {
 		d.pageError(w, err)
 		return
 	}
-	j := &web.Judgement{OldID: ids[0], NewID: ids[1], Result: compareRuns(repA, repB, ids[1])}
+	j := &web.Judgement{OldID: ids[0], NewID: ids[1], Result: d.compareRuns(repA, repB, ids[0], ids[1])}
 	d.writePage(w, func(b *bytes.Buffer) error {
 		return web.Compare(b, repA, repB, d.runView(runA), d.runView(runB), j)
 	})

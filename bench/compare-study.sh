@@ -7,6 +7,13 @@
 #     at the margin, latency +15 %, p99 +30 %): each row's verdict counts.
 #
 #   SOAKD=/tmp/soakd bash bench/compare-study.sh real
+#   KEEP=DIR SOAKD=/tmp/soakd bash bench/compare-study.sh real
+#   SOAKD=/tmp/soakd bash bench/compare-study.sh pairs DIR
+#     With KEEP, each soak's run directory is kept as DIR/runN. "pairs DIR"
+#     compares every pair of the runs kept in DIR (any build's soakd can
+#     re-read them) and counts each metric's verdicts, with the rms of the
+#     pairs' log differences against the rms of their intervals' half
+#     widths over 1.96 (the interval's width against the real spread).
 #     Same-build pairs on a real server: PAIRS (default 10) pairs of two
 #     sequential soaks of testdata/target (clean), each DUR (60s) long, in
 #     open loop at RATE (500) req/s with up to C (4) in flight; each pair is
@@ -17,12 +24,36 @@
 #     then the verdicts counted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [[ ${1:-sim} != real ]]; then
+if [[ ${1:-sim} != real && ${1:-sim} != pairs ]]; then
 	SOAKD_COMPARE_PAIRS=${PAIRS:-200} go test ./soak/compare -run 'TestStudy' -count=1 -v -timeout 30m |
 		grep -E '^\s*(--- |ok|FAIL)|sim_test.go'
 	exit
 fi
 SOAKD=${SOAKD:?build soakd and set SOAKD}
+if [[ $1 == pairs ]]; then
+	python3 - "$SOAKD" "${2:?pairs DIR: the runs kept by KEEP=DIR}" <<'PY'
+import itertools, json, math, os, subprocess, sys
+soakd, root = sys.argv[1:]
+runs = sorted((d for d in os.listdir(root) if d.startswith("run") and os.path.exists(f"{root}/{d}/report.json")), key=lambda d: int(d[3:]))
+overall, per = {}, {}
+for a, b in itertools.combinations(runs, 2):
+    out = subprocess.run([soakd, "compare", "--json", f"{root}/{a}", f"{root}/{b}"], capture_output=True, text=True).stdout
+    j = json.loads(out)
+    overall[j["verdict"]] = overall.get(j["verdict"], 0) + 1
+    for name, m in j["metrics"].items():
+        p = per.setdefault(name, {"verdicts": {}, "d2": [], "w2": []})
+        p["verdicts"][m["verdict"]] = p["verdicts"].get(m["verdict"], 0) + 1
+        if m.get("relative") and m.get("difference") is not None and m["ci95"][0] is not None:
+            p["d2"].append(math.log1p(m["difference"]) ** 2)
+            p["w2"].append(((math.log1p(m["ci95"][1]) - math.log1p(m["ci95"][0])) / 2 / 1.96) ** 2)
+print(f"{len(runs)} runs, {sum(overall.values())} pairs; overall {overall}")
+for name in sorted(per):
+    p = per[name]
+    spread = f"  rms d {math.sqrt(sum(p['d2'])/len(p['d2'])):.3f} rms w {math.sqrt(sum(p['w2'])/len(p['w2'])):.3f}" if p["d2"] else ""
+    print(f"{name:22} {p['verdicts']}{spread}")
+PY
+	exit
+fi
 PAIRS=${PAIRS:-10} DUR=${DUR:-60s} RATE=${RATE:-500} C=${C:-4}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -47,6 +78,11 @@ for i in $(seq "$PAIRS"); do
 	rm -rf "$work/a" "$work/b"
 	soak "$work/a"
 	soak "$work/b"
+	if [[ -n ${KEEP:-} ]]; then
+		mkdir -p "$KEEP"
+		cp -r "$work/a" "$KEEP/run$((2 * i - 1))"
+		cp -r "$work/b" "$KEEP/run$((2 * i))"
+	fi
 	rc=0
 	"$SOAKD" compare --json "$work/a" "$work/b" >"$work/cmp.json" 2>/dev/null || rc=$?
 	src=0

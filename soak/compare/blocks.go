@@ -236,6 +236,10 @@ func merge(bs []Block, k int) []Block {
 	return out
 }
 
+// AgainstSoakdCPU is Metric.Against for CPU per request judged against
+// soakd's own.
+const AgainstSoakdCPU = "soakd_cpu"
+
 // controlCPU tells whether CPU per request is judged against soakd's own
 // CPU per request (Options.ControlCPU): the same load (mode, concurrency
 // and rate) in both runs, soakd's CPU read in every block of both, and
@@ -341,7 +345,7 @@ func compareBlocks(old, cur Run, o Options) map[string]Metric {
 				// Judged on the target's CPU per CPU second of soakd's
 				// own: see controlCPU. The raw figures stay Old and New.
 				fig = fCPUCtl
-				m.Control = math.Expm1(point[fCPU] - point[fCPUCtl])
+				m.Control, m.Against = math.Expm1(point[fCPU]-point[fCPUCtl]), AgainstSoakdCPU
 			}
 			ci := cis[fig]
 			m.Difference, m.CI95 = math.Expm1(point[fig]), [2]float64{math.Expm1(ci[0]), math.Expm1(ci[1])}

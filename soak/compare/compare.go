@@ -198,6 +198,10 @@ type Metric struct {
 	// Options.ControlCPU); Difference and CI95 are then the target's
 	// relative to soakd's, and Old and New stay the target's own.
 	Control float64 `json:"control_difference,omitempty"`
+	// Against names what Difference is relative to when it is not the
+	// raw figure: "soakd_cpu" (the target's CPU per CPU second of
+	// soakd's own); the table's difference then reads "… vs soakd".
+	Against string `json:"against,omitempty"`
 	// RunSpread is how far the interval was widened on each side for two
 	// separate runs' own offsets (Options.RunSpread), as a share (0.17:
 	// ±17 % at 95 %); 0 when it was not.

@@ -25,6 +25,9 @@ func (m Metric) Cells() Cells {
 	switch {
 	case m.Relative:
 		c.Difference, c.CI95, c.Margin = pct(m.Difference), pct(m.CI95[0])+" … "+pct(m.CI95[1]), "±"+strings.TrimPrefix(pct(m.Margin), "+")
+		if m.Against == AgainstSoakdCPU {
+			c.Difference += " vs soakd"
+		}
 		if m.HigherIsBetter {
 			c.Margin = "−" + strings.TrimPrefix(pct(m.Margin), "+")
 		}

@@ -3,6 +3,7 @@ package compare_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,6 +204,9 @@ func TestColumnsNamed(t *testing.T) {
 // offset and the spread reads same. A
 // run compared with itself is not widened (its interval stays [0, 0]),
 // nor the throughput of two open loops at one rate (the load set it).
+// Judged against soakd's own CPU per request (Options.ControlCPU), a raw
+// +16.4 % whose soakd moved +12 % reads +3.9 % "vs soakd", the raw
+// figures kept; not without the option, nor when the runs' loads differ.
 func TestRunSpreadWidens(t *testing.T) {
 	blocks := func(cpu, tput float64) []compare.Block {
 		bs := make([]compare.Block, 20)
@@ -217,6 +221,33 @@ func TestRunSpreadWidens(t *testing.T) {
 	spread := compare.RunSpread{P50: 0.03, P99: 0.2, P999: 0.15, CPU: 0.06, Throughput: 0.06}
 	judge := func(m compare.Margins, rs compare.RunSpread, a, b compare.Run) compare.Metric {
 		return compare.Compare(a, b, compare.Options{Margins: m, RunSpread: rs, Seed: 1, Resamples: 500}).Metrics[compare.CPUPerRequest]
+	}
+	ctl := func(r compare.Run) compare.Run {
+		r.Concurrency, r.Blocks = 4, slices.Clone(r.Blocks)
+		for i := range r.Blocks {
+			r.Blocks[i].SelfCPUSeconds = 3 * 500 * 250e-6 * (1 + 0.01*float64(i%2))
+		}
+		return r
+	}
+	// soakd's own CPU per request 12 % dearer in the new run, as the
+	// target's raw +16.4 %: against it, the target's is +3.9 %.
+	co, cn := ctl(old), ctl(cur)
+	for i := range cn.Blocks {
+		cn.Blocks[i].SelfCPUSeconds *= 1.12
+	}
+	ctlJudge := func(on bool) compare.Metric {
+		return compare.Compare(co, cn, compare.Options{Margins: tight, ControlCPU: on, Seed: 1, Resamples: 500}).Metrics[compare.CPUPerRequest]
+	}
+	if m := ctlJudge(true); m.Against != compare.AgainstSoakdCPU || math.Abs(m.Difference-(1.164/1.12-1)) > 0.01 || math.Abs(m.Control-0.12) > 0.01 ||
+		math.Abs(m.New/m.Old-1.164) > 0.01 || !strings.Contains(m.Cells().Difference, "vs soakd") {
+		t.Errorf("against soakd's CPU: difference %v (want %v), control %v (want 0.12), old %v new %v, cell %q", m.Difference, 1.164/1.12-1, m.Control, m.Old, m.New, m.Cells().Difference)
+	}
+	if m := ctlJudge(false); m.Against != "" || math.Abs(m.Difference-0.164) > 0.01 {
+		t.Errorf("without the control: difference %v, against %q; want +16.4 %% raw", m.Difference, m.Against)
+	}
+	cn.Rate = 400 // another load: the control does not hold
+	if m := ctlJudge(true); m.Against != "" {
+		t.Errorf("two loads: judged against %q; want the raw figure", m.Against)
 	}
 	if m := judge(tight, compare.RunSpread{}, old, cur); m.Verdict != compare.Regressed {
 		t.Errorf("without the spread: CPU %s %v; want regressed (the blocks alone see no offset)", m.Verdict, m.CI95)

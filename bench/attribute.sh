@@ -10,7 +10,10 @@
 # ROWS="go-heap jvm" runs only those rows (default: all); KEEP=DIR keeps
 # each run's --out in DIR/NAME-N (liveheap.csv, samples.csv, report.json). The go-heap
 # target serves its heap profile (--pprof), from which soakd reads the
-# live heap at each block's end; the split's source is printed.
+# live heap at each block's end; the jvm row's split is read from the JVM's
+# hsperfdata counters after each young collection (JVM_N sets its -n,
+# default 100000; its truth, 534 B, is the class histograms' growth per
+# request of /leak). The split's source is printed.
 #
 # Needs gcc, python3, node and java (JDK 11+, run from source).
 set -euo pipefail
@@ -102,6 +105,6 @@ for _ in $(seq "$rounds"); do
   fi
   if row jvm; then
     start jvm java testdata/zoo/Leak.java --leak-bytes 512 --leak-path /leak
-    soak jvm "/leak 512 B/req (JVM)" /leak /ok -n 100000
+    soak jvm "/leak 534 B/req (JVM)" /leak /ok -n "${JVM_N:-100000}"
   fi
 done

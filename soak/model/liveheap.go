@@ -14,10 +14,12 @@ import (
 const LiveHeapFile = "liveheap.csv"
 
 // LiveHeap is one reading of the target's live heap, taken by the runtime
-// itself at a boundary of the designed mix's blocks (a Go heap profile
-// fetched with gc=1: its inuse_space after a forced collection). Unlike
-// RSS it carries no collector's sawtooth, so its growth over each block
-// can be split between the endpoints (docs/attribution.md).
+// itself: at a boundary of the designed mix's blocks (a Go heap profile
+// fetched with gc=1: its inuse_space after a forced collection), or after
+// a young collection (a HotSpot JVM's survivors and old generation, from
+// its hsperfdata counters; CostSeconds 0). Unlike RSS it carries no
+// collector's sawtooth, so its growth over each block can be split
+// between the endpoints (docs/attribution.md).
 type LiveHeap struct {
 	Elapsed     float64 // seconds since the run started, at the reading
 	Incarnation int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -164,5 +165,69 @@ func TestAttributeOnAGoServerReadsTheLiveHeap(t *testing.T) {
 	site := rss.Sites[0].Endpoints
 	if site[0].PerRequest < 0.6*512 || site[0].PerRequest > 1.4*512 || math.Abs(site[1].PerRequest) > 0.25*512 {
 		t.Errorf("retainHeap by endpoint: %+v; want %s 512 B ± 40 %% and %s within ±128 B of 0", site, leaky.Endpoint, clean.Endpoint)
+	}
+}
+
+// What the zoo's JVM keeps per request of its leaking page, and the
+// requests its test soaks: a byte[512] costs 528 B with its header, and
+// its slot in the list about 6 B more (measured: the class histograms'
+// total before and after 50 000 requests of /leak, 533.9 B a request);
+// the readings come one per young collection, about every 6 500
+// requests of this server's garbage under the default heap.
+const (
+	jvmTruth    = 534.0
+	jvmRequests = 100_000
+)
+
+// The zoo's JVM (Leak.java) keeping a byte[512] a request on /leak and
+// nothing on /ok: its RSS follows the committed heap, which the collector
+// grows in steps whatever page is served, so the RSS split is not judged.
+// soakd reads the heap it keeps after each young collection (survivors
+// and old generation) from its hsperfdata file at every sample, and
+// splits that, the designed mix's blocks spanning 3 collections each:
+// /leak within 25 % of what a kept byte[512] costs with its list slot,
+// /ok no leak and near zero. Skipped without java.
+func TestAttributeOnAJVMReadsItsHeapCounters(t *testing.T) {
+	if _, err := exec.LookPath("java"); err != nil {
+		t.Skipf("java is not installed (.ci/run installs default-jdk-headless): %v", err)
+	}
+	url, pid := startZooScript(t, "java", "Leak.java", "--leak-bytes", "512", "--leak-path", "/leak")
+	rep, out := attributeSoak(t, url, pid, jvmRequests, "/leak", "/ok")
+	if rep.Target.Collector != "JVM" {
+		t.Errorf("target.collector = %q; want JVM", rep.Target.Collector)
+	}
+	f, err := os.Open(filepath.Join(out, model.LiveHeapFile))
+	if err != nil {
+		t.Fatalf("no live-heap readings: %v", err)
+	}
+	defer f.Close()
+	hs, err := model.ReadLiveHeap(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hs {
+		t.Logf("retained heap after a young collection, at %.1f s (%s, favoured %d): %.0f B, requests %v", h.Elapsed, model.PhaseName(h.Phase), h.Favoured, h.Bytes, h.Requests)
+	}
+	rss := rep.Resources["rss"]
+	if len(rss.Endpoints) != 2 {
+		t.Fatalf("rss endpoints = %+v; want 2", rss.Endpoints)
+	}
+	leaky, clean := rss.Endpoints[0], rss.Endpoints[1]
+	if strings.Contains(leaky.Reason, "too few live-heap readings") {
+		t.Skipf("the split was not judged: %s (%d requests in %.0f s; %d readings in all)", leaky.Reason, rep.Load.Requests, rep.Load.DurationSeconds, len(hs))
+	}
+	for _, e := range rss.Endpoints {
+		if e.Source != verdict.LiveHeapSource {
+			t.Errorf("%s: source %q (%s, %q); want %q", e.Endpoint, e.Source, e.Verdict, e.Reason, verdict.LiveHeapSource)
+		}
+	}
+	if leaky.PerRequest < 0.75*jvmTruth || leaky.PerRequest > 1.25*jvmTruth || leaky.CI95[0] <= 0 {
+		t.Errorf("%s: %.0f B/request (CI %.0f–%.0f); want %.0f B ± 25 %%, its interval above 0", leaky.Endpoint, leaky.PerRequest, leaky.CI95[0], leaky.CI95[1], jvmTruth)
+	}
+	// Its interval held 0 in 9 of 10 runs of bench/attribute.sh, its
+	// figure −88 to 100 B (docs/attribution.md): a single run is asked
+	// no leak, and under a quarter of /leak's truth.
+	if math.Abs(clean.PerRequest) > 0.25*jvmTruth || clean.Verdict == verdict.Leak {
+		t.Errorf("%s: %s %.1f B/request (CI %.1f–%.1f); want no leak, within ±%.0f B of 0", clean.Endpoint, clean.Verdict, clean.PerRequest, clean.CI95[0], clean.CI95[1], 0.25*jvmTruth)
 	}
 }

@@ -157,19 +157,29 @@ func (l *liveHeap) series() []model.LiveHeap {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]model.LiveHeap(nil), l.readings...)
+	return append([]model.LiveHeap{}, l.readings...) // not nil: the heap was read
 }
 
-// write writes the readings as the run directory's liveheap.csv.
-func (l *liveHeap) write(dir string) error {
-	if l == nil || dir == "" {
+// liveSeries is the run's live-heap readings: a Go target's heap
+// profile's, or a JVM's counters'; nil when none was read.
+func (r *runner) liveSeries() []model.LiveHeap {
+	if r.jvm != nil {
+		return r.jvm.series()
+	}
+	return r.live.series()
+}
+
+// writeLiveHeap writes the readings hs as the run directory's
+// liveheap.csv (nothing when hs is nil: no live heap was read).
+func writeLiveHeap(dir string, hs []model.LiveHeap) error {
+	if hs == nil || dir == "" {
 		return nil
 	}
 	f, err := os.Create(filepath.Join(dir, model.LiveHeapFile))
 	if err != nil {
 		return err
 	}
-	if err := model.WriteLiveHeap(f, l.series()); err != nil {
+	if err := model.WriteLiveHeap(f, hs); err != nil {
 		f.Close()
 		return err
 	}

@@ -62,3 +62,38 @@ func TestMixerFavoursInTurn(t *testing.T) {
 		t.Errorf("favoured %v: %d changes in 4 blocks; want 3 or 4", favoured, changes)
 	}
 }
+
+// With a JVM's heap read at its young collections, a block ends at the
+// first sample after collectionBlocks collections in it, however many
+// samples that takes, and at the latest maxBlockSamples·collectionBlocks
+// samples past its own length when none come.
+func TestMixerBlocksSpanCollections(t *testing.T) {
+	eps := []load.Endpoint{{URL: "http://127.0.0.1:1/a"}, {URL: "http://127.0.0.1:1/b"}}
+	eng, err := load.New(load.Options{Endpoints: eps, Requests: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newMixer(&Options{}, eng)
+	m.byCollections()
+	m.start()
+	counts := []uint64{0, 0}
+	first := eng.Favoured()
+	for i := range 40 { // a collection every 10 samples: 30 samples a block
+		if i%10 == 9 {
+			m.collected()
+		}
+		if ended := m.sampled(counts); ended >= 0 && i != 29 {
+			t.Fatalf("a block ended at sample %d (%d collections in it); want at sample 29, after the 3rd", i, m.collections)
+		}
+	}
+	if eng.Favoured() == first {
+		t.Fatalf("the favoured endpoint is still %d after 3 collections", first)
+	}
+	n := 0
+	for m.sampled(counts) < 0 {
+		n++
+	}
+	if want := m.block + maxBlockSamples*collectionBlocks - 11; n != want {
+		t.Errorf("without collections the block ended %d samples on; want %d", n, want)
+	}
+}

@@ -68,7 +68,7 @@ func (r *runner) report(sum *load.Summary, tgt *probes.Target, loadEnd time.Time
 // analysisOptions are the run's analysis options.
 func (r *runner) analysisOptions() analysis.Options {
 	ao := analysis.Options{Memory: r.o.Memory, FDs: r.o.FDs, MemLimit: r.o.MemLimit, Health: r.o.Health, Collector: r.collector,
-		LiveHeap: r.live.series()}
+		LiveHeap: r.liveSeries()}
 	ao.Health.Timeout = r.eng.Options().Timeout.Seconds()
 	ao.Stalls = r.stall.outages(r.start, r.o.Now()) // a look's; the report's ends at the load's end
 	if r.o.Load.Rate == 0 {

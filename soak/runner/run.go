@@ -62,6 +62,7 @@ type runner struct {
 	mix        *mixer         // nil with one endpoint or a fixed mix
 	where      *where         // nil: no mappings or sites are looked at
 	live       *liveHeap      // nil: the target's live heap is not read
+	jvm        *jvmHeap       // nil: no JVM's heap counters are read
 	ups        *upstreamWatch // nil: no local tree is sampled
 	until      *until         // nil unless Options.UntilDecided
 
@@ -168,7 +169,7 @@ func Run(ctx context.Context, o Options) (*model.Report, error) {
 		if err := rep.WriteEvidence(o.OutDir); err != nil {
 			return rep, err
 		}
-		if err := r.live.write(o.OutDir); err != nil {
+		if err := writeLiveHeap(o.OutDir, r.liveSeries()); err != nil {
 			return rep, err
 		}
 	}
@@ -238,6 +239,10 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
 	r.stopLoad = stopLoad
+	r.jvm = r.openJVMHeap()
+	if r.jvm != nil {
+		r.mix.byCollections()
+	}
 	r.mix.start()
 	r.live = r.openLiveHeap()
 	defer r.live.wait() // a reading under way when the load fails
@@ -329,6 +334,9 @@ func (r *runner) take(ctx context.Context) {
 		}
 		r.pace.ran()
 		r.paceSmaps(rec)
+		if r.jvm.observe(rec, r.mix.favoured()) {
+			r.mix.collected()
+		}
 		if ended := r.mix.sampled(rec.EndpointRequests); ended >= 0 {
 			r.live.boundary(ctx, ended, rec)
 		}

@@ -164,8 +164,11 @@ func AttributeLiveHeap(pts []Point, counts [][]float64, names []string, opt Reso
 // the envelope's bins). The figures stay, for what they are.
 func collectedReason(runtime string) string {
 	how := "the allocation sites name the leak: --pprof, a JVM's class histogram"
-	if runtime == "Go" {
+	switch runtime {
+	case "Go":
 		how = "serve net/http/pprof, or give --pprof, and soakd splits the live heap instead"
+	case "JVM":
+		how = "soakd splits the heap a HotSpot JVM keeps after its young collections when it can read its hsperfdata file (-XX:+UsePerfData, the default; its /tmp readable from soakd's); the class histogram names the leak"
 	}
 	return fmt.Sprintf("not judged: %s collects garbage, so this memory grows while its heap fills with any endpoint's garbage, not with the requests that keep it (%s)", runtime, how)
 }

@@ -36,7 +36,7 @@ func TestDecided(t *testing.T) {
 // looks, the interval only narrows, and a relative metric is reported as
 // a share with its margin.
 func TestJudgeKeepsDecisions(t *testing.T) {
-	j := NewJudge(compare.DefaultMargins(), DefaultAlpha)
+	j := NewJudge(compare.InterleavedMargins(), DefaultAlpha)
 	def := defs[2] // cpu_per_request
 	first := j.look(def, estimate{d: 0.3, se: 0.01, margin: testMargin(def, 0.05), margin0: 0.05})
 	if first.Verdict != compare.Regressed || !first.Relative || first.Margin != 0.05 {
@@ -49,7 +49,7 @@ func TestJudgeKeepsDecisions(t *testing.T) {
 	if m := j.Look(NewTally(), 6).Metrics[def.name]; m.Verdict != compare.Regressed {
 		t.Errorf("later look: %s; want the decision kept", m.Verdict)
 	}
-	j2 := NewJudge(compare.DefaultMargins(), DefaultAlpha)
+	j2 := NewJudge(compare.InterleavedMargins(), DefaultAlpha)
 	a := j2.look(def, estimate{d: 0.02, se: 0.02, margin: testMargin(def, 0.05)})
 	b := j2.look(def, estimate{d: 0.02, se: 0.5, margin: testMargin(def, 0.05)})
 	if b.CI95[0] < a.CI95[0] || b.CI95[1] > a.CI95[1] {
@@ -66,7 +66,7 @@ func TestThroughputDirection(t *testing.T) {
 			def = d
 		}
 	}
-	j := NewJudge(compare.DefaultMargins(), DefaultAlpha)
+	j := NewJudge(compare.InterleavedMargins(), DefaultAlpha)
 	m := j.look(def, estimate{d: -math.Log(0.8), se: 0.005, margin: testMargin(def, 0.1), margin0: 0.1})
 	if m.Verdict != compare.Regressed || m.Difference > -0.199 || m.Difference < -0.201 || !m.HigherIsBetter {
 		t.Errorf("throughput at 0.8×: %+v; want regressed, difference −0.2, higher is better", m)
@@ -83,7 +83,7 @@ func TestThroughputDirection(t *testing.T) {
 // above it read inconclusive on the hull; the gap between them lay above
 // the margin and read regressed.
 func TestJudgeDisagreeingLooks(t *testing.T) {
-	j := NewJudge(compare.DefaultMargins(), DefaultAlpha)
+	j := NewJudge(compare.InterleavedMargins(), DefaultAlpha)
 	def := defs[4] // latency_p99
 	if def.name != compare.LatencyP99 {
 		t.Fatalf("defs[4] is %s", def.name)
@@ -123,7 +123,7 @@ func TestContentionHoldsBack(t *testing.T) {
 			blk.Wait = blk.CPU * map[Build]float64{A: c.waitA, B: c.waitB}[b]
 			tl.Blocks = append(tl.Blocks, blk)
 		}
-		j := NewJudge(compare.DefaultMargins(), DefaultAlpha)
+		j := NewJudge(compare.InterleavedMargins(), DefaultAlpha)
 		res := j.Look(tl, 8)
 		m := res.Metrics[compare.CPUPerRequest]
 		if m.Verdict != c.want || (c.want == compare.Inconclusive && !strings.Contains(m.Reason, fmt.Sprintf("B's %.2f s", c.waitB))) {

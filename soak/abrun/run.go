@@ -37,8 +37,8 @@ type Options struct {
 	// the first look (default 4), LookEvery the pairs between looks
 	// (default 2).
 	WarmupPairs, MinPairs, LookEvery int
-	// Margins are soakd compare's; the zero value is
-	// compare.DefaultMargins.
+	// Margins are the judged differences' margins; the zero value is
+	// compare.InterleavedMargins.
 	Margins compare.Margins
 	// MarginNames says how a reader sets each margin (see
 	// compare.Options.MarginNames).

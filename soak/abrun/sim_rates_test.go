@@ -127,7 +127,7 @@ func separateRuns(leak float64, total, n int) float64 {
 			sl[b] = compare.Slope{Unit: "bytes", PerRequest: f.PerRequest, CI95: f.CI95}
 			leaks = f.Verdict == verdict.Leak // B's own verdict, as the A/B asks (heldBack)
 		}
-		if leaks && compare.CompareSlopes(sl[A], sl[B], compare.DefaultMargins()).Verdict == compare.Regressed {
+		if leaks && compare.CompareSlopes(sl[A], sl[B], compare.InterleavedMargins()).Verdict == compare.Regressed {
 			hits++
 		}
 	}

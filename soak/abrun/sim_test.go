@@ -89,7 +89,7 @@ func simulate(seed uint64, a, b [3]float64, minPairs, lookEvery, maxPairs int) s
 	w := &simWorld{r: r}
 	bs := [2]*simBuild{newSimBuild(r, a[0], a[1], a[2]), newSimBuild(r, b[0], b[1], b[2])}
 	t := NewTally()
-	j := NewJudge(compare.DefaultMargins(), DefaultAlpha)
+	j := NewJudge(compare.InterleavedMargins(), DefaultAlpha)
 	var res compare.Result
 	for i := 0; i < 2*maxPairs; i++ {
 		who := Order(i)

@@ -112,7 +112,7 @@ func logRatio(n, o float64) float64 {
 // spread is each figure's between-run spread (RunSpread, on the same log
 // scale): what the blocks cannot see, a constant offset of one run
 // against the other. Each side of the interval is widened by
-// z95·√2·spread in quadrature (two runs, each with its own offset).
+// zSpread·√2·spread in quadrature (two runs, each with its own offset).
 func relatives(old, cur []Block, o Options, spread figures) (point figures, cis [len(figures{})][2]float64) {
 	old, cur = align(old, cur)
 	fo, fn := sum(old).figures(), sum(cur).figures()
@@ -537,6 +537,7 @@ func ContentionBound(metric, verdict string) bool {
 // zSpread is the normal quantile the between-run spread is taken at:
 // 99 %, not the blocks' 95 %. The spread is estimated from a dozen runs,
 // and its tails are heavier than a normal's (a stall of a second moves a
-// run's p99 threefold); at 95 % the same server read p99 regressed or
-// improved in 1.8 % of simulated pairs, at 99 % in … (sim_test.go).
+// run's p99 threefold); at 95 % the simulated same server read regressed
+// or improved in 8 of 600 pairs (1.3 %), at 99 % in 1 (sim_test.go,
+// SOAKD_COMPARE_PAIRS=200).
 const zSpread = 2.5758293035489

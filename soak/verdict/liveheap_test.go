@@ -114,8 +114,7 @@ func TestAttributeLiveHeap(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			covered, within, zero, falseLeaks, found := 0, 0, 0, 0, 0
-			var mean0, mean1, meanTruth float64
+			var st splitTally
 			for seed := range uint64(seeds) {
 				pts, counts, truth := liveSoak(tc.spec, seed)
 				f := AttributeLiveHeap(pts, counts, twoNames, ResourceOptions{Name: "RSS", Unit: "bytes", Quantum: 1})
@@ -125,25 +124,10 @@ func TestAttributeLiveHeap(t *testing.T) {
 				if f[0].Source != LiveHeapSource || f[0].Reason != "" {
 					t.Fatalf("seed %d: source %q, reason %q; want %q and none", seed, f[0].Source, f[0].Reason, LiveHeapSource)
 				}
-				meanTruth += truth / seeds
-				if f[0].CI95[0] <= truth && truth <= f[0].CI95[1] {
-					covered++
-				}
-				if math.Abs(f[0].PerRequest-truth) <= 0.25*math.Max(truth, 1) {
-					within++
-				}
-				if f[0].Verdict == Leak {
-					found++
-				}
-				if f[1].CI95[0] <= 0 && 0 <= f[1].CI95[1] {
-					zero++
-				}
-				if f[1].Verdict == Leak {
-					falseLeaks++
-				}
-				mean0 += f[0].PerRequest / seeds
-				mean1 += f[1].PerRequest / seeds
+				st.add(f, truth, seeds)
 			}
+			covered, within, zero, falseLeaks, found := st.covered, st.within, st.zero, st.falseLeaks, st.found
+			mean0, mean1, meanTruth := st.mean0, st.mean1, st.meanTruth
 			t.Logf("leaking endpoint %.0f B/request (truth %.0f), covered %d/%d, within 25 %% %d, a leak %d; clean endpoint %.1f B/request, interval holds 0 in %d, a leak %d",
 				mean0, meanTruth, covered, seeds, within, found, mean1, zero, falseLeaks)
 			if covered < seeds*95/100 {
@@ -296,8 +280,8 @@ func TestAttributeJVMHeap(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.spec.samples = tc.samples
-			covered, within, zero, falseLeaks := 0, 0, 0, 0
-			var mean0, mean1, meanTruth, readings float64
+			var st splitTally
+			var readings float64
 			for seed := range uint64(seeds) {
 				pts, counts, truth := jvmSoak(tc.spec, seed)
 				f := AttributeLiveHeap(pts, counts, twoNames, ResourceOptions{Name: "RSS", Unit: "bytes", Quantum: 1})
@@ -305,22 +289,10 @@ func TestAttributeJVMHeap(t *testing.T) {
 					t.Fatalf("seed %d: %s", seed, f[0].Reason)
 				}
 				readings += float64(len(pts)) / seeds
-				meanTruth += truth / seeds
-				if f[0].CI95[0] <= truth && truth <= f[0].CI95[1] {
-					covered++
-				}
-				if math.Abs(f[0].PerRequest-truth) <= 0.25*math.Max(truth, 1) {
-					within++
-				}
-				if f[1].CI95[0] <= 0 && 0 <= f[1].CI95[1] {
-					zero++
-				}
-				if f[1].Verdict == Leak {
-					falseLeaks++
-				}
-				mean0 += f[0].PerRequest / seeds
-				mean1 += f[1].PerRequest / seeds
+				st.add(f, truth, seeds)
 			}
+			covered, within, zero, falseLeaks := st.covered, st.within, st.zero, st.falseLeaks
+			mean0, mean1, meanTruth := st.mean0, st.mean1, st.meanTruth
 			t.Logf("%.0f readings; leaking endpoint %.0f B/request (truth %.0f), covered %d/%d, within 25 %% %d; clean endpoint %.1f B/request, interval holds 0 in %d, a leak %d",
 				readings, mean0, meanTruth, covered, seeds, within, mean1, zero, falseLeaks)
 			if tc.measured {
@@ -337,4 +309,33 @@ func TestAttributeJVMHeap(t *testing.T) {
 			}
 		})
 	}
+}
+
+// splitTally counts a two-endpoint split's outcomes over seeded series:
+// the leaking endpoint (fit 0) against its truth, the clean one (fit 1)
+// against zero, and both fits' mean figures.
+type splitTally struct {
+	covered, within, found, zero, falseLeaks int
+	mean0, mean1, meanTruth                  float64
+}
+
+func (st *splitTally) add(f []EndpointFit, truth float64, seeds float64) {
+	st.meanTruth += truth / seeds
+	if f[0].CI95[0] <= truth && truth <= f[0].CI95[1] {
+		st.covered++
+	}
+	if math.Abs(f[0].PerRequest-truth) <= 0.25*math.Max(truth, 1) {
+		st.within++
+	}
+	if f[0].Verdict == Leak {
+		st.found++
+	}
+	if f[1].CI95[0] <= 0 && 0 <= f[1].CI95[1] {
+		st.zero++
+	}
+	if f[1].Verdict == Leak {
+		st.falseLeaks++
+	}
+	st.mean0 += f[0].PerRequest / seeds
+	st.mean1 += f[1].PerRequest / seeds
 }

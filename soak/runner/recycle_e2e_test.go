@@ -212,21 +212,26 @@ func TestEndToEndLoadPilingUpInWorkersIsNotAnFDLeak(t *testing.T) {
 	}
 }
 
-// A prefork worker that leaks an fd every 10 requests under the same
-// pile-up is still found, at its own rate.
+// A prefork worker that leaks an fd every 5 requests under the same
+// pile-up is still found, at its own rate. Every 10 requests, a worker's
+// 150-request life grew by 53 % of its own fds in a run starved under
+// -race and bench/busy.sh (lives of 1 s, 15 % of requests reset), under
+// the transient rule's bar (a life that grew by less than its own size
+// may be a runtime sizing itself), and the test failed; every 5 doubles
+// that growth.
 func TestEndToEndFDLeakUnderPilingUpIsFound(t *testing.T) {
 	t.Parallel()
-	rep, out := soakSlowing(t, "--leak-bytes", "0", "--leak-fd-every", "10")
+	rep, out := soakSlowing(t, "--leak-bytes", "0", "--leak-fd-every", "5")
 	fds := rep.Resources["fds"]
 	t.Logf("fds: %s, masked by %q: %s", fds.Verdict, fds.MaskedBy, fds.Reason)
-	if fds.Verdict != "leak" || fds.PerRequest < 0.05 || fds.PerRequest > 0.15 {
+	if fds.Verdict != "leak" || fds.PerRequest < 0.1 || fds.PerRequest > 0.3 {
 		skipIfSamplesStalled(t, rep, out, 200*time.Millisecond)
 	}
 	if fds.Verdict != "leak" || fds.MaskedBy != "recycling" {
 		t.Fatalf("fds %s masked by %q; want a leak masked by recycling", fds.Verdict, fds.MaskedBy)
 	}
-	if fds.PerRequest < 0.05 || fds.PerRequest > 0.15 {
-		t.Errorf("fds per_request = %.3g; want about 0.1 (an fd every 10 requests)", fds.PerRequest)
+	if fds.PerRequest < 0.1 || fds.PerRequest > 0.3 {
+		t.Errorf("fds per_request = %.3g; want about 0.2 (an fd every 5 requests)", fds.PerRequest)
 	}
 }
 

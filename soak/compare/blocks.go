@@ -14,10 +14,10 @@ const MinBlocks = 6
 // totals are a resample's sums over its blocks.
 type totals struct {
 	seconds, requests, errors float64
-	cpu, cpuRequests          float64 // over the blocks with a CPU reading
-	ctlCPU, ctlSelf           float64 // over the blocks with both the target's and soakd's CPU
-	p50, p99, latRequests     float64 // request-weighted sums of the blocks' quantiles
-	p999, p999Requests        float64
+	cpu, cpuRequests          float64   // over the blocks with a CPU reading
+	ctlCPU, ctlSelf           float64   // over the blocks with both the target's and soakd's CPU
+	p50, latRequests          float64   // request-weighted sum of the blocks' p50s
+	p99, p999                 []float64 // the blocks' intervals' p99s and p99.9s: the figure is their median
 }
 
 func (t *totals) add(b Block) {
@@ -34,17 +34,27 @@ func (t *totals) add(b Block) {
 	}
 	if b.P99 > 0 && b.Requests > 0 {
 		t.p50 += b.P50 * b.Requests
-		t.p99 += b.P99 * b.Requests
 		t.latRequests += b.Requests
+		t.p99 = append(t.p99, b.intervals(b.P99s, b.P99)...)
 	}
 	if b.P999 > 0 && b.Requests > 0 {
-		t.p999 += b.P999 * b.Requests
-		t.p999Requests += b.Requests
+		t.p999 = append(t.p999, b.intervals(b.P999s, b.P999)...)
 	}
 }
 
-// figures are a run's block metrics: latency p50, p99 and p99.9
-// (seconds), CPU seconds per request, requests per second, and the
+// intervals are a block's intervals' values of a quantile: those it
+// holds, or its own figure as one when it holds none.
+func (b Block) intervals(v []float64, fig float64) []float64 {
+	if len(v) > 0 {
+		return v
+	}
+	return []float64{fig}
+}
+
+// figures are a run's block metrics: latency p50 (the blocks' mean,
+// weighted by requests), p99 and p99.9 (the median over the blocks'
+// intervals: see Block.P99), in seconds, CPU seconds per request,
+// requests per second, and the
 // target's CPU per CPU second of soakd's own (the controlled CPU cost:
 // see controlCPU); NaN when not known.
 type figures [6]float64
@@ -59,8 +69,16 @@ const (
 )
 
 func (t totals) figures() figures {
-	return figures{ratio(t.p50, t.latRequests), ratio(t.p99, t.latRequests), ratio(t.p999, t.p999Requests),
+	return figures{ratio(t.p50, t.latRequests), median(t.p99), median(t.p999),
 		ratio(t.cpu, t.cpuRequests), ratio(t.requests, t.seconds), ratio(t.ctlCPU, t.ctlSelf)}
+}
+
+// median of v, which it leaves alone; NaN when v is empty.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	return quantile(slices.Sorted(slices.Values(v)), 0.5)
 }
 
 func ratio(a, b float64) float64 {
@@ -189,13 +207,14 @@ func align(old, cur []Block) ([]Block, []Block) {
 }
 
 // merge merges bs into k consecutive blocks, k ≤ len(bs): totals summed
-// (CPU NaN when any part's is), latency weighted by requests.
+// (CPU NaN when any part's is), p50 weighted by requests, the parts'
+// intervals' p99s and p99.9s joined (Block.P99).
 func merge(bs []Block, k int) []Block {
 	if len(bs) == k {
 		return bs
 	}
 	out := make([]Block, k)
-	var w50, w999 []float64 = make([]float64, k), make([]float64, k)
+	w50 := make([]float64, k)
 	for i, b := range bs {
 		j := i * k / len(bs)
 		m := &out[j]
@@ -214,12 +233,11 @@ func merge(bs []Block, k int) []Block {
 		}
 		if b.P99 > 0 && b.Requests > 0 {
 			m.P50 += b.P50 * b.Requests
-			m.P99 += b.P99 * b.Requests
 			w50[j] += b.Requests
+			m.P99s = append(m.P99s, b.intervals(b.P99s, b.P99)...)
 		}
 		if b.P999 > 0 && b.Requests > 0 {
-			m.P999 += b.P999 * b.Requests
-			w999[j] += b.Requests
+			m.P999s = append(m.P999s, b.intervals(b.P999s, b.P999)...)
 		}
 	}
 	for j := range out {
@@ -227,10 +245,10 @@ func merge(bs []Block, k int) []Block {
 			out[j].SelfCPUSeconds = 0
 		}
 		if w50[j] > 0 {
-			out[j].P50, out[j].P99 = out[j].P50/w50[j], out[j].P99/w50[j]
+			out[j].P50, out[j].P99 = out[j].P50/w50[j], median(out[j].P99s)
 		}
-		if w999[j] > 0 {
-			out[j].P999 /= w999[j]
+		if len(out[j].P999s) > 0 {
+			out[j].P999 = median(out[j].P999s)
 		}
 	}
 	return out
@@ -286,7 +304,8 @@ func sameBlocks(a, b []Block) bool {
 	eq := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
 	return slices.EqualFunc(a, b, func(x, y Block) bool {
 		return eq(x.Seconds, y.Seconds) && eq(x.Requests, y.Requests) && eq(x.Errors, y.Errors) && eq(x.CPUSeconds, y.CPUSeconds) && eq(x.SelfCPUSeconds, y.SelfCPUSeconds) &&
-			eq(x.P50, y.P50) && eq(x.P99, y.P99) && eq(x.P999, y.P999) && eq(x.Start, y.Start)
+			eq(x.P50, y.P50) && eq(x.P99, y.P99) && eq(x.P999, y.P999) && eq(x.Start, y.Start) &&
+			slices.Equal(x.P99s, y.P99s) && slices.Equal(x.P999s, y.P999s)
 	})
 }
 
@@ -363,6 +382,12 @@ func compareBlocks(old, cur Run, o Options) map[string]Metric {
 	if t := sum(old.Blocks); t.requests > 0 || sum(cur.Blocks).requests > 0 {
 		out[ErrorRate] = compareErrors(old.Blocks, cur.Blocks, o.Margins, few)
 	}
+	if so, sn := stalledShare(old.Blocks), stalledShare(cur.Blocks); !math.IsNaN(so) && !math.IsNaN(sn) {
+		out[StalledSeconds] = Metric{Unit: "points", Old: 100 * so, New: 100 * sn, Difference: 100 * (sn - so), CI95: [2]float64{math.NaN(), math.NaN()},
+			Verdict: Unjudged, Reason: fmt.Sprintf("the share of the seconds whose p99 is over %g× the run's typical p99: shown, not judged, "+
+				"because two runs of one build stalled in 0 %% to 22 %% of their seconds by themselves (docs/compare.md); "+
+				"latency_p99 is the typical second's and does not see stalls in a minority of the seconds", StallFactor)}
+	}
 	guardContention(out, old.Contention, cur.Contention)
 	if _, judged := out[LatencyP999]; !judged && old.P999 > 0 && cur.P999 > 0 {
 		out[LatencyP999] = Metric{Unit: "seconds", Old: old.P999, New: cur.P999, Difference: cur.P999/old.P999 - 1,
@@ -370,6 +395,29 @@ func compareBlocks(old, cur Run, o Options) map[string]Metric {
 			Reason: "the runs hold p99.9 for the whole run only, not per time block: shown, not judged"}
 	}
 	return out
+}
+
+// StallFactor is how many times a run's typical (median) p99 an
+// interval's p99 must exceed to count as stalled.
+const StallFactor = 3.0
+
+// stalledShare is the share of the blocks' progress intervals whose p99
+// is over StallFactor times their median; NaN with fewer than 20
+// intervals. A stall (a collector's pause, a machine that took the
+// cores) shows in a minority of the seconds, which the typical second's
+// p99 (Block.P99) leaves out: this shows it.
+func stalledShare(bs []Block) float64 {
+	v := sum(bs).p99
+	if len(v) < 20 {
+		return math.NaN()
+	}
+	typical, n := median(v), 0
+	for _, x := range v {
+		if x > StallFactor*typical {
+			n++
+		}
+	}
+	return float64(n) / float64(len(v))
 }
 
 // judgeRelative judges a relative metric, flipping the interval of one

@@ -141,10 +141,18 @@ type Block struct {
 	// SelfCPUSeconds is soakd's own CPU time over the block; 0 when not
 	// known.
 	SelfCPUSeconds float64
-	// P50, P99 and P999 are the means over the block's progress
-	// intervals of their latency quantiles, weighted by requests, in
-	// seconds; 0 when the block has none.
+	// P50 is the mean over the block's progress intervals of their
+	// median latency, weighted by requests; P99 and P999 are the medians
+	// over those intervals of their p99 and p99.9, whose values P99s and
+	// P999s hold (none: the block is one interval). A run's p99 is the
+	// median over all its blocks' intervals: the typical second's tail,
+	// which stalls in a minority of the seconds do not move (the stalled
+	// seconds of runs of one build vary from none to a quarter of the
+	// soak: docs/compare.md). Seconds; 0 when the block has none. Each
+	// interval's quantiles are read from its own requests, so at a low
+	// rate they lie nearer its slowest request: compare runs at one load.
 	P50, P99, P999 float64
+	P99s, P999s    []float64
 	// Start is when the block starts, seconds since the run started.
 	Start float64
 }
@@ -267,7 +275,7 @@ func (r Result) Names() []string {
 }
 
 var order = map[string]int{"rss_per_request": 0, LatencyP50: 2, LatencyP99: 3, LatencyP999: 4,
-	CPUPerRequest: 5, ErrorRate: 6, Throughput: 7}
+	StalledSeconds: 5, CPUPerRequest: 6, ErrorRate: 7, Throughput: 8}
 
 func rank(name string) int {
 	if r, ok := order[name]; ok {
@@ -278,12 +286,16 @@ func rank(name string) int {
 
 // Names of the block metrics.
 const (
-	LatencyP50    = "latency_p50"
-	LatencyP99    = "latency_p99"
-	LatencyP999   = "latency_p999"
-	CPUPerRequest = "cpu_per_request"
-	ErrorRate     = "error_rate"
-	Throughput    = "throughput"
+	LatencyP50  = "latency_p50"
+	LatencyP99  = "latency_p99"
+	LatencyP999 = "latency_p999"
+	// StalledSeconds is the share of a run's progress intervals whose
+	// p99 is over StallFactor times the run's typical p99 (in %): shown,
+	// not judged (see stalledShare).
+	StalledSeconds = "stalled_seconds"
+	CPUPerRequest  = "cpu_per_request"
+	ErrorRate      = "error_rate"
+	Throughput     = "throughput"
 )
 
 // SlopeMetric is the name of a resource's slope metric: "rss_per_request".
@@ -398,7 +410,7 @@ func Judge(ci [2]float64, margin float64) string {
 // on a quiet 2-core machine (docs/compare.md, "How far two runs of one
 // build differ").
 func DefaultRunSpread() RunSpread {
-	return RunSpread{P50: 0.03, P99: 0.35, P999: 0.3, CPU: 0.08, Throughput: 0.08, CPUControlled: 0.025}
+	return RunSpread{P50: 0.03, P99: 0.03, P999: 0.03, CPU: 0.08, Throughput: 0.08, CPUControlled: 0.025}
 }
 
 // Scaled is s with every spread multiplied by k.

@@ -31,6 +31,8 @@ func (m Metric) Cells() Cells {
 		if m.HigherIsBetter {
 			c.Margin = "−" + strings.TrimPrefix(pct(m.Margin), "+")
 		}
+	case m.Unit == "points" && m.Verdict == Unjudged:
+		c.Difference, c.CI95, c.Margin = signed(m.Difference)+" pt", "–", "–"
 	case m.Unit == "points":
 		c.Difference, c.CI95, c.Margin = signed(m.Difference)+" pt", signed(m.CI95[0])+" … "+signed(m.CI95[1])+" pt", "±"+units.Sig3(m.Margin)+" pt"
 	default:

@@ -102,27 +102,27 @@ func block(recs []model.Record, at int, in []int) Block {
 	if s0, s1 := before.SelfUser+before.SelfSystem, last.SelfUser+last.SelfSystem; s0 > 0 && s1 > s0 {
 		b.SelfCPUSeconds = s1 - s0
 	}
-	var n float64
+	var p99 []float64
 	for _, i := range in {
 		if r := &recs[i]; r.P99 > 0 && r.Rate > 0 {
 			b.P50 += r.P50
-			b.P99 += r.P99
-			n++
+			p99 = append(p99, r.P99)
 		}
 	}
-	if n > 0 {
-		b.P50, b.P99 = b.P50/n, b.P99/n
+	if len(p99) > 0 {
+		b.P50, b.P99, b.P99s = b.P50/float64(len(p99)), median(p99), p99
 	}
 	return b
 }
 
 // WithLatency sets the blocks' latency from a run's latency blocks: each
-// goes to the block its middle falls in, weighted by its requests. A
-// block none falls in has no latency.
+// goes to the block its middle falls in: p50 weighted by its requests,
+// p99 and p99.9 the median of the block's (Block.P99). A block none falls
+// in has no latency.
 func WithLatency(bs []Block, lat []model.LatencyBlock) {
 	w := make([]float64, len(bs))
 	for i := range bs {
-		bs[i].P50, bs[i].P99, bs[i].P999 = 0, 0, 0
+		bs[i].P50, bs[i].P99, bs[i].P999, bs[i].P99s, bs[i].P999s = 0, 0, 0, nil, nil
 	}
 	j := 0
 	for _, l := range lat {
@@ -138,13 +138,18 @@ func WithLatency(bs []Block, lat []model.LatencyBlock) {
 		}
 		n := float64(l.Requests)
 		bs[j].P50 += n * l.P50
-		bs[j].P99 += n * l.P99
-		bs[j].P999 += n * l.P999
 		w[j] += n
+		bs[j].P99s = append(bs[j].P99s, l.P99)
+		if l.P999 > 0 {
+			bs[j].P999s = append(bs[j].P999s, l.P999)
+		}
 	}
 	for i := range bs {
 		if w[i] > 0 {
-			bs[i].P50, bs[i].P99, bs[i].P999 = bs[i].P50/w[i], bs[i].P99/w[i], bs[i].P999/w[i]
+			bs[i].P50, bs[i].P99 = bs[i].P50/w[i], median(bs[i].P99s)
+		}
+		if len(bs[i].P999s) > 0 {
+			bs[i].P999 = median(bs[i].P999s)
 		}
 	}
 }

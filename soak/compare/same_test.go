@@ -91,7 +91,8 @@ func TestAlignBlocks(t *testing.T) {
 		n := a.Requests + b.Requests
 		cur.Blocks = append(cur.Blocks, compare.Block{Start: a.Start, Seconds: a.Seconds + b.Seconds, Requests: n, Errors: a.Errors + b.Errors,
 			CPUSeconds: a.CPUSeconds + b.CPUSeconds, P50: (a.P50*a.Requests + b.P50*b.Requests) / n,
-			P99: (a.P99*a.Requests + b.P99*b.Requests) / n, P999: (a.P999*a.Requests + b.P999*b.Requests) / n})
+			P99: (a.P99*a.Requests + b.P99*b.Requests) / n, P999: (a.P999*a.Requests + b.P999*b.Requests) / n,
+			P99s: slices.Concat(a.P99s, b.P99s), P999s: slices.Concat(a.P999s, b.P999s)})
 	}
 	res := compare.Compare(old, cur, compare.Options{Margins: compare.DefaultMargins(), Seed: 1, Resamples: 300})
 	for _, name := range []string{compare.LatencyP50, compare.LatencyP99, compare.CPUPerRequest, compare.Throughput} {
@@ -116,6 +117,12 @@ func TestMarginsNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, m := range res.Metrics {
+		if m.Verdict == compare.Unjudged && m.MarginOf == "" {
+			if m.Cells().Margin != "–" {
+				t.Errorf("%s: unjudged, margin cell %q; want –", name, m.Cells().Margin)
+			}
+			continue // shown only (stalled_seconds): no margin to name
+		}
 		flag := names[m.MarginOf]
 		if flag == "" || m.MarginBy != flag || !strings.Contains(text.String(), m.MarginText()) || !strings.HasSuffix(m.MarginText(), "("+flag+")") {
 			t.Errorf("%s: margin of %q by %q, cell %q; want a named margin shown in the text", name, m.MarginOf, m.MarginBy, m.MarginText())
@@ -281,5 +288,45 @@ func TestRunSpreadWidens(t *testing.T) {
 		if (tp.RunSpread > 0) != c.widened {
 			t.Errorf("rates %v and %v: throughput widened by %v; want widened %v", c.rateOld, c.rateNew, tp.RunSpread, c.widened)
 		}
+	}
+}
+
+// TestTypicalSecondIgnoresStalls: p99 and p99.9 are the typical second's
+// (the median over the intervals), so stalls in a fifth of one run's
+// seconds leave them same, and stalled_seconds shows the stalls, unjudged.
+// The mean the figure once was read this pair's p99 ×5.
+func TestTypicalSecondIgnoresStalls(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	run := func(stall float64) compare.Run {
+		var bs []compare.Block
+		for i := range 20 {
+			b := compare.Block{Start: 3 * float64(i), Seconds: 3, Requests: 1500, CPUSeconds: 0.3 * (1 + 0.02*rng.NormFloat64())}
+			var p50 float64
+			for range 3 {
+				p99 := 3e-3 * math.Exp(0.1*rng.NormFloat64())
+				if rng.Float64() < stall {
+					p99 *= 30
+				}
+				b.P99s, b.P999s = append(b.P99s, p99), append(b.P999s, 1.5*p99)
+				p50 += 0.8e-3 * math.Exp(0.05*rng.NormFloat64()) / 3
+			}
+			b.P50, b.P99, b.P999 = p50, b.P99s[1], b.P999s[1]
+			bs = append(bs, b)
+		}
+		return compare.Run{Blocks: bs, Rate: 500, Concurrency: 4}
+	}
+	old, cur := run(0), run(0.2)
+	res := compare.Compare(old, cur, compare.Options{Margins: compare.DefaultMargins(), RunSpread: compare.DefaultRunSpread(), Seed: 1, Resamples: 500})
+	for _, name := range []string{compare.LatencyP99, compare.LatencyP999} {
+		if m := res.Metrics[name]; m.Verdict != compare.Same {
+			t.Errorf("%s: %s %+.1f %% [%+.1f, %+.1f]; want same: the typical second did not change", name, m.Verdict, 100*m.Difference, 100*m.CI95[0], 100*m.CI95[1])
+		}
+	}
+	m, ok := res.Metrics[compare.StalledSeconds]
+	if !ok || m.Verdict != compare.Unjudged || m.Old != 0 || m.New < 10 || m.New > 30 || m.Difference != m.New-m.Old {
+		t.Errorf("stalled_seconds: %+v; want shown unjudged, 0 %% → about 20 %%", m)
+	}
+	if !strings.Contains(m.Reason, "not judged") {
+		t.Errorf("stalled_seconds reason %q; want it to say it is not judged", m.Reason)
 	}
 }

@@ -32,6 +32,7 @@ type server struct {
 type change struct {
 	leak         float64 // bytes per request
 	cpu, latency float64 // shares: 0.1 = +10 %
+	stall        float64 // more of the intervals stall (offsets.stall)
 }
 
 // offsets are one run's own offsets from its build's figures, drawn from
@@ -40,15 +41,21 @@ type change struct {
 // CPU offset is the machine's cost per request (machine, which soakd's
 // own CPU per request shares) times the target's own (the spread
 // CPUControlled), so that together they spread as rs.CPU.
-type offsets struct{ p50, p99, p999, cpu, machine float64 }
+//
+// stall is the share of the run's intervals that stall (their p99 and
+// p99.9 5 to 50 times the rest's), drawn from 0 to 25 %: what a machine
+// does to one run and not the other (the real runs of one build in
+// docs/compare.md stalled in 0 to 23 % of their seconds).
+type offsets struct{ p50, p99, p999, cpu, machine, stall float64 }
 
 func drawOffsets(rng *rand.Rand, rs compare.RunSpread) offsets {
 	if rs == (compare.RunSpread{}) {
-		return offsets{1, 1, 1, 1, 1} // and no draws: the other tests' streams stay as they were
+		return offsets{1, 1, 1, 1, 1, 0} // and no draws: the other tests' streams stay as they were
 	}
 	m := math.Exp(math.Sqrt(math.Max(rs.CPU*rs.CPU-rs.CPUControlled*rs.CPUControlled, 0)) * rng.NormFloat64())
+	u := rng.Float64()
 	return offsets{math.Exp(rs.P50 * rng.NormFloat64()), math.Exp(rs.P99 * rng.NormFloat64()),
-		math.Exp(rs.P999 * rng.NormFloat64()), m * math.Exp(rs.CPUControlled*rng.NormFloat64()), m}
+		math.Exp(rs.P999 * rng.NormFloat64()), m * math.Exp(rs.CPUControlled*rng.NormFloat64()), m, 0.25 * u * u}
 }
 
 // shape of each simulated run: a 1-hour soak sampled every 4 s at
@@ -114,6 +121,10 @@ func records(rng *rand.Rand, s server, ch change, off offsets) ([]model.Record, 
 		}
 		lat0 := s.p99 * (1 + ch.latency) * math.Exp(slow()+0.1*rng.NormFloat64())
 		p50, p99, p999 := lat0/4*off.p50, lat0*off.p99, 2*lat0*off.p999
+		if off.stall > 0 && rng.Float64() < off.stall+ch.stall {
+			x := 5 + 45*rng.Float64()
+			p99, p999 = x*p99, x*p999
+		}
 		recs = append(recs, model.Record{
 			Sample: probes.Sample{Alive: true, Incarnation: 1, RSSValid: true, RSS: uint64(math.Round(rss/4096) * 4096), CPUUser: math.Floor(cpu*100) / 100,
 				SelfUser: math.Floor(self*100) / 100},
@@ -199,10 +210,12 @@ func (t *tally) String() string {
 // improved (<= 1 % of pairs overall; runs that differ 1.5 times as much
 // as the spread soakd assumes are reported, not asserted: they claim
 // more, and --run-spread is how a user says so); CPU per request (judged against soakd's own), p50,
-// the leak and the error rate read same in >= 90 %. p99 and p99.9 are
-// not asserted same: two separate runs differ in them by themselves by
-// more than their margins (±25 %, ±50 %), so they read inconclusive, and
-// so does the overall verdict; interleaved builds (soakd ab) resolve them.
+// p99 and p99.9 (the typical second's: each run stalls in up to a
+// quarter of its intervals, which it leaves out), the leak and the error
+// rate read same in >= 90 % (p99 in 56 and p99.9 in 60 of 60). The
+// simulated load is a closed loop, whose throughput two separate runs do
+// not resolve within −10 % (its spread, 0.08, is assumed): it and so the
+// overall verdict read inconclusive.
 func TestStudySameServer(t *testing.T) {
 	for _, truth := range []float64{1, 1.5} {
 		tl := study(pairs(), change{}, 1, truth)
@@ -218,7 +231,7 @@ func TestStudySameServer(t *testing.T) {
 		if truth != 1 {
 			continue
 		}
-		for _, m := range []string{compare.CPUPerRequest, compare.LatencyP50, "rss_per_request", compare.ErrorRate} {
+		for _, m := range []string{compare.CPUPerRequest, compare.LatencyP50, compare.LatencyP99, compare.LatencyP999, "rss_per_request", compare.ErrorRate} {
 			if r := tl.rate(m, compare.Same); r < 0.90 {
 				t.Errorf("the same server read %s same in %.1f %% of pairs; want >= 90 %%", m, 100*r)
 			}
@@ -230,11 +243,12 @@ func TestStudySameServer(t *testing.T) {
 // that clears its margin by what two separate runs differ by themselves
 // reads regressed in at least 95 % of pairs, on that metric and overall:
 // CPU per request against its 20 % margin at +40 %, p50 against its 25 %
-// at +60 %, p99 against its 25 % at ×16 (two runs' p99 differ by up to
-// ×3.6 by themselves, at 99 %: the mean of per-second p99s carries every
-// stall). A leak at the margin (16 B/request against a 16 B margin), CPU
-// +30 %, latency +50 % and p99 ×4, ×8 and ×12 are reported, not asserted
-// (bench/compare-study.sh).
+// at +60 %, p99 against its 25 % at +80 %. A leak at the margin (16
+// B/request against a 16 B margin), CPU +30 %, latency +50 % and p99 +40 %
+// and +60 % are reported, not asserted (bench/compare-study.sh), and so are stalls
+// in 10 % and 40 % more of the seconds: p99, the typical second's, reads
+// regressed in 5 and 60 of 60 pairs (same in 36 and none), while
+// stalled_seconds shows the change, unjudged.
 func TestStudyChanges(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -251,10 +265,11 @@ func TestStudyChanges(t *testing.T) {
 		{"CPU +60 %", change{cpu: 0.60}, compare.CPUPerRequest, true, true},
 		{"latency +50 %", change{latency: 0.50}, compare.LatencyP50, false, false},
 		{"latency +60 %", change{latency: 0.60}, compare.LatencyP50, true, false},
-		{"latency p99 ×4", change{latency: 3}, compare.LatencyP99, false, false},
-		{"latency p99 ×8", change{latency: 7}, compare.LatencyP99, false, false},
-		{"latency p99 ×12", change{latency: 11}, compare.LatencyP99, false, false},
-		{"latency p99 ×16", change{latency: 15}, compare.LatencyP99, true, false},
+		{"latency p99 +40 %", change{latency: 0.4}, compare.LatencyP99, false, false},
+		{"latency p99 +60 %", change{latency: 0.6}, compare.LatencyP99, false, false},
+		{"latency p99 +80 %", change{latency: 0.8}, compare.LatencyP99, true, false},
+		{"stalls in 10 % more of the seconds", change{stall: 0.1}, compare.LatencyP99, false, false},
+		{"stalls in 40 % more of the seconds", change{stall: 0.4}, compare.LatencyP99, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !c.assert && os.Getenv("SOAKD_COMPARE_PAIRS") == "" {

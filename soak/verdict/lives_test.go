@@ -185,3 +185,91 @@ func TestTypicalLifeLeavesOutTheRoot(t *testing.T) {
 		t.Errorf("lifeSeconds = %.0f; want a whole child's 19", lf.lifeSeconds)
 	}
 }
+
+// poolLives simulates a worker pool under a steady load of 100 requests
+// a second, sampled every second: workers processes at once, each
+// replaced after serving maxReq requests by a new one that idles
+// (exactly flat) for idle of the tree's requests before it takes its
+// share; each grows leak per request it serves. Lives are born between
+// samples (each second is cut into 10 steps), as real ones are.
+func poolLives(workers int, maxReq, idle, leak float64) ([][]Point, float64) {
+	type proc struct {
+		idx          int
+		served, wait float64
+	}
+	lives := [][]Point{nil}
+	procs := make([]proc, workers)
+	for i := range procs {
+		lives = append(lives, nil)
+		procs[i] = proc{idx: len(lives) - 1, served: maxReq * float64(i) / float64(workers)}
+	}
+	var q float64
+	for step := 0; step <= 3000; step++ {
+		const served = 10.0 // requests a step, 10 steps a second
+		active := 0
+		for _, p := range procs {
+			if p.wait <= 0 {
+				active++
+			}
+		}
+		q += served
+		for i := range procs {
+			p := &procs[i]
+			if p.wait > 0 {
+				p.wait -= served
+			} else {
+				p.served += served / float64(active)
+			}
+			if p.served >= maxReq {
+				lives = append(lives, nil)
+				*p = proc{idx: len(lives) - 1, wait: idle}
+			}
+		}
+		if step%10 != 0 {
+			continue
+		}
+		sec := float64(step / 10)
+		lives[0] = append(lives[0], Point{Requests: q, Seconds: sec, Value: 2e6, Incarnation: 1, Phase: Soak})
+		for _, p := range procs {
+			lives[p.idx] = append(lives[p.idx], Point{Requests: q, Seconds: sec, Value: 1e6 + leak*p.served, Incarnation: 1, Phase: Soak})
+		}
+	}
+	return lives, q - 10
+}
+
+// TestFitLivesCoversEveryRequest: the growth the lives carried, over the
+// requests the soak served, is the leak per request, also when lives are
+// too short to fit (born and dead within 2–3 samples: given the fitted
+// replaced lives' growth per request of their spans), when they are born
+// and die between samples (half of the neighbouring intervals added), and
+// when a new worker idles before it serves (its span starts where it
+// began to serve). Before, the four designs read 0.43, 0.78, 1.48 and
+// 1.25 of the truth (the short lives' growth left out; the lives' edges
+// left out; an idle worker's slope carried over its idle requests); now
+// 1.00, 1.00, 0.84 and 0.99. The third is held to ±20 %: while a worker
+// idles the others serve more of the tree's requests, so a life's growth
+// against them is not a line, and its slope, fitted after its start-up
+// third, misses part of it.
+func TestFitLivesCoversEveryRequest(t *testing.T) {
+	for _, c := range []struct {
+		name               string
+		workers            int
+		maxReq, idle, leak float64
+		tol                float64
+	}{
+		{"supervised, lives of 3.5 samples", 1, 350, 0, 100, 0.1},
+		{"supervised, lives of 4.5 samples", 1, 450, 0, 100, 0.1},
+		{"prefork of 3, idle half a life", 3, 600, 900, 100, 0.2},
+		{"prefork of 4, lives of 3–6 samples", 4, 150, 200, 100, 0.1},
+	} {
+		lives, reqs := poolLives(c.workers, c.maxReq, c.idle, c.leak)
+		lf, ok := fitLives(lives, reqs, 0)
+		if !ok {
+			t.Errorf("%s: no fit (%d lives)", c.name, lf.lives)
+			continue
+		}
+		if r := lf.perRequest / c.leak; math.Abs(r-1) > c.tol {
+			t.Errorf("%s: %.1f per request (%.2f of the truth %.0f), %d lives fitted of %d; want within %.0f %%", c.name, lf.perRequest, r, c.leak, lf.lives, len(lives), 100*c.tol)
+		}
+	}
+}

@@ -171,6 +171,9 @@ type Tally struct {
 	Masked   int // leaks reported as masked by recycling
 	// MaskedEligible: of Eligible, those reported as masked.
 	MaskedEligible int
+	// MaskedCovered: of Masked, those whose interval (the lives') holds
+	// the true slope.
+	MaskedCovered int
 }
 
 // Rate of verdict v.

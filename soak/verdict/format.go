@@ -219,6 +219,10 @@ func settleText(d decision, rph float64, th Thresholds, fl floors, unit string) 
 	switch d.bind {
 	case bindRequests:
 		s += ", so that the interval narrows enough to decide against " + fl.binding(th, unit)
+	case bindLastThird:
+		s += ", so that the soak's last third, not only the growth after the knot (95 % CI " + ciText(d.tail.lo, d.tail.hi, unit) + "), clears " + fl.binding(th, unit) + " on its own (one-sided 95 %)"
+	case bindPace:
+		s += ", so that the growth after the knot, whose interval (95 % CI " + ciText(d.tail.lo, d.tail.hi, unit) + ") already clears " + fl.binding(th, unit) + ", shows whether it keeps slowing: at the pace it slowed, it would add less than " + amount(th.HorizonGrowth, unit) + " per " + secs(th.Horizon)
 	case bindTotal:
 		s += ", so that the growth passes the " + amount(th.MinTotal, unit) + " total-growth floor"
 	case bindTime:

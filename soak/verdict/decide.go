@@ -106,6 +106,7 @@ type decision struct {
 	recent  *recent   // the recent stretch that grows, for whyRecent
 	at      int       // whyLate: the envelope's index where growth began
 	dBIC    float64   // whyLate: the hinge's evidence over the line
+	goesOn  *stopFit  // whyLeakSlowing: the hinge's evidence over the curves that stop, when it decided (see goesOnOverStop)
 }
 
 // tail is the fit after a shape's knot.
@@ -489,8 +490,12 @@ func oneSidedLo(t trend.Fit) float64 { return t.Slope - zLast*(t.Hi-t.Lo)/(2*z95
 // straight (no bend of its own, in its envelope or its bins' medians),
 // which is a leak under a warm-up that outlasted the warm-up phase; a
 // leak reported as slowing when it still bends but both the stretch after
-// the knot and the soak's last third clear the floor (slowing is not
-// stopping); inconclusive otherwise. A curve that keeps bending down and
+// the knot and the soak's last third clear the floor and the pace it
+// slowed at projects more than the floor (stillLeaking), or when the
+// stretch after the knot clears the floor and one slowdown then straight
+// growth fits the soak better than every curve that stops under the
+// floor by stopMargin (goesOnOverStop): slowing is not stopping;
+// inconclusive otherwise. A curve that keeps bending down and
 // whose last third does not clear the floor may level off after the
 // soak, and its slope extrapolated over the horizon would overstate it.
 func decideSlowing(f fit, th Thresholds, fl floors, rel *bool) decision {
@@ -502,10 +507,18 @@ func decideSlowing(f fit, th Thresholds, fl floors, rel *bool) decision {
 	span := f.b.X[len(f.b.X)-1] - f.b.X[f.shape.at]
 	clears := slopeP(t) < th.Alpha && t.Lo > fl.leak() && t.Lo*span > th.MinTotal
 	straight := clears && !f.shape.curve && f.straightAfter(f.shape.at)
-	if straight || clears && f.stillLeaking(t, fl) {
+	still := !straight && clears && f.stillLeaking(t, fl)
+	goes := stopFit{dBIC: math.Inf(-1)}
+	if clears && !straight && !still {
+		goes = f.goesOnOverStop(fl)
+	}
+	if straight || still || goes.dBIC >= stopMargin {
 		d := decision{verdict: Leak, why: whyLeak, tail: tl}
 		if !straight {
 			d.why, d.before = whyLeakSlowing, f.sub(0, f.shape.at+1).Slope
+		}
+		if !straight && !still {
+			d.goesOn = &goes
 		}
 		if rel != nil && *rel {
 			d.verdict, d.why = Stable, whyReleased

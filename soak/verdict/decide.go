@@ -106,6 +106,7 @@ type decision struct {
 	recent  *recent   // the recent stretch that grows, for whyRecent
 	at      int       // whyLate: the envelope's index where growth began
 	dBIC    float64   // whyLate: the hinge's evidence over the line
+	goesOn  *stopFit  // whyLeakSlowing: the hinge's evidence over the curves that stop, when it decided (see goesOnOverStop)
 }
 
 // tail is the fit after a shape's knot.
@@ -144,6 +145,13 @@ const (
 	bindRequests = "requests" // the interval must narrow: more requests
 	bindTotal    = "total"    // the growth must pass Thresholds.MinTotal
 	bindTime     = "time"     // the soak must last Thresholds.Transient
+	// bindLastThird: the growth after a knot clears the floor, but the
+	// soak's last third must too (stillLeaking).
+	bindLastThird = "last-third"
+	// bindPace: the growth after a knot clears the floor, but slowing on
+	// at the pace it slowed it would not add the floor over the horizon
+	// (stillLeaking).
+	bindPace = "pace"
 )
 
 // decide applies the rules in AnalyzeResource's doc comment. cycle is
@@ -482,8 +490,12 @@ func oneSidedLo(t trend.Fit) float64 { return t.Slope - zLast*(t.Hi-t.Lo)/(2*z95
 // straight (no bend of its own, in its envelope or its bins' medians),
 // which is a leak under a warm-up that outlasted the warm-up phase; a
 // leak reported as slowing when it still bends but both the stretch after
-// the knot and the soak's last third clear the floor (slowing is not
-// stopping); inconclusive otherwise. A curve that keeps bending down and
+// the knot and the soak's last third clear the floor and the pace it
+// slowed at projects more than the floor (stillLeaking), or when the
+// stretch after the knot clears the floor and one slowdown then straight
+// growth fits the soak better than every curve that stops under the
+// floor by stopMargin (goesOnOverStop): slowing is not stopping;
+// inconclusive otherwise. A curve that keeps bending down and
 // whose last third does not clear the floor may level off after the
 // soak, and its slope extrapolated over the horizon would overstate it.
 func decideSlowing(f fit, th Thresholds, fl floors, rel *bool) decision {
@@ -495,10 +507,18 @@ func decideSlowing(f fit, th Thresholds, fl floors, rel *bool) decision {
 	span := f.b.X[len(f.b.X)-1] - f.b.X[f.shape.at]
 	clears := slopeP(t) < th.Alpha && t.Lo > fl.leak() && t.Lo*span > th.MinTotal
 	straight := clears && !f.shape.curve && f.straightAfter(f.shape.at)
-	if straight || clears && f.stillLeaking(t, fl) {
+	still := !straight && clears && f.stillLeaking(t, fl)
+	goes := stopFit{dBIC: math.Inf(-1)}
+	if clears && !straight && !still {
+		goes = f.goesOnOverStop(fl)
+	}
+	if straight || still || goes.dBIC >= stopMargin {
 		d := decision{verdict: Leak, why: whyLeak, tail: tl}
 		if !straight {
 			d.why, d.before = whyLeakSlowing, f.sub(0, f.shape.at+1).Slope
+		}
+		if !straight && !still {
+			d.goesOn = &goes
 		}
 		if rel != nil && *rel {
 			d.verdict, d.why = Stable, whyReleased
@@ -506,7 +526,57 @@ func decideSlowing(f fit, th Thresholds, fl floors, rel *bool) decision {
 		return d
 	}
 	more := moreRequests(span, (t.Hi-t.Lo)/2/z95, math.Abs(t.Slope-fl.leak()), th.Alpha) + f.span - span
-	return decision{verdict: Inconclusive, why: whySlowing, bind: bindRequests, more: more, tail: tl}
+	d := decision{verdict: Inconclusive, why: whySlowing, bind: bindRequests, more: more, tail: tl}
+	if clears && fl.horizon > 0 {
+		// The interval after the knot already clears the floor: more
+		// requests are for the rule that held the leak back.
+		d.bind, d.more = f.heldBack(t, fl)
+	}
+	return d
+}
+
+// heldBack names the part of stillLeaking that a slowing growth whose
+// interval after the knot clears the floor failed, and the extra requests
+// that would settle it: bindLastThird, for a soak whose last third would
+// clear the floor one-sided with 80 % power (moreRequests, as moreFor);
+// bindPace, for as many more as would put the growth before and after the
+// knot far enough apart that, slowing on at the pace it slowed, it
+// would add the floor over the horizon (were the slopes to hold, the
+// pace falls as their distance grows, by half of what the soak adds).
+func (f fit) heldBack(t trend.Fit, fl floors) (string, float64) {
+	if last := f.last; oneSidedLo(last) <= fl.leak() {
+		return bindLastThird, moreRequests(f.span, (last.Hi-last.Lo)/2/z95, math.Abs(last.Slope-fl.leak()), 1-0.95)
+	}
+	k, dx := f.slowPace(t)
+	h := math.Min(f.horizonRequests(fl), maxProjection*f.span)
+	want := paceFor(math.Max(t.Lo, 0), fl.leak(), h)
+	if k <= 0 || want <= 0 {
+		return bindPace, f.span
+	}
+	return bindPace, f.span * math.Min(math.Max(2*dx*(k/want-1)/f.span, 0.1), 100)
+}
+
+// paceFor is the exponential pace at which growth at lo per request adds
+// exactly floor per request over h requests (addsOverHorizon's bound);
+// 0 when lo does not clear the floor.
+func paceFor(lo, floor, h float64) float64 {
+	if lo <= floor || h <= 0 {
+		return 0
+	}
+	added := func(k float64) float64 { return lo * -math.Expm1(-k*h) / k }
+	a, b := 1e-12/h, 1.0/h
+	for added(b) > floor*h {
+		b *= 2
+	}
+	for range 100 {
+		m := math.Sqrt(a * b)
+		if added(m) > floor*h {
+			a = m
+		} else {
+			b = m
+		}
+	}
+	return a
 }
 
 // stillLeaking: growth that slows after the knot is still a leak if the
@@ -523,13 +593,25 @@ func (f fit) stillLeaking(t trend.Fit, fl floors) bool {
 	if fl.horizon <= 0 || oneSidedLo(f.last) <= fl.leak() {
 		return false
 	}
-	at, n := f.shape.at, len(f.b.X)
-	k := pace(f.sub(0, at+1).Slope, t.Slope, mean(f.b.X[at:])-mean(f.b.X[:at+1]))
-	if n >= 8 {
-		h1, h2, dx := f.halves()
-		k = math.Max(k, pace(h1.Slope, h2.Slope, dx))
-	}
+	k, _ := f.slowPace(t)
 	return f.addsOverHorizon(k, t.Lo, fl)
+}
+
+// slowPace is the pace stillLeaking projects growth t after the knot at
+// (see pace): from before the knot to after it, or between the soak's
+// halves, whichever is faster; and the requests between the stretches
+// that pace was read across.
+func (f fit) slowPace(t trend.Fit) (k, dx float64) {
+	at, n := f.shape.at, len(f.b.X)
+	dx = mean(f.b.X[at:]) - mean(f.b.X[:at+1])
+	k = pace(f.sub(0, at+1).Slope, t.Slope, dx)
+	if n >= 8 {
+		h1, h2, dh := f.halves()
+		if kh := pace(h1.Slope, h2.Slope, dh); kh > k {
+			k, dx = kh, dh
+		}
+	}
+	return k, dx
 }
 
 // pace is the exponential rate, per request, at which a slope b fell to

@@ -41,6 +41,10 @@ func reason(opt ResourceOptions, res Resource, f fit, d decision, cool *release,
 	case whyLeakSlowing:
 		s = fmt.Sprintf("%s %s (95 %% CI %s) after the growth slowed at request %s (%s into the run), from %s before, %s, %s: slowing but still leaking, the soak's last third clearing %s too",
 			opt.Name, perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), group(res.ChangeAtRequest), secs(res.ChangeAtSeconds), perReq(d.before, u), pText(res.PValue), perDayText(res.PerDay, th, u), fl.binding(th, u))
+		if g := d.goesOn; g != nil {
+			s = fmt.Sprintf("%s %s (95 %% CI %s) after the growth slowed at request %s (%s into the run), from %s before, %s, %s: slowing but still leaking, one slowdown and then straight growth fitting the soak better than any cache that fills or creep that slows while staying under %s over the next %s (by ΔBIC %.1f on %.0f effective points, %d asked)",
+				opt.Name, perReq(d.tail.slope, u), ciText(d.tail.lo, d.tail.hi, u), group(res.ChangeAtRequest), secs(res.ChangeAtSeconds), perReq(d.before, u), pText(res.PValue), perDayText(res.PerDay, th, u), fl.binding(th, u), secs(th.Horizon), g.dBIC, g.me, stopMargin)
+		}
 		s += cooldownText(cool, u)
 		if tte := res.TimeToExhaustionSeconds; tte != nil {
 			s += ", reaching the " + amount(res.Limit, u) + " limit in about " + secs(*tte)
@@ -219,6 +223,10 @@ func settleText(d decision, rph float64, th Thresholds, fl floors, unit string) 
 	switch d.bind {
 	case bindRequests:
 		s += ", so that the interval narrows enough to decide against " + fl.binding(th, unit)
+	case bindLastThird:
+		s += ", so that the soak's last third, not only the growth after the knot (95 % CI " + ciText(d.tail.lo, d.tail.hi, unit) + "), clears " + fl.binding(th, unit) + " on its own (one-sided 95 %)"
+	case bindPace:
+		s += ", so that the growth after the knot, whose interval (95 % CI " + ciText(d.tail.lo, d.tail.hi, unit) + ") already clears " + fl.binding(th, unit) + ", shows whether it keeps slowing: at the pace it slowed, it would add less than " + amount(th.HorizonGrowth, unit) + " per " + secs(th.Horizon)
 	case bindTotal:
 		s += ", so that the growth passes the " + amount(th.MinTotal, unit) + " total-growth floor"
 	case bindTime:

@@ -374,3 +374,24 @@ func TestLateLeakIsNotStable(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowingAdviceNamesTheRule: growth that slows after a knot, whose
+// interval after the knot already clears the floor, is advised to run
+// for the rule that held it back (the last third, or the pace it slowed
+// at), never to narrow an interval that already clears the floor (issue
+// 41, item 3: "the advice names the wrong constraint"). The study's
+// TestSlowingAdvice checks the same on the issue's design.
+func TestSlowingAdviceNamesTheRule(t *testing.T) {
+	th := MemoryThresholds
+	fl := floorsFor(th, 500*3600, 0, 0)
+	tl := &tail{lo: 17.6, slope: 20.3, hi: 23.1}
+	for _, tt := range []struct{ bind, want string }{
+		{bindPace, "so that the growth after the knot, whose interval (95 % CI 17.6–23.1 B) already clears the horizon floor 1.55 B/request"},
+		{bindLastThird, "so that the soak's last third, not only the growth after the knot (95 % CI 17.6–23.1 B), clears the horizon floor 1.55 B/request"},
+	} {
+		got := settleText(decision{verdict: Inconclusive, why: whySlowing, bind: tt.bind, more: 2.1e6, tail: tl}, 500*3600, th, fl, "bytes")
+		if !strings.Contains(got, tt.want) || strings.Contains(got, "narrows enough") {
+			t.Errorf("%s: got %q; want it to say %q", tt.bind, got, tt.want)
+		}
+	}
+}

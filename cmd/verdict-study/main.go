@@ -20,6 +20,13 @@
 //
 //	go run ./cmd/verdict-study -item8 200 -seed 1 -seeds 6
 //
+// With -latebound N it prints the most any test could do, with the
+// noise known, on the leaks that start late (issue 41, item 2): the
+// start known, and a scan over knots whose level is set on N draws of
+// the noise:
+//
+//	go run ./cmd/verdict-study -latebound 20000 -seed 1
+//
 // With -release N it prints issue 41's cool-down designs (leaks of 1.5–4×
 // the floor with an idle baseline and a cool-down, kept or given back),
 // N series a design:
@@ -49,6 +56,7 @@ func main() {
 	boot := flag.Int("boot", 0, "with -intervals, give each coverage and width its 95 % bootstrap range over this many resamples, and mark the cells that meet issue 22's item 2")
 	trendless := flag.Bool("trendless", false, "with -intervals, only the cells with no trend (the ones item 2's width is measured on)")
 	release := flag.Int("release", 0, "print only issue 41's cool-down designs (leaks kept or given back after the load), with this many series per design")
+	lateBound := flag.Int("latebound", 0, "print only the bound on leaks that start late (the noise known; the start known, and a scan over knots), its level set on this many draws of the noise")
 	flag.Parse()
 	if *n < 1 {
 		fmt.Fprintln(os.Stderr, "verdict-study: -n must be at least 1")
@@ -68,6 +76,14 @@ func main() {
 			}
 			study.WriteMisses(os.Stdout, saw)
 		}
+		return
+	}
+	if *lateBound > 0 {
+		if *lateBound < 100 {
+			fmt.Fprintf(os.Stderr, "verdict-study: -latebound %d is too few draws to set a 1 %% level; give at least 100 (20000 for the docs' table)\n", *lateBound)
+			os.Exit(2)
+		}
+		study.NewLateBound(*lateBound, *seed).Write(os.Stdout)
 		return
 	}
 	if *release > 0 {

@@ -13,7 +13,11 @@
 # live heap at each block's end; the jvm row's split is read from the JVM's
 # hsperfdata counters after each young collection (JVM_N sets its -n,
 # default 100000; its truth, 534 B, is the class histograms' growth per
-# request of /leak). The split's source is printed.
+# request of /leak). The node-heap row starts leak.js with its inspector
+# on a free loopback port (node --inspect=127.0.0.1:0) and gives soakd
+# --node-inspect, which reads the live heap there at each block's end
+# (its truth, 705 B: a Buffer's 512 B outside the V8 heap and its
+# wrapper's 193 B inside). The split's source is printed.
 #
 # Needs gcc, python3, node and java (JDK 11+, run from source).
 set -euo pipefail
@@ -21,7 +25,7 @@ cd "$(dirname "$0")/.."
 SOAKD=${SOAKD:?set SOAKD to a built soakd}
 rounds=${1:-1}
 runs=0
-rows=" ${ROWS:-c-scgi c-clean go-root go-heap py node jvm} "
+rows=" ${ROWS:-c-scgi c-clean go-root go-heap py node node-heap jvm} "
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -102,6 +106,11 @@ for _ in $(seq "$rounds"); do
   if row node; then
     start node node testdata/zoo/leak.js --leak-bytes 512 --leak-path /leak
     soak node "/leak 512 B/req (Node)" /leak /ok -n 100000
+  fi
+  if row node-heap; then
+    start node-heap node --inspect=127.0.0.1:0 testdata/zoo/leak.js --leak-bytes 512 --leak-path /leak
+    inspect=$(sed -n 's|^Debugger listening on ws://\([0-9.]*:[0-9]*\)/.*|\1|p' "$work/node-heap.log" | head -1)
+    soak node-heap "/leak 705 B/req (Node heap)" /leak /ok -n 100000 --node-inspect "$inspect"
   fi
   if row jvm; then
     start jvm java testdata/zoo/Leak.java --leak-bytes 512 --leak-path /leak

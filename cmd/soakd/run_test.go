@@ -50,6 +50,8 @@ func TestParseRunErrorsNameTheFlag(t *testing.T) {
 		{"limit share over 1", []string{"-n", "10", "--leak-limit-share", "2", "http://a/"}, "--leak-limit-share: must be > 0 and <= 1"},
 		{"zero exhaustion", []string{"-n", "10", "--exhaustion-within", "0s", "http://a/"}, "--exhaustion-within: must be > 0"},
 		{"bad pprof URL", []string{"-n", "10", "--pprof", "localhost:6060", "http://a/"}, `--pprof: "localhost:6060": want an http(s) URL of a heap profile`},
+		{"node inspector off loopback", []string{"-n", "10", "--node-inspect", "10.0.0.5:9229", "http://a/"}, `--node-inspect: "10.0.0.5:9229": 10.0.0.5 is not a loopback address: the inspector grants code execution`},
+		{"node inspector without port", []string{"-n", "10", "--node-inspect", "127.0.0.1", "http://a/"}, `--node-inspect: "127.0.0.1": want HOST:PORT of a Node inspector, e.g. 127.0.0.1:9229`},
 		{"snapshot cmd without pid", []string{"-n", "10", "--snapshot-cmd", "date", "http://a/"}, `--snapshot-cmd: "date": must hold the target's PID placeholder {pid}, e.g. 'jmap -histo:live {pid}'`},
 		{"bad evidence limit", []string{"-n", "10", "--evidence-limit", "lots", "http://a/"}, `--evidence-limit: "lots": want a size`},
 		{"until decided without a target", []string{"-d", "1m", "--until-decided", "--no-probe", "http://a/"}, "--until-decided: decides on the target's samples, and --no-probe samples none: drop one"},

@@ -149,6 +149,8 @@ type Server struct {
 	Cmd  *exec.Cmd
 	// Done is closed once the process has exited and been reaped.
 	Done <-chan struct{}
+	// Stderr is what the process wrote to its stderr so far.
+	Stderr *LockedBuilder
 }
 
 // StartServer starts program with args and --port-file FILE, in a process
@@ -160,10 +162,10 @@ func StartServer(t testing.TB, program string, args ...string) *Server {
 	t.Helper()
 	portFile := filepath.Join(t.TempDir(), "port")
 	var cmd *exec.Cmd
-	var stderr LockedBuilder
+	stderr := &LockedBuilder{}
 	for try := 0; ; try++ {
 		cmd = exec.Command(program, append(args, "--port-file", portFile)...)
-		cmd.Stderr = &stderr
+		cmd.Stderr = stderr
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its workers, if any, share its group
 		err := cmd.Start()
 		if err == nil {
@@ -193,7 +195,7 @@ func StartServer(t testing.TB, program string, args ...string) *Server {
 	for {
 		if b, err := os.ReadFile(portFile); err == nil && strings.HasSuffix(string(b), "\n") {
 			addr := strings.TrimSpace(string(b))
-			return &Server{URL: "http://" + addr + "/", Addr: addr, PID: pid, Cmd: cmd, Done: exited}
+			return &Server{URL: "http://" + addr + "/", Addr: addr, PID: pid, Cmd: cmd, Done: exited, Stderr: stderr}
 		}
 		select {
 		case <-exited:

@@ -3,14 +3,21 @@ package runner_test
 import (
 	"context"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/soakd/soakd/internal/soaktest"
 
 	"github.com/soakd/soakd/soak/load"
 	"github.com/soakd/soakd/soak/model"
@@ -24,6 +31,13 @@ import (
 // report and its --out.
 func attributeSoak(t *testing.T, url string, pid int, n uint64, paths ...string) (*model.Report, string) {
 	t.Helper()
+	return attributeSoakWith(t, url, pid, n, nil, paths...)
+}
+
+// attributeSoakWith is attributeSoak with tune's changes to the options
+// (nil: none).
+func attributeSoakWith(t *testing.T, url string, pid int, n uint64, tune func(*runner.Options), paths ...string) (*model.Report, string) {
+	t.Helper()
 	base := strings.TrimSuffix(url, "/")
 	out := t.TempDir()
 	o := runner.Options{
@@ -36,6 +50,9 @@ func attributeSoak(t *testing.T, url string, pid int, n uint64, paths ...string)
 		Log:    zaptest.NewLogger(t),
 	}
 	o.Target.PID, o.Target.URL = pid, url
+	if tune != nil {
+		tune(&o)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rep, err := runner.Run(ctx, o)
@@ -229,5 +246,114 @@ func TestAttributeOnAJVMReadsItsHeapCounters(t *testing.T) {
 	// no leak, and under a quarter of /leak's truth.
 	if math.Abs(clean.PerRequest) > 0.25*jvmTruth || clean.Verdict == verdict.Leak {
 		t.Errorf("%s: %s %.1f B/request (CI %.1f–%.1f); want no leak, within ±%.0f B of 0", clean.Endpoint, clean.Verdict, clean.PerRequest, clean.CI95[0], clean.CI95[1], 0.25*jvmTruth)
+	}
+}
+
+// What the zoo's Node server keeps per request of its leaking page: a
+// Buffer.alloc(512) is 512 B outside the V8 heap and its wrapper with its
+// slot in the array about 193 B inside it (measured: 100 000 of them
+// pushed onto an array in node 20.20, the heap's used bytes and
+// process.memoryUsage().external after a full collection, before and
+// after: 193.4 + 512.0 B a Buffer).
+const nodeTruth = 705.0
+
+// The zoo's Node server (leak.js) keeping a Buffer of 512 B a request on
+// /leak and nothing on /ok, started with its inspector on a free loopback
+// port: its RSS split is not judged (Node collects garbage), so with
+// Options.NodeInspect soakd reads the live heap over the inspector at
+// each block's end (a forced collection, then the heap's used bytes and
+// the Buffers' external memory) and splits that: /leak within 25 % of
+// what a kept Buffer costs, its interval clear of zero; /ok no leak and
+// near zero. Skipped without node.
+func TestAttributeOnANodeServerReadsTheLiveHeapOverItsInspector(t *testing.T) {
+	bin, err := exec.LookPath("node")
+	if err != nil {
+		t.Skipf("node is not installed (.ci/run installs nodejs): %v", err)
+	}
+	script, err := filepath.Abs(filepath.Join("..", "..", "testdata", "zoo", "leak.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := soaktest.StartServer(t, bin, "--inspect=127.0.0.1:0", script, "--max-lifetime", "300", "--leak-bytes", "512", "--leak-path", "/leak")
+	m := regexp.MustCompile(`Debugger listening on ws://(127\.0\.0\.1:\d+)/`).FindStringSubmatch(srv.Stderr.String())
+	if m == nil {
+		t.Fatalf("node's stderr has no \"Debugger listening on ws://127.0.0.1:PORT/\" line:\n%s", srv.Stderr.String())
+	}
+	rep, out := attributeSoakWith(t, srv.URL, srv.PID, 100_000, func(o *runner.Options) { o.NodeInspect = m[1] }, "/leak", "/ok")
+	if rep.Target.Collector != "Node" {
+		t.Errorf("target.collector = %q; want Node", rep.Target.Collector)
+	}
+	f, err := os.Open(filepath.Join(out, model.LiveHeapFile))
+	if err != nil {
+		t.Fatalf("no live-heap readings: %v", err)
+	}
+	defer f.Close()
+	hs, err := model.ReadLiveHeap(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hs {
+		t.Logf("live heap at %.1f s (%s, block of %d ended): %.0f B, requests %v, read in %.3f s", h.Elapsed, model.PhaseName(h.Phase), h.Favoured, h.Bytes, h.Requests, h.CostSeconds)
+	}
+	rss := rep.Resources["rss"]
+	if len(rss.Endpoints) != 2 {
+		t.Fatalf("rss endpoints = %+v; want 2", rss.Endpoints)
+	}
+	leaky, clean := rss.Endpoints[0], rss.Endpoints[1]
+	if strings.Contains(leaky.Reason, "too few live-heap readings") {
+		t.Skipf("the split was not judged: %s (%d requests in %.0f s; %d readings in all)", leaky.Reason, rep.Load.Requests, rep.Load.DurationSeconds, len(hs))
+	}
+	for _, e := range rss.Endpoints {
+		if e.Source != verdict.LiveHeapSource {
+			t.Errorf("%s: source %q (%s, %q); want %q", e.Endpoint, e.Source, e.Verdict, e.Reason, verdict.LiveHeapSource)
+		}
+	}
+	if leaky.PerRequest < 0.75*nodeTruth || leaky.PerRequest > 1.25*nodeTruth || leaky.CI95[0] <= 0 {
+		t.Errorf("%s: %.0f B/request (CI %.0f–%.0f); want %.0f B ± 25 %%, its interval above 0", leaky.Endpoint, leaky.PerRequest, leaky.CI95[0], leaky.CI95[1], nodeTruth)
+	}
+	// Its interval held 0 in 9 of 10 runs of bench/attribute.sh's
+	// node-heap row, its figure −15 to 28 B (docs/attribution.md; the
+	// miss 15 B, CI 1–29): a single run is asked no leak, within a tenth
+	// of /leak's truth.
+	if math.Abs(clean.PerRequest) > 0.1*nodeTruth || clean.Verdict == verdict.Leak {
+		t.Errorf("%s: %s %.1f B/request (CI %.1f–%.1f); want no leak, within ±%.0f B of 0", clean.Endpoint, clean.Verdict, clean.PerRequest, clean.CI95[0], clean.CI95[1], 0.1*nodeTruth)
+	}
+}
+
+// --node-inspect naming no inspector (a closed loopback port; the server
+// runs without --inspect): one log line says the inspector cannot be
+// read, no live heap is written, and the endpoints stay not judged, their
+// reason naming the flag.
+func TestAttributeOnANodeServerWithoutItsInspectorIsNotJudged(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skipf("node is not installed (.ci/run installs nodejs): %v", err)
+	}
+	url, pid := startZooScript(t, "node", "leak.js", "--leak-bytes", "512", "--leak-path", "/leak")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	core, logs := observer.New(zapcore.WarnLevel)
+	rep, out := attributeSoakWith(t, url, pid, 30_000, func(o *runner.Options) {
+		o.NodeInspect = closed
+		o.Log = zap.New(core)
+	}, "/leak", "/ok")
+	warned := logs.FilterMessageSnippet("Node inspector cannot be read").Len()
+	if warned != 1 {
+		t.Errorf("%d log lines say the Node inspector cannot be read; want 1 (all warnings: %v)", warned, logs.All())
+	}
+	if _, err := os.Stat(filepath.Join(out, model.LiveHeapFile)); err == nil {
+		t.Errorf("%s written; want none without a live heap", model.LiveHeapFile)
+	}
+	rss := rep.Resources["rss"]
+	if len(rss.Endpoints) != 2 {
+		t.Fatalf("rss endpoints = %+v; want 2", rss.Endpoints)
+	}
+	for _, e := range rss.Endpoints {
+		if e.Source == verdict.LiveHeapSource || !strings.Contains(e.Reason, "not judged: Node collects garbage") || !strings.Contains(e.Reason, "--node-inspect") {
+			t.Errorf("%s: %s, source %q, %q; want not judged, the reason naming --node-inspect", e.Endpoint, e.Verdict, e.Source, e.Reason)
+		}
 	}
 }

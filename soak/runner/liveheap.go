@@ -18,12 +18,14 @@ import (
 
 // liveHeap reads a garbage-collected target's live heap at each boundary
 // of the designed mix's blocks, where the runtime serves it (a Go heap
-// profile: sites.Probe.LiveHeap), so that the memory's split between the
+// profile: sites.Probe.LiveHeap; a Node inspector given by the user:
+// nodeHeap), so that the memory's split between the
 // endpoints is fitted on a series without the collector's sawtooth
 // (verdict.AttributeLiveHeap; docs/attribution.md). A reading forces a
 // collection in the target, once a block (every 3–25 samples).
 type liveHeap struct {
-	probe *sites.Probe
+	probe heapReader
+	close func() // ends the reader's session; nil: none
 	eng   *load.Engine
 	since time.Time
 	now   func() time.Time
@@ -39,10 +41,28 @@ type liveHeap struct {
 	skipped  int
 }
 
+// heapReader reads the target's live heap now, forcing a collection
+// first; sites is the live bytes by allocation site, nil when not read.
+type heapReader interface {
+	LiveHeap(ctx context.Context) (bytes float64, sites map[string]float64, err error)
+}
+
+var _ heapReader = (*sites.Probe)(nil)
+
 // openLiveHeap returns the run's live-heap reader: nil unless the mix is
-// designed and the target's runtime serves its live heap.
-func (r *runner) openLiveHeap() *liveHeap {
-	if r.mix == nil || r.where == nil || !r.where.probe.ReadsLiveHeap() {
+// designed and the target's runtime serves its live heap (a Node
+// inspector is read only when Options.NodeInspect names it).
+func (r *runner) openLiveHeap(ctx context.Context) *liveHeap {
+	if r.mix == nil {
+		if r.o.NodeInspect != "" {
+			r.o.Log.Info("one endpoint or a fixed mix: nothing to split, the Node inspector is not read", zap.String("node_inspect", r.o.NodeInspect))
+		}
+		return nil
+	}
+	if r.o.NodeInspect != "" {
+		return r.openNodeHeap(ctx)
+	}
+	if r.where == nil || !r.where.probe.ReadsLiveHeap() {
 		return nil
 	}
 	return &liveHeap{probe: r.where.probe, eng: r.eng, since: r.start, now: r.o.Now, log: r.o.Log}
@@ -69,10 +89,13 @@ func (l *liveHeap) boundary(ctx context.Context, ended int, rec model.Record) {
 	}()
 }
 
-// wait waits for a reading under way.
+// wait waits for a reading under way, then ends the reader's session.
 func (l *liveHeap) wait() {
 	if l != nil {
 		l.wg.Wait()
+		if l.close != nil {
+			l.close()
+		}
 	}
 }
 

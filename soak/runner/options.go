@@ -99,6 +99,12 @@ type Options struct {
 	// EvidenceLimit bounds the snapshot files a run keeps (0 =
 	// sites.DefaultEvidenceLimit, 8 MiB).
 	EvidenceLimit int64
+	// NodeInspect is a Node target's inspector, HOST:PORT on loopback
+	// (node --inspect=127.0.0.1:PORT): under the designed mix soakd reads
+	// the live heap there at each block's end (a forced collection) and
+	// splits the memory's growth between the endpoints on it. "": none
+	// (never found by itself: the inspector grants code execution).
+	NodeInspect string
 
 	// OutDir, when set, receives samples.csv as the run goes, and
 	// report.json and report.txt at the end.

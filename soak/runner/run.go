@@ -244,7 +244,7 @@ func (r *runner) loop(ctx context.Context) (*load.Summary, time.Time, error) {
 		r.mix.byCollections()
 	}
 	r.mix.start()
-	r.live = r.openLiveHeap()
+	r.live = r.openLiveHeap(ctx)
 	defer r.live.wait() // a reading under way when the load fails
 	go func() {
 		defer close(done)

@@ -6,6 +6,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/soakd/soakd/soak/field"
+	"github.com/soakd/soakd/soak/nodeinspect"
 	"github.com/soakd/soakd/soak/sites"
 	"github.com/soakd/soakd/soak/urlx"
 )
@@ -25,12 +26,20 @@ type WhereSpec struct {
 	NoJcmd bool `yaml:"no_jcmd"`
 	// EvidenceLimit bounds the snapshot files kept per run, e.g. 8MiB.
 	EvidenceLimit string `yaml:"evidence_limit"`
+	// NodeInspect is a Node target's inspector, HOST:PORT on loopback,
+	// read for its live heap under the designed mix; "": none.
+	NodeInspect string `yaml:"node_inspect"`
 }
 
 func (w *WhereSpec) check(es *field.Errors) {
 	if w.Pprof != "" && w.Pprof != sites.Off {
 		if _, err := urlx.Parse(w.Pprof, urlx.HTTP); err != nil {
 			es.Add("where.pprof", "%q: want an http(s) URL of a heap profile, e.g. http://127.0.0.1:6060/debug/pprof/heap, or off", w.Pprof)
+		}
+	}
+	if w.NodeInspect != "" {
+		if err := nodeinspect.CheckAddr(w.NodeInspect); err != nil {
+			es.Add("where.node_inspect", "%q: %v", w.NodeInspect, err)
 		}
 	}
 	if w.SnapshotCmd != "" && !strings.Contains(w.SnapshotCmd, "{pid}") {
@@ -46,6 +55,7 @@ func (w *WhereSpec) check(es *field.Errors) {
 // options sets o's where fields.
 func (w *WhereSpec) options(o *Options) {
 	o.NoWhere = w.Off
+	o.NodeInspect = w.NodeInspect
 	o.Sites = sites.Options{Pprof: w.Pprof, SnapshotCmd: w.SnapshotCmd, NoJVM: w.NoJcmd}
 	if n, err := humanize.ParseBytes(w.EvidenceLimit); err == nil {
 		o.EvidenceLimit = int64(n)

@@ -169,6 +169,8 @@ func collectedReason(runtime string) string {
 		how = "serve net/http/pprof, or give --pprof, and soakd splits the live heap instead"
 	case "JVM":
 		how = "soakd splits the heap a HotSpot JVM keeps after its young collections when it can read its hsperfdata file (-XX:+UsePerfData, the default; its /tmp readable from soakd's); the class histogram names the leak"
+	case "Node":
+		how = "start it with node --inspect=127.0.0.1:PORT and give --node-inspect 127.0.0.1:PORT, and soakd splits the live heap instead"
 	}
 	return fmt.Sprintf("not judged: %s collects garbage, so this memory grows while its heap fills with any endpoint's garbage, not with the requests that keep it (%s)", runtime, how)
 }

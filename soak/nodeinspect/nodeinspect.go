@@ -61,7 +61,7 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 	var ver struct {
 		Browser string `json:"Browser"`
 	}
-	if err := getJSON(ctx, "http://"+addr+"/json/version", &ver); err != nil {
+	if err := getJSON(ctx, addr, "/json/version", &ver); err != nil {
 		return nil, err
 	}
 	if !strings.HasPrefix(ver.Browser, "node.js/") {
@@ -71,7 +71,7 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 		Type string `json:"type"`
 		WS   string `json:"webSocketDebuggerUrl"`
 	}
-	if err := getJSON(ctx, "http://"+addr+"/json/list", &list); err != nil {
+	if err := getJSON(ctx, addr, "/json/list", &list); err != nil {
 		return nil, err
 	}
 	ws := ""
@@ -104,14 +104,17 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 	return &Client{addr: addr, ws: conn}, nil
 }
 
-func getJSON(ctx context.Context, url string, v any) error {
+// getJSON reads the inspector's JSON at path of addr (a checked
+// loopback host:port).
+func getJSON(ctx context.Context, addr, path string, v any) error {
+	url := "http://" + addr + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("no Node inspector at %s: %w", strings.TrimPrefix(url, "http://"), err)
+		return fmt.Errorf("no Node inspector at %s: %w", addr+path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

@@ -135,12 +135,15 @@ func TestPrometheus(t *testing.T) {
 	waitFor(t, 90*time.Second, "the resident memory series in Prometheus", func() bool {
 		return len(promQuery(t, prom, `soakd_target_resident_memory_bytes{job="leaky"}`)) == 1
 	})
+	// The figures are kept from the query that saw them: on a busy
+	// machine a second query a moment later once found no series (the
+	// test indexed an empty answer and panicked).
+	var slope, rss []float64
 	waitFor(t, 90*time.Second, "a positive RSS leak slope in Prometheus", func() bool {
-		v := promQuery(t, prom, `soakd_leak_slope_per_request{job="leaky",resource="rss"} > 0`)
-		return len(v) == 1
+		slope = promQuery(t, prom, `soakd_leak_slope_per_request{job="leaky",resource="rss"} > 0`)
+		rss = promQuery(t, prom, `soakd_target_resident_memory_bytes{job="leaky"}`)
+		return len(slope) == 1 && len(rss) == 1
 	})
-	slope := promQuery(t, prom, `soakd_leak_slope_per_request{job="leaky",resource="rss"}`)
-	rss := promQuery(t, prom, `soakd_target_resident_memory_bytes{job="leaky"}`)
 	t.Logf("run %d: RSS %.1f MiB, RSS slope %.0f B/request (the target leaks 2048)", id, rss[0]/(1<<20), slope[0])
 	waitFor(t, 60*time.Second, "a positive rate of 2xx requests in Prometheus", func() bool {
 		return len(promQuery(t, prom, `rate(soakd_requests_total{job="leaky",code_class="2xx"}[10s]) > 0`)) == 1

@@ -179,6 +179,15 @@ func TestZooSlowLeakOverAMillionRequests(t *testing.T) {
 	// well inside the ±10 % asked).
 	rep := zooSoak(t, url, pid, zooRun{Requests: 1_000_000, Duration: 60 * time.Second})
 	t.Logf("%d requests in %.1f s", rep.Load.Requests, rep.Load.DurationSeconds)
+	if rss := rep.Resources["rss"]; rss.Verdict != verdict.Leak && leak*float64(rep.Phases.SoakRequests) < rss.Start {
+		// The transient rule: a leak that has not outgrown the process's
+		// size at the load's start cannot be told from a runtime sizing
+		// itself. Under bench/busy.sh beside two other suites (load 12–14)
+		// the 60 s served 181 797 requests: 8 B each grew 1.38 MiB of a
+		// 1.43 MiB process (the fit read 8.23 B, CI 7.55–8.78).
+		t.Skipf("the machine was too busy: %d soak requests grew %.2f MiB at %d B each, under the process's %.2f MiB at the load's start (rss %s, %.2f B/request)",
+			rep.Phases.SoakRequests, leak*float64(rep.Phases.SoakRequests)/(1<<20), leak, rss.Start/(1<<20), rss.Verdict, rss.PerRequest)
+	}
 	wantLeak(t, rep, "rss", leak, 0.10)
 }
 
